@@ -1,0 +1,1 @@
+"""Shared pieces of the corpus generator (fake model server, OTLP capture, ground truth, labels)."""

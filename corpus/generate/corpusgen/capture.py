@@ -1,0 +1,39 @@
+"""In-process OTLP/gRPC trace receiver that keeps every ExportTraceServiceRequest it gets (raw bytes)."""
+from __future__ import annotations
+
+import threading
+from concurrent import futures
+
+import grpc
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+
+
+class _Servicer(trace_service_pb2_grpc.TraceServiceServicer):
+    def __init__(self, sink: list[bytes], lock: threading.Lock):
+        self._sink = sink
+        self._lock = lock
+
+    def Export(self, request, context):  # noqa: N802
+        with self._lock:
+            self._sink.append(request.SerializeToString())
+        return trace_service_pb2.ExportTraceServiceResponse()
+
+
+class CaptureServer:
+    def __init__(self):
+        self.requests: list[bytes] = []
+        self._lock = threading.Lock()
+        self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_Servicer(self.requests, self._lock), self._server)
+        self.port = self._server.add_insecure_port("127.0.0.1:0")
+
+    @property
+    def endpoint(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> "CaptureServer":
+        self._server.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.stop(grace=1).wait()

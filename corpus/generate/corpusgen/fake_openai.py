@@ -1,0 +1,158 @@
+"""A scripted fake OpenAI-compatible server (`POST /v1/chat/completions`, non-streaming).
+
+Each request is answered with the next step of the scenario's script. Everything the server receives and answers
+is logged: that log is the ground truth for model calls (which request proposed which tool-call id, which request
+carried which tool result, which request failed and how). The app adds an `x-corpus-otel-span` header (the OTel span
+that is current when the HTTP request is sent, i.e. the instrumentation's model-call span) and, under the Agents SDK,
+`x-corpus-sdk-span` (the SDK's current span id); both are logged against the request's sequence number.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MODEL_ANSWERED = "gpt-4o-mini-2024-07-18"
+CREATED = 1790000000  # fixed, so responses are deterministic
+
+
+def _estimate_tokens(obj) -> int:
+    return max(1, len(json.dumps(obj, sort_keys=True)) // 4)
+
+
+class ScriptedServer:
+    """Answers requests from `steps` in order.
+
+    A step is a dict with one of:
+      {"text": "..."}                                   assistant answer, finish_reason "stop"
+      {"tool_calls": [("name", {args}), ...]}           tool calls, ids call_<scenario>_<n> (n counts from 1)
+      {"tool_calls": [...], "text": "..."}               both
+      {"status": 429 | 500}                             an HTTP error with an OpenAI-style error body
+      {"delay": seconds, ...}                           sleep before answering (beyond the client timeout)
+    and optionally "usage": (prompt_tokens, completion_tokens) to override the estimate.
+    """
+
+    def __init__(self, scenario: str, steps: list[dict]):
+        self.scenario = scenario
+        self.steps = list(steps)
+        self.log: list[dict] = []
+        self._lock = threading.Lock()
+        self._next_call = 1
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------------------------
+    def start(self) -> str:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # silence
+                pass
+
+            def do_POST(self):  # noqa: N802
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                status, payload, delay, headers = server._answer(self.path, body, self.headers)
+                if delay:
+                    time.sleep(delay)
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    for k, v in headers.items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def stop(self) -> None:
+        if self._httpd:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+    # -- answering ---------------------------------------------------------------------------------------------
+    def _answer(self, path: str, body: dict, headers) -> tuple[int, dict, float, dict]:
+        with self._lock:
+            seq = len(self.log) + 1
+            messages = body.get("messages") or []
+            entry = {
+                "seq": seq,
+                "path": path,
+                "otel_span": headers.get("x-corpus-otel-span"),
+                "sdk_span": headers.get("x-corpus-sdk-span"),
+                "agent": headers.get("x-corpus-agent"),
+                "tools_offered": [t.get("function", {}).get("name") for t in body.get("tools") or []],
+                "tool_results_in_input": [m.get("tool_call_id") for m in messages if m.get("role") == "tool"],
+                "n_input_messages": len(messages),
+            }
+            self.log.append(entry)
+            if not path.endswith("/chat/completions"):
+                entry.update(status=404, outcome="not_found")
+                return 404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}}, 0, {}
+            if seq > len(self.steps):
+                entry.update(status=500, outcome="script_exhausted")
+                return 500, {"error": {"message": "fake server: script exhausted", "type": "server_error"}}, 0, {}
+            step = self.steps[seq - 1]
+            delay = float(step.get("delay", 0))
+            status = int(step.get("status", 200))
+            entry["status"] = status
+            if delay:
+                entry["delay_s"] = delay
+            if status == 429:
+                entry["outcome"] = "rate_limited"
+                return 429, {"error": {"message": "Rate limit reached for gpt-4o-mini in organization org-fake on "
+                                                  "requests per min (RPM): Limit 3, Used 3, Requested 1.",
+                                       "type": "requests", "param": None, "code": "rate_limit_exceeded"}}, delay, {
+                    "retry-after-ms": "100", "x-ratelimit-remaining-requests": "0"}
+            if status >= 500:
+                entry["outcome"] = "server_error"
+                return status, {"error": {"message": "The server had an error while processing your request. Sorry "
+                                                     "about that!", "type": "server_error", "param": None,
+                                          "code": None}}, delay, {}
+            tool_calls = []
+            for name, args in step.get("tool_calls", []):
+                call_id = f"call_{self.scenario}_{self._next_call}"
+                self._next_call += 1
+                tool_calls.append({"id": call_id, "type": "function",
+                                   "function": {"name": name, "arguments": json.dumps(args)}})
+            text = step.get("text")
+            message: dict = {"role": "assistant", "content": text, "refusal": None}
+            if tool_calls:
+                message["tool_calls"] = tool_calls
+            finish = "tool_calls" if tool_calls else "stop"
+            if "usage" in step:
+                prompt_tokens, completion_tokens = step["usage"]
+            else:
+                prompt_tokens = _estimate_tokens({"m": messages, "t": body.get("tools")})
+                completion_tokens = _estimate_tokens(message) // 2 + 3
+            entry.update(outcome="timeout" if delay else "ok",
+                         proposed=[{"id": c["id"], "name": c["function"]["name"],
+                                    "arguments": c["function"]["arguments"]} for c in tool_calls],
+                         text=text, usage=[prompt_tokens, completion_tokens])
+            payload = {
+                "id": f"chatcmpl-{self.scenario}-{seq}",
+                "object": "chat.completion",
+                "created": CREATED + seq,
+                "model": MODEL_ANSWERED,
+                "system_fingerprint": "fp_fake0001",
+                "service_tier": "default",
+                "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                          "total_tokens": prompt_tokens + completion_tokens,
+                          "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+                          "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                                                        "accepted_prediction_tokens": 0,
+                                                        "rejected_prediction_tokens": 0}},
+            }
+            return 200, payload, delay, {"x-request-id": f"req_{self.scenario}_{seq}"}

@@ -1,0 +1,60 @@
+"""Runs one (library, scenario): fake model server + capture server + app, then writes trace and labels."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from .capture import CaptureServer
+from .fake_openai import ScriptedServer
+from .otlp_json import write_trace_files
+from .scenarios import script
+from .truth import Truth, build_labels, check_labels, collect_span_ids
+
+
+def otlp_sdk_pipeline(endpoint: str, service_name: str):
+    """TracerProvider + BatchSpanProcessor + OTLPSpanExporter (gRPC), installed as the global provider."""
+    from opentelemetry import trace
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    provider = TracerProvider(resource=Resource.create({"service.name": service_name,
+                                                        "deployment.environment.name": "corpus"}))
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint, insecure=True)))
+    trace.set_tracer_provider(provider)
+    return provider
+
+
+def run_one(meta: dict, adapter, app_fn, out_dir: Path, family: str = "raw") -> int:
+    scenario = meta["scenario"]
+    capture = CaptureServer().start()
+    server = ScriptedServer(scenario, script(scenario, family))
+    base_url = server.start()
+    adapter.setup(capture.endpoint)
+    truth = Truth()
+    try:
+        app_fn(adapter, scenario, base_url, truth)
+    finally:
+        adapter.shutdown()
+        time.sleep(0.2)
+        capture.stop()
+        server.stop()
+    for r in server.log:
+        r["span"] = adapter.model_span_for(r) if hasattr(adapter, "model_span_for") else r.get("otel_span")
+    objs = write_trace_files(out_dir, capture.requests)
+    labels = build_labels(meta, server.log, truth)
+    spans = collect_span_ids(objs)
+    others = sorted({s["traceId"] for s in spans.values()} - {labels["trace_id"]})
+    if others:
+        labels["other_trace_ids"] = others
+    problems = check_labels(labels, objs)
+    (out_dir / "labels.json").write_text(json.dumps(labels, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    size = (out_dir / "trace.otlp.json").stat().st_size
+    print(f"{meta['library']}/{scenario}: {len(spans)} spans, {len(capture.requests)} request(s), {size} bytes, "
+          f"terminal={labels['terminal_status']}, findings={[f['category'] for f in labels['findings']]}")
+    for p in problems:
+        print(f"  LABEL PROBLEM: {p}", file=sys.stderr)
+    return 1 if problems else 0

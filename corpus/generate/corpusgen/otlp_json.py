@@ -1,0 +1,58 @@
+"""OTLP/JSON encoding of captured requests (OTLP spec JSON mapping: lowerCamelCase, hex ids, integer enums)."""
+from __future__ import annotations
+
+import base64
+import json
+
+from google.protobuf.json_format import MessageToDict
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+_ID_FIELDS = ("traceId", "spanId", "parentSpanId")
+
+
+def _b64_to_hex(value: str) -> str:
+    return base64.b64decode(value).hex()
+
+
+def _fix_ids(span: dict) -> None:
+    for key in _ID_FIELDS:
+        if span.get(key):
+            span[key] = _b64_to_hex(span[key])
+    for link in span.get("links", []):
+        for key in ("traceId", "spanId"):
+            if link.get(key):
+                link[key] = _b64_to_hex(link[key])
+
+
+def request_to_json_obj(raw: bytes) -> dict:
+    req = ExportTraceServiceRequest()
+    req.ParseFromString(raw)
+    obj = MessageToDict(req, use_integers_for_enums=True, preserving_proto_field_name=False)
+    for rs in obj.get("resourceSpans", []):
+        for ss in rs.get("scopeSpans", []):
+            for span in ss.get("spans", []):
+                _fix_ids(span)
+    return obj
+
+
+def iter_spans(obj: dict):
+    for rs in obj.get("resourceSpans", []):
+        for ss in rs.get("scopeSpans", []):
+            for span in ss.get("spans", []):
+                yield ss.get("scope", {}), span
+
+
+def write_trace_files(out_dir, raw_requests: list[bytes]) -> list[dict]:
+    """Write trace.otlp.json (one request per line) and request-<n>.pb; return the JSON objects."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for old in out_dir.glob("request-*.pb"):
+        old.unlink()
+    objs = []
+    lines = []
+    for n, raw in enumerate(raw_requests, start=1):
+        (out_dir / f"request-{n}.pb").write_bytes(raw)
+        obj = request_to_json_obj(raw)
+        objs.append(obj)
+        lines.append(json.dumps(obj, separators=(",", ":"), ensure_ascii=False))
+    (out_dir / "trace.otlp.json").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return objs

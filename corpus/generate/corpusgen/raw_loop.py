@@ -1,0 +1,128 @@
+"""The plain agent loop on the real `openai` client, shared by every raw-loop library.
+
+An adapter supplies the library's spans around the app's own units of work:
+  adapter.workflow(name, fn)               -> fn()        (invoke_workflow / CHAIN / @workflow)
+  adapter.agent(name, fn)                  -> fn()        (invoke_agent / AGENT / @agent)
+  adapter.tool(name, call_id, args, fn)    -> fn(**args)  (execute_tool / TOOL / @tool)
+The model-call spans come from the library's OpenAI instrumentation.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+import openai
+
+from . import tools as T
+from .scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT
+from .truth import Truth, current_ids
+
+MODEL = "gpt-4o-mini"
+CLIENT_TIMEOUT_S = 1.0
+
+
+def _span_header_hook(request):
+    _, span_id = current_ids()
+    if span_id:
+        request.headers["x-corpus-otel-span"] = span_id
+
+
+def make_client(base_url: str) -> openai.OpenAI:
+    # max_retries=0: every HTTP request is one create() call, hence one model-call span; retries are the app's.
+    return openai.OpenAI(base_url=base_url, api_key="sk-corpus-fake", max_retries=0, timeout=CLIENT_TIMEOUT_S,
+                         http_client=openai.DefaultHttpxClient(event_hooks={"request": [_span_header_hook]}))
+
+
+def run_raw(adapter, scenario: str, base_url: str, truth: Truth) -> None:
+    spec = SCENARIOS[scenario]
+    client = make_client(base_url)
+    truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
+    if scenario == "handoff":
+        truth.offered_tools.add("handoff_to_billing_agent")
+    denied: list[str] = []
+
+    def call_model(messages, tool_defs):
+        for attempt in (1, 2):
+            try:
+                return client.chat.completions.create(model=MODEL, messages=messages, tools=tool_defs,
+                                                      temperature=0.2)
+            except openai.RateLimitError:
+                if attempt == 2:
+                    raise
+                truth.notes.append("app retried the model request once after HTTP 429")
+                time.sleep(0.1)
+
+    def execute(tc, offered: list[str]) -> str:
+        name, call_id = tc.function.name, tc.id
+        args = json.loads(tc.function.arguments or "{}")
+        if name == "handoff_to_billing_agent":
+            _, from_span = current_ids()
+            before = len(truth.agents)
+            answer = agent_loop("billing_agent", SPECIALIST_PROMPT,
+                                f"{spec['user']} (handed off by triage: {args.get('reason', '')})",
+                                spec.get("specialist_tools", []))
+            truth.handoffs.append({"from_span": from_span, "to_span": truth.agents[before]["span_id"]})
+            return answer or ""
+        if name not in offered:
+            fn, status = (lambda **_: T.unknown_tool(name)), "unknown_tool"
+        elif T.is_forbidden(name):
+            fn, status = (lambda **_: T.denial(name)), "denied"
+            denied.append(name)
+        else:
+            fn, status = T.FUNCTIONS[name], "ok"
+
+        def body(**kwargs):
+            try:
+                out = fn(**kwargs)
+            except T.ToolFailure:
+                truth.record_tool(call_id, name, "error", args=args)
+                raise
+            truth.record_tool(call_id, name, status, args=args)
+            return out
+
+        try:
+            return adapter.tool(name, call_id, args, body)
+        except T.ToolFailure as exc:
+            return f"ERROR: {exc}"
+
+    def agent_loop(agent_name, system, user, tool_names, max_turns=10):
+        offered = list(tool_names) + (["handoff_to_billing_agent"] if scenario == "handoff"
+                                      and agent_name == "triage_agent" else [])
+        tool_defs = [T.tool_definition(n) for n in offered]
+
+        def body():
+            truth.record_agent(agent_name)
+            messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+            for _ in range(max_turns):
+                resp = call_model(messages, tool_defs)
+                msg = resp.choices[0].message
+                assistant = {"role": "assistant", "content": msg.content}
+                if msg.tool_calls:
+                    assistant["tool_calls"] = [{"id": tc.id, "type": "function", "function": {
+                        "name": tc.function.name, "arguments": tc.function.arguments}} for tc in msg.tool_calls]
+                messages.append(assistant)
+                if not msg.tool_calls:
+                    return msg.content
+                for tc in msg.tool_calls:  # sequential, in the order the model listed them
+                    messages.append({"role": "tool", "tool_call_id": tc.id, "content": execute(tc, offered)})
+            truth.terminal_status = "max_turns"
+            return None
+
+        return adapter.agent(agent_name, body)
+
+    first_agent = "triage_agent" if scenario == "handoff" else "support_agent"
+
+    def workflow_body():
+        truth.record_workflow("support_workflow")
+        return agent_loop(first_agent, SYSTEM_PROMPT, spec["user"], spec["tools"])
+
+    try:
+        adapter.workflow("support_workflow", workflow_body)
+        if truth.terminal_status == "unknown":
+            truth.terminal_status = "policy_violation" if denied else "success"
+    except openai.APITimeoutError as exc:
+        truth.terminal_status, truth.error = "infra_timeout", repr(exc)
+    except openai.RateLimitError as exc:
+        truth.terminal_status, truth.error = "rate_limited", repr(exc)
+    except openai.APIStatusError as exc:
+        truth.terminal_status, truth.error = "error", repr(exc)

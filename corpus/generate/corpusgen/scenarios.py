@@ -1,0 +1,112 @@
+"""Scenario scripts: what the user asks, which tools the app offers, and what the fake model answers.
+
+`raw` scripts drive the plain OpenAI-client loops; `agents` scripts drive the OpenAI Agents SDK (whose handoff is a
+`transfer_to_<agent>` tool call and which never returns control to the triage agent).
+"""
+from __future__ import annotations
+
+BIG = 10_000
+
+SCENARIOS: dict[str, dict] = {
+    "plain_tool_use": {
+        "user": "What's the weather in Paris right now?",
+        "tools": ["get_weather", "search_docs"],
+        "raw": [{"tool_calls": [("get_weather", {"city": "Paris"})]},
+                {"text": "It is sunny in Paris, 18°C with a light wind."}],
+    },
+    "parallel_tools": {
+        "user": "Will my order A-1001 to Paris be delayed by the weather?",
+        "tools": ["get_weather", "lookup_order", "search_docs"],
+        "raw": [{"tool_calls": [("lookup_order", {"order_id": "A-1001"}), ("get_weather", {"city": "Paris"}),
+                                ("search_docs", {"query": "weather delivery delays"})]},
+                {"text": "Order A-1001 has shipped; Paris is sunny, so no weather delay is expected."}],
+    },
+    "tool_loop": {
+        "user": "Tell me when it stops raining in Oslo.",
+        "tools": ["get_weather"],
+        "raw": [{"tool_calls": [("get_weather", {"city": "Oslo"})]}] * 4
+               + [{"text": "It is still raining in Oslo (9°C); I can't tell when it will stop."}],
+    },
+    "tool_error_recovery": {
+        "user": "What's the status of my order A-1001?",
+        "tools": ["lookup_order"],
+        "raw": [{"tool_calls": [("lookup_order", {"order_id": "A-10O1"})]},
+                {"tool_calls": [("lookup_order", {"order_id": "A-1001"})]},
+                {"text": "Your order A-1001 has shipped."}],
+    },
+    "forbidden_tool": {
+        "user": "Please remove the stale export /shared/exports/old_report.csv.",
+        "tools": ["get_file_info", "delete_file"],
+        "raw": [{"tool_calls": [("get_file_info", {"path": "/shared/exports/old_report.csv"})]},
+                {"tool_calls": [("delete_file", {"path": "/shared/exports/old_report.csv"})]},
+                {"text": "I'm not allowed to delete files here; please ask an administrator to remove "
+                         "/shared/exports/old_report.csv."}],
+    },
+    "write_without_read": {
+        "user": "Change the shipping address of order B-2002 to Storgata 5, 0155 Oslo.",
+        "tools": ["lookup_order", "update_record"],
+        "raw": [{"tool_calls": [("update_record", {"record_id": "order/B-2002", "field": "shipping_address",
+                                                   "value": "Storgata 5, 0155 Oslo"})]},
+                {"text": "Done: order B-2002 will ship to Storgata 5, 0155 Oslo."}],
+    },
+    "handoff": {
+        "user": "I want a refund for order A-1001.",
+        "tools": ["search_docs"],
+        "specialist_tools": ["lookup_order"],
+        "raw": [{"tool_calls": [("handoff_to_billing_agent", {"reason": "refund request for A-1001"})]},
+                {"tool_calls": [("lookup_order", {"order_id": "A-1001"})]},
+                {"text": "Order A-1001 (129.90 EUR) was shipped and is within the 30-day refund window; "
+                         "I have opened a refund request."},
+                {"text": "The billing team has opened a refund for order A-1001 (129.90 EUR)."}],
+        "agents": [{"tool_calls": [("transfer_to_billing_agent", {})]},
+                   {"tool_calls": [("lookup_order", {"order_id": "A-1001"})]},
+                   {"text": "Order A-1001 (129.90 EUR) was shipped and is within the 30-day refund window; "
+                            "I have opened a refund request."}],
+    },
+    "model_429": {
+        "user": "What's the weather in Rome?",
+        "tools": ["get_weather"],
+        "raw": [{"status": 429},
+                {"tool_calls": [("get_weather", {"city": "Rome"})]},
+                {"text": "Rome is clear and 24°C."}],
+    },
+    "model_500": {
+        "user": "What's the weather in Rome?",
+        "tools": ["get_weather"],
+        "raw": [{"tool_calls": [("get_weather", {"city": "Rome"})]},
+                {"status": 500}],
+    },
+    "model_timeout": {
+        "user": "What's the status of order B-2002?",
+        "tools": ["lookup_order"],
+        "raw": [{"tool_calls": [("lookup_order", {"order_id": "B-2002"})]},
+                {"delay": 3.0, "text": "(never delivered: the client timed out)"}],
+    },
+    "runaway_tokens": {
+        "user": "Research everything about my orders, the weather and our policies, in full detail.",
+        "tools": ["search_docs", "lookup_order", "get_weather"],
+        "raw": [{"tool_calls": [("search_docs", {"query": "refund policy"})], "usage": (31_200, 1_450)},
+                {"tool_calls": [("lookup_order", {"order_id": "A-1001"})], "usage": (38_900, 1_620)},
+                {"tool_calls": [("get_weather", {"city": "Oslo"})], "usage": (45_300, 1_580)},
+                {"tool_calls": [("search_docs", {"query": "international shipping times"})], "usage": (52_800, 1_710)},
+                {"tool_calls": [("lookup_order", {"order_id": "B-2002"})], "usage": (60_100, 1_690)},
+                {"text": "Here is the full report on your two orders, the weather and our policies ...",
+                 "usage": (67_400, 4_050)}],
+    },
+    "hallucinated_tool": {
+        "user": "What's the invoice total for order A-1001?",
+        "tools": ["lookup_order"],
+        "raw": [{"tool_calls": [("fetch_invoice", {"order_id": "A-1001"})]},
+                {"tool_calls": [("lookup_order", {"order_id": "A-1001"})]},
+                {"text": "The total for order A-1001 is 129.90 EUR."}],
+    },
+}
+
+SYSTEM_PROMPT = ("You are a customer-support agent for an online shop. Use the tools to answer. Never delete files "
+                 "without approval.")
+SPECIALIST_PROMPT = "You are the billing specialist. Handle refunds and invoices using the tools."
+
+
+def script(name: str, family: str) -> list[dict]:
+    spec = SCENARIOS[name]
+    return list(spec.get(family) or spec["raw"])

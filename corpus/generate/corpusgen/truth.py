@@ -1,0 +1,211 @@
+"""Ground truth recorded while the app runs, and the labels derived from it.
+
+Nothing here reads the captured trace to decide a label: span ids come from the app (the OTel span current inside a
+tool/agent body) and from the fake server's request log (the span current when each HTTP request was sent); tool-call
+ids, errors, denials and usage come from what the server answered and what the app did. The captured trace is only
+used afterwards to *check* that every labelled span id exists (see `check_labels`).
+"""
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import json
+from collections import Counter
+
+from opentelemetry import trace
+
+READ_PATTERNS = ["get_*", "lookup_*", "read_*"]
+WRITE_PATTERNS = ["update_*", "write_*", "delete_*"]
+FORBIDDEN_PATTERNS = ["delete_*"]
+MAX_TOTAL_TOKENS = 200_000
+LOOP_MIN_REPEATS = 3
+
+
+def _match(name: str, patterns) -> bool:
+    return any(fnmatch.fnmatch(name, p) for p in patterns)
+
+
+def current_ids() -> tuple[str | None, str | None]:
+    ctx = trace.get_current_span().get_span_context()
+    if not ctx.is_valid:
+        return None, None
+    return format(ctx.trace_id, "032x"), format(ctx.span_id, "016x")
+
+
+class Truth:
+    def __init__(self):
+        self.tools: list[dict] = []      # executed tools, in execution order
+        self.agents: list[dict] = []     # agent invocations (outermost first)
+        self.workflows: list[dict] = []
+        self.handoffs: list[dict] = []
+        self.kind_counts: dict[str, int] = {}   # overrides for libraries whose node counts differ from the app's
+        self.trace_id: str | None = None
+        self.terminal_status: str = "unknown"
+        self.error: str | None = None
+        self.notes: list[str] = []
+        self.offered_tools: set[str] = set()
+        self.flow_overrides: dict[str, dict] = {}  # call_id -> fields (e.g. a handoff span as executor)
+
+    def record_tool(self, call_id, name, status, span_id=None, args=None):
+        if span_id is None:
+            tid, span_id = current_ids()
+        self.tools.append({"call_id": call_id, "name": name, "span_id": span_id, "status": status, "args": args})
+
+    def record_agent(self, name, span_id=None, trace_id=None):
+        if span_id is None:
+            trace_id, span_id = current_ids()
+        self.agents.append({"name": name, "span_id": span_id})
+        if self.trace_id is None:
+            self.trace_id = trace_id
+        return span_id
+
+    def record_workflow(self, name, span_id=None, trace_id=None):
+        if span_id is None:
+            trace_id, span_id = current_ids()
+        self.workflows.append({"name": name, "span_id": span_id})
+        if trace_id:
+            self.trace_id = trace_id
+        return span_id
+
+
+def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
+    content = bool(meta["content_captured"])
+    delivered = [r for r in server_log if r.get("status") == 200 and r.get("outcome") == "ok"]
+    proposals = [(r, p) for r in delivered for p in r.get("proposed", [])]
+    exec_by_call = {t["call_id"]: t for t in truth.tools if t["call_id"]}
+
+    def first_consumer(call_id):
+        for r in server_log:
+            if call_id in (r.get("tool_results_in_input") or []):
+                return r.get("span")
+        return None
+
+    tool_flows = []
+    for r, p in proposals:
+        ex = exec_by_call.get(p["id"])
+        flow = {"tool_call_id": p["id"], "tool_name": p["name"],
+                "proposed_by_span": r.get("span") if content else None,
+                "executed_by_span": ex["span_id"] if ex else None,
+                "consumed_by_span": first_consumer(p["id"]) if content else None}
+        flow.update(truth.flow_overrides.get(p["id"], {}))
+        tool_flows.append(flow)
+
+    unordered = []
+    for r in delivered:
+        spans = [exec_by_call[p["id"]]["span_id"] for p in r.get("proposed", []) if p["id"] in exec_by_call]
+        unordered += [sorted(pair) for pair in itertools.combinations(spans, 2)]
+
+    findings = []
+    # tool_loop: same tool with identical arguments >= LOOP_MIN_REPEATS times
+    groups: dict = {}
+    for r, p in proposals:
+        key = (p["name"], json.dumps(json.loads(p["arguments"] or "{}"), sort_keys=True))
+        groups.setdefault(key, []).append(p["id"])
+    for key, ids in groups.items():
+        if len(ids) >= LOOP_MIN_REPEATS and ids[0] in exec_by_call:
+            findings.append({"category": "tool_loop", "status": "fail", "anchor_span": exec_by_call[ids[0]]["span_id"]})
+    reads_seen = False
+    for t in truth.tools:
+        if t["status"] == "error":
+            findings.append({"category": "tool_error", "status": "fail", "anchor_span": t["span_id"]})
+        if t["status"] == "unknown_tool":
+            findings.append({"category": "hallucinated_tool", "status": "fail", "anchor_span": t["span_id"]})
+        if _match(t["name"], FORBIDDEN_PATTERNS):
+            findings.append({"category": "policy_violation", "status": "fail", "anchor_span": t["span_id"]})
+        if _match(t["name"], WRITE_PATTERNS) and not reads_seen:
+            findings.append({"category": "order_violation", "status": "fail", "anchor_span": t["span_id"]})
+        if _match(t["name"], READ_PATTERNS) and t["status"] == "ok":
+            reads_seen = True
+    # hallucinated tools proposed but never executed
+    for r, p in proposals:
+        if truth.offered_tools and p["name"] not in truth.offered_tools and p["id"] not in exec_by_call \
+                and p["id"] not in truth.flow_overrides:
+            findings.append({"category": "hallucinated_tool", "status": "fail", "anchor_span": r.get("span")})
+    for r in server_log:
+        if r.get("status") == 429:
+            findings.append({"category": "rate_limited", "status": "fail", "anchor_span": r.get("span")})
+        elif (r.get("status") or 0) >= 500:
+            findings.append({"category": "model_error", "status": "fail", "anchor_span": r.get("span")})
+        elif r.get("outcome") == "timeout":
+            findings.append({"category": "infra_timeout", "status": "fail", "anchor_span": r.get("span")})
+    total_tokens = sum(sum(r.get("usage") or (0, 0)) for r in delivered)
+    if total_tokens > MAX_TOTAL_TOKENS:
+        anchor = truth.agents[0]["span_id"] if truth.agents else (truth.workflows[0]["span_id"] if truth.workflows else None)
+        findings.append({"category": "budget_exceeded", "status": "fail", "anchor_span": anchor})
+
+    kinds = {
+        "agent_invocation": len(truth.agents),
+        "model_call": len(server_log),
+        "tool_execution": len(truth.tools),
+        "tool_proposal": len(proposals) if content else 0,
+        "workflow_step": len(truth.workflows),
+        "handoff": 0,
+        "guardrail": 0,
+    }
+    kinds.update(truth.kind_counts)
+    return {
+        "trace_id": truth.trace_id,
+        "library": meta["library"],
+        "convention": meta["convention"],
+        "scenario": meta["scenario"],
+        "content_captured": content,
+        "nodes_by_kind": kinds,
+        "tool_flows": tool_flows,
+        "handoffs": truth.handoffs,
+        "unordered_pairs": unordered,
+        "findings": findings,
+        "terminal_status": truth.terminal_status,
+        "ground_truth": {
+            "model_requests": [{k: r.get(k) for k in ("seq", "status", "outcome", "span", "usage")}
+                               | {"proposed_tool_call_ids": [p["id"] for p in r.get("proposed", [])]}
+                               for r in server_log],
+            "total_tokens": total_tokens,
+            "tool_executions": [{"tool_call_id": t["call_id"], "tool_name": t["name"], "span": t["span_id"],
+                                 "outcome": t["status"]} for t in truth.tools],
+            "agents": truth.agents,
+            "error": truth.error,
+            "notes": truth.notes,
+        },
+    }
+
+
+def collect_span_ids(objs: list[dict]) -> dict[str, dict]:
+    spans = {}
+    for obj in objs:
+        for rs in obj.get("resourceSpans", []):
+            for ss in rs.get("scopeSpans", []):
+                for sp in ss.get("spans", []):
+                    spans[sp["spanId"]] = sp
+    return spans
+
+
+def check_labels(labels: dict, objs: list[dict]) -> list[str]:
+    """Problems: labelled ids that are absent from the capture (a generator bug, never silently accepted)."""
+    spans = collect_span_ids(objs)
+    trace_ids = {sp["traceId"] for sp in spans.values()}
+    problems = []
+    if labels["trace_id"] not in trace_ids:
+        problems.append(f"trace_id {labels['trace_id']} not in capture {sorted(trace_ids)}")
+
+    def chk(where, sid, allow_null=True):
+        if sid is None:
+            if not allow_null:
+                problems.append(f"{where}: null")
+            return
+        if sid not in spans:
+            problems.append(f"{where}: span {sid} not in capture")
+
+    for f in labels["tool_flows"]:
+        for k in ("proposed_by_span", "executed_by_span", "consumed_by_span"):
+            chk(f"tool_flows[{f['tool_call_id']}].{k}", f[k])
+    for h in labels["handoffs"]:
+        chk("handoff.from", h["from_span"], False)
+        chk("handoff.to", h["to_span"], False)
+    for p in labels["unordered_pairs"]:
+        for s in p:
+            chk("unordered_pair", s, False)
+    for f in labels["findings"]:
+        chk(f"finding {f['category']}", f["anchor_span"], False)
+    for r in labels["ground_truth"]["model_requests"]:
+        chk(f"model request {r['seq']}", r["span"], False)
+    return problems

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Rebuild the whole trace corpus: `python corpus/generate/run_all.py` (stdlib only; any Python >= 3.9 to start).
+
+1. Creates one venv per conflicting library set under corpus/generate/.venvs/<name> (Python 3.11) and installs
+   requirements-<name>.txt into it (skipped when the requirements file has not changed since the last install).
+2. Runs every (library, scenario) as its own process inside the library's venv: the app starts a scripted fake
+   OpenAI server and an OTLP/gRPC capture server on 127.0.0.1, runs the agent, flushes, and writes
+   corpus/traces/<library>/<scenario>/{trace.otlp.json, request-<n>.pb, labels.json}.
+3. Writes corpus/traces/index.json (library, scenario, span count, trace ids, terminal status, findings).
+
+Options: --only LIB[,LIB] --scenarios S[,S] --no-install --python PYTHON3.11
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TRACES = HERE.parent / "traces"
+VENVS = HERE / ".venvs"
+
+ALL_SCENARIOS = ["plain_tool_use", "parallel_tools", "tool_loop", "tool_error_recovery", "forbidden_tool",
+                 "write_without_read", "handoff", "model_429", "model_500", "model_timeout", "runaway_tokens",
+                 "hallucinated_tool"]
+AGENTS_SCENARIOS = ["plain_tool_use", "parallel_tools", "tool_loop", "tool_error_recovery", "forbidden_tool",
+                    "write_without_read", "handoff", "model_500", "model_timeout", "runaway_tokens"]
+
+# library -> (venv, app module, scenarios)
+MATRIX = {
+    "openai-v2-content-on": ("genai", "apps.raw", ALL_SCENARIOS),
+    "openai-v2-content-off": ("genai", "apps.raw", ALL_SCENARIOS),
+    "openinference-openai": ("openinference", "apps.raw", ALL_SCENARIOS),
+    "traceloop-openai": ("traceloop", "apps.raw", ALL_SCENARIOS),
+    "openinference-openai-agents": ("openinference", "apps.agents", AGENTS_SCENARIOS),
+    "traceloop-openai-agents": ("traceloop", "apps.agents", AGENTS_SCENARIOS),
+    "openai-agents-v2": ("agents-v2", "apps.agents", AGENTS_SCENARIOS),
+}
+
+
+def find_python311(explicit: str | None) -> str:
+    for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:
+        if cand and shutil.which(cand):
+            return shutil.which(cand)
+    raise SystemExit("need a python3.11 interpreter (pass --python)")
+
+
+def ensure_venv(name: str, python: str, install: bool) -> Path:
+    venv = VENVS / name
+    py = venv / "bin" / "python"
+    req = HERE / f"requirements-{name}.txt"
+    text = req.read_text() + (HERE / "requirements-common.txt").read_text()
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    stamp = venv / ".requirements.sha256"
+    if not install and py.exists():
+        return py
+    if py.exists() and stamp.exists() and stamp.read_text() == digest:
+        return py
+    if not py.exists():
+        subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    print(f"[install] {name}: pip install -r {req.name}", flush=True)
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "-r", str(req)], check=True, cwd=HERE)
+    stamp.write_text(digest)
+    return py
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--scenarios", default="")
+    ap.add_argument("--no-install", action="store_true")
+    ap.add_argument("--python", default=None)
+    a = ap.parse_args()
+    libs = [x for x in a.only.split(",") if x] or list(MATRIX)
+    wanted = [x for x in a.scenarios.split(",") if x]
+    python = find_python311(a.python)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "TRACELOOP_", "OPENAI_"))}
+    env.update(PYTHONHASHSEED="0", OPENAI_AGENTS_DISABLE_TRACING="0", PYTHONDONTWRITEBYTECODE="1")
+    failures = []
+    for lib in libs:
+        venv, module, scenarios = MATRIX[lib]
+        try:
+            py = ensure_venv(venv, python, not a.no_install)
+        except subprocess.CalledProcessError as exc:
+            failures.append((lib, "*", f"install failed: {exc}"))
+            continue
+        for sc in scenarios:
+            if wanted and sc not in wanted:
+                continue
+            out = TRACES / lib / sc
+            if out.exists():
+                shutil.rmtree(out)
+            proc = subprocess.run([str(py), "-m", module, "--lib", lib, "--scenario", sc, "--out", str(out)],
+                                  cwd=HERE, env=env, capture_output=True, text=True, timeout=300)
+            sys.stdout.write(proc.stdout[-2000:])
+            if proc.returncode != 0:
+                sys.stderr.write(proc.stderr[-4000:])
+                failures.append((lib, sc, f"exit {proc.returncode}"))
+    write_index()
+    for f in failures:
+        print("FAILED:", *f, file=sys.stderr)
+    return 1 if failures else 0
+
+
+def write_index() -> None:
+    rows = []
+    for labels_path in sorted(TRACES.glob("*/*/labels.json")):
+        labels = json.loads(labels_path.read_text())
+        n_spans, trace_ids = 0, set()
+        for line in (labels_path.parent / "trace.otlp.json").read_text().splitlines():
+            obj = json.loads(line)
+            for rs in obj.get("resourceSpans", []):
+                for ss in rs.get("scopeSpans", []):
+                    for sp in ss.get("spans", []):
+                        n_spans += 1
+                        trace_ids.add(sp["traceId"])
+        rows.append({"library": labels["library"], "scenario": labels["scenario"], "spans": n_spans,
+                     "trace_id": labels["trace_id"], "trace_ids": len(trace_ids),
+                     "terminal_status": labels["terminal_status"],
+                     "findings": [f["category"] for f in labels["findings"]]})
+    (TRACES / "index.json").write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,458 @@
+"""OTLP spans of one trace -> :class:`Trajectory`.
+
+Steps: view every span, read it with the first convention reader that claims it, merge double-instrumented
+calls, make nodes (and proposal nodes for tool calls a model proposed), derive edges from evidence only
+(:mod:`otel_mapper.edges`), break cycles, then declare what the mapping lost (:mod:`otel_mapper.declarations`).
+
+The result does not depend on span arrival order: duplicates are ranked by their bytes, nodes and edges are
+sorted by id, and nothing reads a timestamp to decide anything.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from otel_mapper.canonical import digest_text
+from otel_mapper.declarations import declare
+from otel_mapper.edges import EdgeSet, derive_edges
+from otel_mapper.facts import ConventionReader, SpanFacts
+from otel_mapper.model import (
+    Bindings,
+    Declaration,
+    ExternalParent,
+    Node,
+    SpanRef,
+    ToolDefinition,
+    Trajectory,
+    derived_node_id,
+    span_node_id,
+)
+from otel_mapper.otlp import SpanEnvelope
+from otel_mapper.readers import FallbackReader, default_readers
+from otel_mapper.spans import MAX_NAME, SpanView
+from semconv import genai
+from semconv.trajectory import (
+    Authority,
+    DeclarationCategory,
+    DeclarationEffect,
+    NodeKind,
+    NodeStatus,
+)
+
+__all__ = ["MappingOptions", "MappingResult", "SpanEntry", "map_trace", "trajectory_id_for"]
+
+logger = logging.getLogger(__name__)
+
+MAX_PROPOSALS_PER_CALL = 256
+MAX_DECLARED_NODES = 32
+
+
+def trajectory_id_for(trace_id_hex: str) -> str:
+    return f"trace:{trace_id_hex}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MappingOptions:
+    revision: int = 1
+    released_early: bool = False
+    release_reason: str = ""
+    readers: tuple[ConventionReader, ...] = field(default_factory=default_readers)
+
+
+@dataclass(slots=True)
+class SpanEntry:
+    """One input span during mapping: its view, its facts and the node it became."""
+
+    view: SpanView
+    facts: SpanFacts
+    node_id: str | None = None
+    """Node this span became or was merged into; ``None`` for dropped placeholders."""
+    primary: bool = True
+    """False for a span merged into another span's node (double instrumentation)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MappingResult:
+    trajectory: Trajectory
+    node_of_span: tuple[str | None, ...]
+    """For each input span (by position), the node it became or was merged into."""
+
+
+_AUTHORITY = {
+    NodeKind.AGENT_INVOCATION: Authority.AGENT,
+    NodeKind.MODEL_CALL: Authority.MODEL,
+    NodeKind.TOOL_PROPOSAL: Authority.MODEL,
+    NodeKind.TOOL_EXECUTION: Authority.RUNTIME,
+    NodeKind.HANDOFF: Authority.AGENT,
+    NodeKind.GUARDRAIL: Authority.VERIFIER,
+    NodeKind.RETRIEVAL: Authority.RUNTIME,
+    NodeKind.WORKFLOW_STEP: Authority.HARNESS,
+    NodeKind.OTHER: Authority.RUNTIME,
+}
+
+
+def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None = None) -> MappingResult:
+    """Map the spans of one trace. ``envelopes`` must all carry the same trace id."""
+    options = options or MappingOptions()
+    if not envelopes:
+        raise ValueError("map_trace needs at least one span")
+    trace_id = envelopes[0].span.trace_id.hex()
+    readers = options.readers
+    notes: list[Declaration] = []
+
+    entries = _read_spans(envelopes, readers, notes)
+    by_span_id = _assign_node_ids(entries, notes)
+    _merge_double_instrumentation(entries, by_span_id, notes)
+
+    nodes_by_id: dict[str, dict[str, object]] = {}
+    for entry in entries:
+        if entry.node_id is not None and entry.primary:
+            nodes_by_id[entry.node_id] = _node_fields(entry, trace_id)
+    _add_references(entries, nodes_by_id, trace_id)
+    proposals = _proposal_nodes(entries, nodes_by_id, trace_id)
+
+    edges = EdgeSet()
+    external = derive_edges(entries, by_span_id, proposals, nodes_by_id, edges, notes)
+    edges.break_cycles(nodes_by_id.keys(), notes)
+
+    _assign_invocations(nodes_by_id, edges)
+    nodes = tuple(Node(**fields) for _, fields in sorted(nodes_by_id.items()))  # type: ignore[arg-type]
+    edge_tuple = edges.sorted()
+    external_parents = tuple(
+        sorted(
+            (ExternalParent(node=node, trace_id=trace_id, span_id=parent) for node, parent in external),
+            key=lambda ref: (ref.node, ref.span_id),
+        )
+    )
+    declarations, completeness = declare(
+        nodes=nodes,
+        edges=edge_tuple,
+        entries=entries,
+        external_parents=external_parents,
+        parents=edges.containment_parents(),
+        notes=notes,
+        released_early=options.released_early,
+        release_reason=options.release_reason,
+    )
+    root_ids = tuple(
+        sorted(
+            {
+                entry.node_id
+                for entry in entries
+                if entry.node_id is not None and entry.primary and entry.view.parent_span_id is None
+            }
+        )
+    )
+    trajectory = Trajectory(
+        trace_id=trace_id,
+        trajectory_id=trajectory_id_for(trace_id),
+        revision=options.revision,
+        nodes=nodes,
+        edges=edge_tuple,
+        declarations=declarations,
+        bindings=_bindings(entries, nodes),
+        completeness=completeness,
+        span_count=len(envelopes),
+        external_parents=external_parents,
+        root_node_ids=root_ids,
+        released_early=options.released_early,
+    )
+    return MappingResult(trajectory=trajectory, node_of_span=tuple(entry.node_id for entry in entries))
+
+
+def _read_spans(
+    envelopes: Sequence[SpanEnvelope], readers: tuple[ConventionReader, ...], notes: list[Declaration]
+) -> list[SpanEntry]:
+    service_cache: dict[int, str | None] = {}
+    entries: list[SpanEntry] = []
+    failures = 0
+    fallback = FallbackReader()
+    for index, envelope in enumerate(envelopes):
+        span = envelope.span
+        key = id(envelope.resource)
+        if key not in service_cache:
+            service_cache[key] = next(
+                (kv.value.string_value[:MAX_NAME] for kv in envelope.resource.attributes if kv.key == genai.SERVICE_NAME),
+                None,
+            )
+        view = SpanView(
+            index=index,
+            span=span,
+            trace_id=span.trace_id.hex(),
+            span_id=span.span_id.hex(),
+            parent_span_id=span.parent_span_id.hex() if span.parent_span_id else None,
+            service_name=service_cache[key],
+            scope_name=envelope.scope.name[:MAX_NAME],
+        )
+        try:
+            reader = next(reader for reader in readers if reader.claims(view))
+            facts = reader.read(view)
+        except Exception:  # a reader bug must not lose the span: it becomes an `other` node, declared
+            logger.debug("reader failed on span %s", view.span_id, exc_info=True)
+            failures += 1
+            facts = fallback.read(view)
+        entries.append(SpanEntry(view=view, facts=facts))
+    if failures:
+        notes.append(
+            Declaration(
+                category=DeclarationCategory.ANALYSIS,
+                effect=DeclarationEffect.APPROXIMATED,
+                qualifier="reader_error",
+                reason="a convention reader failed on some spans; they were mapped as generic nodes",
+                count=failures,
+            )
+        )
+    return entries
+
+
+def _assign_node_ids(entries: list[SpanEntry], notes: list[Declaration]) -> dict[str, SpanEntry]:
+    """Give each span its node id; duplicate span ids are kept apart and declared (AT-16b).
+
+    Among duplicates, the one with the smallest serialised bytes keeps the plain id, so the choice does not
+    depend on arrival order.
+    """
+    groups: dict[str, list[SpanEntry]] = {}
+    for entry in entries:
+        if entry.facts.drop:
+            continue
+        groups.setdefault(entry.view.span_id, []).append(entry)
+    primary: dict[str, SpanEntry] = {}
+    duplicated: list[str] = []
+    for span_id, group in groups.items():
+        if len(group) > 1:
+            group.sort(key=lambda item: item.view.span.SerializeToString(deterministic=True))
+            duplicated.append(span_id)
+        for position, entry in enumerate(group):
+            entry.node_id = span_node_id(span_id) if position == 0 else derived_node_id(span_id, f"dup:{position}")
+        primary[span_id] = group[0]
+    if duplicated:
+        duplicated.sort()
+        notes.append(
+            Declaration(
+                category=DeclarationCategory.DUPLICATE_SPAN_ID,
+                effect=DeclarationEffect.APPROXIMATED,
+                qualifier="kept_apart",
+                reason="several spans share a span id; each is its own node and parent references resolve to the first",
+                count=len(duplicated),
+                nodes=tuple(span_node_id(span_id) for span_id in duplicated[:MAX_DECLARED_NODES]),
+            )
+        )
+    return primary
+
+
+def _merge_double_instrumentation(
+    entries: list[SpanEntry], by_span_id: dict[str, SpanEntry], notes: list[Declaration]
+) -> None:
+    """Two spans of one call (same response id or tool-call id, same kind, from different conventions or nested)
+    become one node: the innermost span's. The other span stays a reference."""
+    groups: dict[tuple[str, str], list[SpanEntry]] = {}
+    for entry in entries:
+        if entry.node_id is None or entry.facts.dedup_key is None:
+            continue
+        groups.setdefault((entry.facts.kind.value, entry.facts.dedup_key), []).append(entry)
+    merged = 0
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        members = {entry.view.span_id for entry in group}
+        conventions = {entry.facts.convention for entry in group}
+
+        def nested_count(entry: SpanEntry) -> int:
+            count, current, steps = 0, entry.view.parent_span_id, 0
+            while current is not None and steps < 64:
+                if current in members:
+                    count += 1
+                parent = by_span_id.get(current)
+                current = parent.view.parent_span_id if parent else None
+                steps += 1
+            return count
+
+        depths = {entry.view.span_id: nested_count(entry) for entry in group}
+        if len(conventions) < 2 and not any(depths.values()):
+            continue  # same convention, not nested: separate calls that reuse an id (e.g. retries)
+        keeper = max(group, key=lambda entry: (depths[entry.view.span_id], entry.view.span_id))
+        for entry in group:
+            if entry is not keeper:
+                entry.node_id = keeper.node_id
+                entry.primary = False
+                merged += 1
+    if merged:
+        notes.append(
+            Declaration(
+                category=DeclarationCategory.DOUBLE_INSTRUMENTATION,
+                effect=DeclarationEffect.APPROXIMATED,
+                qualifier="merged",
+                reason="spans describing the same call were merged into one node; the others are kept as references",
+                count=merged,
+            )
+        )
+
+
+def _node_fields(entry: SpanEntry, trace_id: str) -> dict[str, object]:
+    facts = entry.facts
+    span = entry.view.span
+    if facts.failed:
+        status = NodeStatus.FAILED
+    elif span.end_time_unix_nano == 0:
+        status = NodeStatus.OUTCOME_UNKNOWN
+    else:
+        status = NodeStatus.COMMITTED
+    actor = facts.agent_name or ""
+    if facts.kind is NodeKind.MODEL_CALL:
+        actor = facts.model or facts.provider or actor
+    elif facts.kind is NodeKind.TOOL_EXECUTION:
+        actor = facts.tool_name or actor
+    return {
+        "id": entry.node_id,
+        "kind": facts.kind,
+        "status": status,
+        "source": SpanRef(trace_id=trace_id, span_id=entry.view.span_id),
+        "convention": facts.convention,
+        "name": facts.name,
+        "actor": actor,
+        "authority": _AUTHORITY[facts.kind],
+        "agent_name": facts.agent_name,
+        "tool_name": facts.tool_name,
+        "tool_call_id": facts.tool_call_id,
+        "arguments": facts.arguments,
+        "arguments_digest": digest_text(facts.arguments) if facts.arguments is not None else None,
+        "arguments_visible": facts.arguments_visible,
+        "result_visible": facts.result_visible,
+        "model": facts.model,
+        "provider": facts.provider,
+        "usage": facts.usage if not facts.usage_is_aggregate else None,
+        "tool_definitions": facts.tool_definitions,
+        "output_digest": _output_digest(facts),
+        "error_type": facts.error_type,
+        "error_message": facts.error_message,
+        "http_status": facts.http_status,
+        "finish_reasons": facts.finish_reasons,
+        "start_unix_nano": span.start_time_unix_nano,
+        "end_unix_nano": span.end_time_unix_nano,
+    }
+
+
+def _output_digest(facts: SpanFacts) -> str | None:
+    if not facts.messages.outputs:
+        return None
+    if len(facts.messages.outputs) == 1:
+        return facts.messages.outputs[0]
+    return digest_text("|".join(facts.messages.outputs))
+
+
+def _add_references(entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, object]], trace_id: str) -> None:
+    references: dict[str, list[SpanRef]] = {}
+    for entry in entries:
+        if entry.node_id is not None and not entry.primary:
+            references.setdefault(entry.node_id, []).append(SpanRef(trace_id=trace_id, span_id=entry.view.span_id))
+    for node_id, refs in references.items():
+        nodes_by_id[node_id]["references"] = tuple(sorted(refs, key=lambda ref: ref.span_id))
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalNode:
+    node_id: str
+    model_node: str
+    call_id: str | None
+    name: str
+    arguments_digest: str | None
+
+
+def _proposal_nodes(
+    entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, object]], trace_id: str
+) -> list[ProposalNode]:
+    """One node per tool call a model proposed (AT-4.5a, AT-9b): a proposal is never the execution."""
+    proposals: list[ProposalNode] = []
+    for entry in entries:
+        facts = entry.facts
+        if not entry.primary or entry.node_id is None or not facts.proposals:
+            continue
+        seen: set[str] = set()
+        for position, call in enumerate(facts.proposals[:MAX_PROPOSALS_PER_CALL]):
+            suffix = f"call:{call.call_id}" if call.call_id else f"call#{position}"
+            while suffix in seen:
+                suffix += "+"
+            seen.add(suffix)
+            node_id = derived_node_id(entry.view.span_id, suffix)
+            args_digest = digest_text(call.arguments) if call.arguments is not None else None
+            nodes_by_id[node_id] = {
+                "id": node_id,
+                "kind": NodeKind.TOOL_PROPOSAL,
+                "status": NodeStatus.PROPOSED,
+                "source": SpanRef(trace_id=trace_id, span_id=entry.view.span_id),
+                "convention": facts.convention,
+                "name": call.name or "tool_call",
+                "actor": facts.model or facts.agent_name or "",
+                "authority": Authority.MODEL,
+                "agent_name": facts.agent_name,
+                "tool_name": call.name or None,
+                "tool_call_id": call.call_id,
+                "arguments": call.arguments,
+                "arguments_digest": args_digest,
+                "arguments_visible": call.arguments is not None,
+                "model": facts.model,
+                "start_unix_nano": entry.view.span.start_time_unix_nano,
+                "end_unix_nano": entry.view.span.end_time_unix_nano,
+            }
+            proposals.append(ProposalNode(node_id, entry.node_id, call.call_id, call.name, args_digest))
+    return proposals
+
+
+def _assign_invocations(nodes_by_id: dict[str, dict[str, object]], edges: EdgeSet) -> None:
+    """Nearest agent-invocation ancestor along parent (containment) edges; iterative with memo."""
+    parent_of = edges.containment_parents()
+    memo: dict[str, str | None] = {}
+    for start in nodes_by_id:
+        path: list[str] = []
+        current: str | None = start
+        answer: str | None = None
+        while current is not None:
+            if current in memo:
+                answer = memo[current]
+                break
+            parent = parent_of.get(current)
+            if parent is None or parent in path or len(path) > 100_000:
+                answer = None
+                path.append(current)
+                break
+            path.append(current)
+            if nodes_by_id.get(parent, {}).get("kind") is NodeKind.AGENT_INVOCATION:
+                answer = parent
+                break
+            current = parent
+        # Every node on the walked path shares the answer of its nearest agent ancestor, except that an agent
+        # node's own answer is its parent agent; the walk never passes through an agent node, so this holds.
+        for node in path:
+            memo[node] = answer
+    for node_id, fields in nodes_by_id.items():
+        if fields["kind"] is NodeKind.TOOL_PROPOSAL:
+            # A proposal belongs to the invocation of the model call that proposed it.
+            fields["invocation"] = memo.get(node_id.split("#", 1)[0])
+        else:
+            fields["invocation"] = memo.get(node_id)
+
+
+def _bindings(entries: list[SpanEntry], nodes: tuple[Node, ...]) -> Bindings:
+    services = sorted({entry.view.service_name for entry in entries if entry.view.service_name})
+    agents = sorted({node.agent_name for node in nodes if node.agent_name})
+    models = sorted({node.model for node in nodes if node.model and node.kind is NodeKind.MODEL_CALL})
+    providers = sorted({node.provider for node in nodes if node.provider})
+    conventions = sorted({entry.facts.convention for entry in entries})
+    tools: dict[str, str | None] = {}
+    for entry in entries:
+        for name, tool_digest in entry.facts.tool_definition_digests.items():
+            if tools.get(name) is None:
+                tools[name] = tool_digest
+    for node in nodes:
+        if node.kind is NodeKind.TOOL_EXECUTION and node.tool_name and node.tool_name not in tools:
+            tools[node.tool_name] = None
+    return Bindings(
+        services=tuple(services),
+        agents=tuple(agents),
+        models=tuple(models),
+        providers=tuple(providers),
+        tools=tuple(ToolDefinition(name=name, digest=tools[name]) for name in sorted(tools)),
+        conventions=tuple(conventions),
+    )

@@ -1,0 +1,143 @@
+"""RFC 8785 JSON Canonicalization Scheme (JCS) and the content digests built on it.
+
+Used for the bundle's integrity digest (AT-14d), content-derived ids (AT-7.1b) and argument / message digests.
+Iterative serialisation: nesting depth costs memory, not stack.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import math
+from typing import Final
+
+__all__ = ["CANONICALIZATION", "DIGEST_ALGORITHM", "digest", "dumps_canonical", "es_number"]
+
+CANONICALIZATION: Final = "RFC8785-JCS"
+DIGEST_ALGORITHM: Final = "sha-256"
+
+_ESCAPES: Final = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
+
+
+def _string(text: str) -> str:
+    out = ['"']
+    for char in text:
+        escaped = _ESCAPES.get(char)
+        if escaped is not None:
+            out.append(escaped)
+        elif char < " ":
+            out.append(f"\\u{ord(char):04x}")
+        elif 0xD800 <= ord(char) <= 0xDFFF:
+            # A lone surrogate cannot be encoded as UTF-8; keep it visible, escaped.
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
+
+
+def es_number(value: float | int) -> str:
+    """Serialise a number as ECMAScript's ``Number.prototype.toString`` does (RFC 8785 section 3.2.2.3)."""
+    if isinstance(value, bool):
+        raise TypeError("bool is not a number")
+    if isinstance(value, int):
+        if abs(value) < 2**53:
+            return str(value)
+        value = float(value)
+    if not math.isfinite(value):
+        # JCS has no spelling for these; callers never put them in bundles, digests still need a value.
+        return _string(repr(value))
+    if value == 0:
+        return "0"
+    text = repr(value)
+    mantissa, _, exponent_text = text.partition("e")
+    if "e" not in text:
+        if text.endswith(".0"):
+            text = text[:-2]
+        # repr switches to exponent at 1e16; ES switches at 1e21.
+        return text
+    digits = mantissa.replace("-", "").replace(".", "")
+    digits = digits.rstrip("0") or "0"
+    sign = "-" if value < 0 else ""
+    exponent = int(exponent_text)
+    # decimal point position relative to the digits string
+    point = exponent + 1 + (len(mantissa.replace("-", "").split(".")[0]) - 1)
+    if 0 < point <= 21:
+        if len(digits) <= point:
+            return sign + digits + "0" * (point - len(digits))
+        return sign + digits[:point] + "." + digits[point:]
+    if -6 < point <= 0:
+        return sign + "0." + "0" * (-point) + digits
+    exp = point - 1
+    body = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f"{sign}{body}e{'+' if exp > 0 else '-'}{abs(exp)}"
+
+
+def dumps_canonical(value: object) -> str:
+    """JCS text of ``value`` (dicts with string keys, lists/tuples, str, int, float, bool, None, bytes)."""
+    out: list[str] = []
+    stack: list[object] = [value]
+    # Markers for closing brackets and separators are plain strings pushed as _Raw.
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Raw):
+            out.append(item.text)
+        elif item is None:
+            out.append("null")
+        elif item is True:
+            out.append("true")
+        elif item is False:
+            out.append("false")
+        elif isinstance(item, str):
+            out.append(_string(item))
+        elif isinstance(item, (int, float)):
+            out.append(es_number(item))
+        elif isinstance(item, (bytes, bytearray)):
+            out.append(_string(base64.b64encode(bytes(item)).decode("ascii")))
+        elif isinstance(item, dict):
+            keys = sorted(item, key=lambda key: str(key).encode("utf-16-be"))
+            pending: list[object] = [_Raw("{")]
+            for position, key in enumerate(keys):
+                if position:
+                    pending.append(_Raw(","))
+                pending.append(_Raw(_string(str(key)) + ":"))
+                pending.append(item[key])
+            pending.append(_Raw("}"))
+            stack.extend(reversed(pending))
+        elif isinstance(item, (list, tuple)):
+            pending = [_Raw("[")]
+            for position, element in enumerate(item):
+                if position:
+                    pending.append(_Raw(","))
+                pending.append(element)
+            pending.append(_Raw("]"))
+            stack.extend(reversed(pending))
+        else:
+            raise TypeError(f"cannot canonicalise a {type(item).__name__}")
+    return "".join(out)
+
+
+class _Raw:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def digest(value: object) -> str:
+    """``sha256:<hex>`` of the canonical JSON of ``value``."""
+    encoded = dumps_canonical(value).encode("utf-8", "surrogatepass")
+    return "sha256:" + hashlib.sha256(encoded).hexdigest()
+
+
+def digest_text(text: str) -> str:
+    """``sha256:<hex>`` of a string's UTF-8 bytes."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -1,0 +1,223 @@
+"""Lossy-mapping declarations (AT-15c) and the completeness claim they justify (AT-6.2c, AT-13.1b).
+
+Spans never carry state views, effect receipts, objective outcomes or rewards, so those are always declared.
+The rest are declared with a count only where this trace actually lost something.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+from otel_mapper.graph import CausalIndex
+from otel_mapper.model import Completeness, CompletenessStatus, Declaration, Edge, ExternalParent, Node
+from semconv.trajectory import DeclarationCategory, DeclarationEffect, NodeKind, NodeStatus
+
+if TYPE_CHECKING:
+    from otel_mapper.build import SpanEntry
+
+__all__ = ["declare", "count_unordered_sibling_pairs"]
+
+MAX_DECLARED_NODES: Final = 32
+SIBLING_GROUP_CAP: Final = 2_000
+"""Sibling groups larger than this are checked for their first members only; the count is then an upper bound."""
+SIBLING_WALK_BUDGET: Final = 512
+
+_MAKES_PARTIAL: Final = frozenset(
+    {
+        DeclarationCategory.CONTENT,
+        DeclarationCategory.TOOL_PROPOSAL,
+        DeclarationCategory.PARENT,
+        DeclarationCategory.DUPLICATE_SPAN_ID,
+        DeclarationCategory.PARENT_CYCLE,
+        DeclarationCategory.ANALYSIS,
+        DeclarationCategory.TRUNCATED,
+        DeclarationCategory.EVENTS_IN_LOGS,
+    }
+)
+"""Categories whose loss is material to the AT-Core causal record; state views declared unavailable at source
+and call-level outcome approximations are represented by their declaration (AT-6.2c)."""
+
+
+def declare(
+    *,
+    nodes: tuple[Node, ...],
+    edges: tuple[Edge, ...],
+    entries: Sequence[SpanEntry],
+    external_parents: tuple[ExternalParent, ...],
+    parents: dict[str, str],
+    notes: list[Declaration],
+    released_early: bool,
+    release_reason: str,
+) -> tuple[tuple[Declaration, ...], Completeness]:
+    declarations = list(notes)
+    declarations.append(
+        Declaration(
+            category=DeclarationCategory.STATE_VIEW,
+            effect=DeclarationEffect.DROPPED,
+            qualifier="unavailable",
+            reason="spans carry no state views (state before/after, read and write sets)",
+        )
+    )
+    declarations.append(
+        Declaration(
+            category=DeclarationCategory.OBJECTIVE_OUTCOME,
+            effect=DeclarationEffect.DROPPED,
+            qualifier="unavailable",
+            reason="span status reports whether a call succeeded, not whether the objective was achieved",
+        )
+    )
+    declarations.append(
+        Declaration(
+            category=DeclarationCategory.REWARD,
+            effect=DeclarationEffect.DROPPED,
+            qualifier="not_provided",
+            reason="traces carry no reward records",
+        )
+    )
+    committed_tools = [n.id for n in nodes if n.kind is NodeKind.TOOL_EXECUTION and n.status is NodeStatus.COMMITTED]
+    if committed_tools:
+        declarations.append(
+            Declaration(
+                category=DeclarationCategory.EFFECT_RECEIPT,
+                effect=DeclarationEffect.APPROXIMATED,
+                qualifier="no_authoritative_receipt",
+                reason="a tool span's OK/UNSET status is taken as a committed effect without an effect receipt",
+                count=len(committed_tools),
+                nodes=tuple(committed_tools[:MAX_DECLARED_NODES]),
+            )
+        )
+    primary = [entry for entry in entries if entry.primary and entry.node_id is not None]
+    hidden_outputs = [e.node_id for e in primary if e.facts.kind is NodeKind.MODEL_CALL and e.facts.proposals is None]
+    if hidden_outputs:
+        declarations.append(
+            Declaration(
+                category=DeclarationCategory.TOOL_PROPOSAL,
+                effect=DeclarationEffect.DROPPED,
+                qualifier="not_captured",
+                reason="model output content was not captured, so tool calls the model proposed are invisible",
+                count=len(hidden_outputs),
+                nodes=tuple(sorted(str(n) for n in hidden_outputs)[:MAX_DECLARED_NODES]),
+            )
+        )
+    hidden_content = [
+        e.node_id
+        for e in primary
+        if (e.facts.kind is NodeKind.MODEL_CALL and not e.facts.input_content_captured)
+        or (e.facts.kind is NodeKind.TOOL_EXECUTION and not e.facts.arguments_visible)
+    ]
+    if hidden_content:
+        declarations.append(
+            Declaration(
+                category=DeclarationCategory.CONTENT,
+                effect=DeclarationEffect.DROPPED,
+                qualifier="omitted",
+                reason="message or tool-argument content was not recorded on these spans",
+                count=len(hidden_content),
+                nodes=tuple(sorted(str(n) for n in hidden_content)[:MAX_DECLARED_NODES]),
+            )
+        )
+    if external_parents:
+        declarations.append(
+            Declaration(
+                category=DeclarationCategory.PARENT,
+                effect=DeclarationEffect.DROPPED,
+                qualifier="external",
+                reason="parent span not in this trace; kept as a typed external parent reference, not re-hung",
+                count=len(external_parents),
+                nodes=tuple(ref.node for ref in external_parents[:MAX_DECLARED_NODES]),
+            )
+        )
+    if any(entry.facts.usage_is_aggregate for entry in primary):
+        declarations.append(
+            Declaration(
+                category=DeclarationCategory.USAGE_AGGREGATION,
+                effect=DeclarationEffect.APPROXIMATED,
+                qualifier="ignored",
+                reason="agent-level token totals ignored; usage is counted on model-call nodes only",
+                count=sum(1 for entry in primary if entry.facts.usage_is_aggregate),
+            )
+        )
+    unordered, capped = count_unordered_sibling_pairs(nodes, edges, parents)
+    if unordered:
+        reason = "sibling nodes with no ordering evidence are left concurrent"
+        if capped:
+            reason += " (large sibling groups only partly checked: the count is an upper bound)"
+        declarations.append(
+            Declaration(
+                category=DeclarationCategory.SIBLING_ORDER,
+                effect=DeclarationEffect.APPROXIMATED,
+                qualifier="unknown",
+                reason=reason,
+                count=unordered,
+            )
+        )
+    if released_early:
+        declarations.append(
+            Declaration(
+                category=DeclarationCategory.EARLY_RELEASE,
+                effect=DeclarationEffect.APPROXIMATED,
+                qualifier="open",
+                reason=release_reason or "the trace was released before its spans stopped arriving",
+            )
+        )
+    declarations.sort(key=lambda item: (item.category.value, item.qualifier, item.reason))
+    return tuple(declarations), _completeness(declarations, released_early)
+
+
+def _completeness(declarations: list[Declaration], released_early: bool) -> Completeness:
+    if released_early:
+        return Completeness(status=CompletenessStatus.OPEN, qualifier="released before the trace reached a terminal cut")
+    lost = sorted({d.category.value for d in declarations if d.category in _MAKES_PARTIAL})
+    if lost:
+        return Completeness(status=CompletenessStatus.PARTIAL, qualifier="missing: " + ", ".join(lost))
+    return Completeness(
+        status=CompletenessStatus.COMPLETE,
+        qualifier="every span mapped; unavailable categories declared",
+    )
+
+
+def count_unordered_sibling_pairs(
+    nodes: tuple[Node, ...], edges: tuple[Edge, ...], parents: dict[str, str]
+) -> tuple[int, bool]:
+    """Pairs of nodes under the same parent that no ordering path joins. Returns (count, capped)."""
+    children: dict[str, list[str]] = defaultdict(list)
+    for child, parent in parents.items():
+        children[parent].append(child)
+    if not any(len(group) > 1 for group in children.values()):
+        return 0, False
+    index = CausalIndex.build((node.id for node in nodes), edges)
+    unordered = 0
+    capped = False
+    for parent, group in children.items():
+        size = len(group)
+        if size < 2:
+            continue
+        members = set(group)
+        floor = index.depth.get(parent, 0)
+        ordered_pairs = 0
+        explored = sorted(group)
+        if size > SIBLING_GROUP_CAP:
+            explored = explored[:SIBLING_GROUP_CAP]
+            capped = True
+        for child in explored:
+            ordered_pairs += _reachable_siblings(index, child, members, floor)
+        unordered += size * (size - 1) // 2 - ordered_pairs
+    return unordered, capped
+
+
+def _reachable_siblings(index: CausalIndex, start: str, members: set[str], floor: int) -> int:
+    seen = {start}
+    stack = [start]
+    found = 0
+    while stack and len(seen) < SIBLING_WALK_BUDGET:
+        current = stack.pop()
+        for previous in index.earlier.get(current, ()):
+            if previous in seen or index.depth.get(previous, 0) <= floor:
+                continue
+            seen.add(previous)
+            if previous in members:
+                found += 1
+            stack.append(previous)
+    return found

@@ -1,0 +1,133 @@
+"""Graph queries over a trajectory's edges, built once per trajectory, all iterative and bounded.
+
+Edges point from the later node to the earlier one (``from`` caused_by ``to``), so "A precedes B" means there
+is a path of ordering edges from B to A. Nothing here reads timestamps.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Final
+
+from otel_mapper.model import Edge
+from semconv.trajectory import ORDERING_EDGE_TYPES, EdgeType
+
+__all__ = ["CausalIndex", "MAX_WALK", "find_cycle_nodes"]
+
+MAX_WALK: Final = 200_000
+"""A single reachability walk visits at most this many nodes; beyond it the answer is "unknown"."""
+
+
+@dataclass(slots=True)
+class CausalIndex:
+    """Adjacency of the ordering edges (causal + authoritative sequence) and the causal depth of each node."""
+
+    node_ids: tuple[str, ...]
+    earlier: dict[str, list[str]] = field(default_factory=dict)
+    """node -> nodes it directly depends on (edge targets)."""
+    later: dict[str, list[str]] = field(default_factory=dict)
+    depth: dict[str, int] = field(default_factory=dict)
+    """Longest ordering path from a node with no predecessors; 0 for those. Respects precedence."""
+
+    @classmethod
+    def build(
+        cls, node_ids: Iterable[str], edges: Iterable[Edge], types: frozenset[EdgeType] = ORDERING_EDGE_TYPES
+    ) -> CausalIndex:
+        ids = tuple(node_ids)
+        index = cls(node_ids=ids)
+        earlier: dict[str, list[str]] = {node: [] for node in ids}
+        later: dict[str, list[str]] = {node: [] for node in ids}
+        for edge in edges:
+            if edge.type in types and edge.from_node in earlier and edge.to_node in earlier:
+                earlier[edge.from_node].append(edge.to_node)
+                later[edge.to_node].append(edge.from_node)
+        index.earlier = earlier
+        index.later = later
+        index.depth = _longest_depth(ids, earlier, later)
+        return index
+
+    def precedes(self, first: str, second: str, limit: int = MAX_WALK) -> bool | None:
+        """True if ``first`` is on an ordering path before ``second``; False if not; None if the walk ran out."""
+        if first == second:
+            return False
+        if self.depth.get(first, 0) >= self.depth.get(second, 0):
+            # Depth respects precedence: a predecessor always has a strictly smaller depth.
+            return False
+        seen = {second}
+        queue = deque([second])
+        target_depth = self.depth.get(first, 0)
+        while queue:
+            if len(seen) > limit:
+                return None
+            current = queue.popleft()
+            for previous in self.earlier.get(current, ()):
+                if previous == first:
+                    return True
+                if previous not in seen and self.depth.get(previous, 0) > target_depth:
+                    seen.add(previous)
+                    queue.append(previous)
+        return False
+
+    def ordered(self, first: str, second: str) -> bool | None:
+        """True if an ordering path joins the two nodes in either direction."""
+        forward = self.precedes(first, second)
+        if forward:
+            return True
+        backward = self.precedes(second, first)
+        if backward:
+            return True
+        if forward is None or backward is None:
+            return None
+        return False
+
+    def ancestors(self, node: str, limit: int = MAX_WALK) -> set[str]:
+        """Every node that precedes ``node`` (bounded by ``limit`` visits)."""
+        seen: set[str] = set()
+        queue = deque([node])
+        while queue and len(seen) < limit:
+            current = queue.popleft()
+            for previous in self.earlier.get(current, ()):
+                if previous not in seen:
+                    seen.add(previous)
+                    queue.append(previous)
+        return seen
+
+
+def _longest_depth(ids: tuple[str, ...], earlier: dict[str, list[str]], later: dict[str, list[str]]) -> dict[str, int]:
+    """Kahn's algorithm from the sources; nodes left on a cycle keep depth 0 (the builder removes cycles)."""
+    remaining = {node: len(set(earlier[node])) for node in ids}
+    depth = dict.fromkeys(ids, 0)
+    queue = deque(node for node in ids if remaining[node] == 0)
+    while queue:
+        current = queue.popleft()
+        for successor in set(later[current]):
+            if depth[successor] < depth[current] + 1:
+                depth[successor] = depth[current] + 1
+            remaining[successor] -= 1
+            if remaining[successor] == 0:
+                queue.append(successor)
+    return depth
+
+
+def find_cycle_nodes(node_ids: Iterable[str], edges: Iterable[Edge]) -> set[str]:
+    """Nodes that Kahn's algorithm cannot order: on a cycle, or downstream of one."""
+    ids = tuple(node_ids)
+    earlier: dict[str, set[str]] = {node: set() for node in ids}
+    later: dict[str, set[str]] = {node: set() for node in ids}
+    for edge in edges:
+        if edge.from_node in earlier and edge.to_node in earlier and edge.from_node != edge.to_node:
+            earlier[edge.from_node].add(edge.to_node)
+            later[edge.to_node].add(edge.from_node)
+    remaining = {node: len(earlier[node]) for node in ids}
+    queue = deque(node for node in ids if remaining[node] == 0)
+    done: set[str] = set()
+    while queue:
+        current = queue.popleft()
+        done.add(current)
+        for successor in later[current]:
+            remaining[successor] -= 1
+            if remaining[successor] == 0:
+                queue.append(successor)
+    return set(ids) - done

@@ -1,0 +1,59 @@
+"""Reading what every convention records the same way: span status, exceptions, HTTP codes, usage."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from opentelemetry.proto.trace.v1.trace_pb2 import Status
+
+from otel_mapper.anyvalue import to_text
+from otel_mapper.model import TokenUsage
+from otel_mapper.spans import MAX_NAME, SpanView
+from semconv import genai
+
+MAX_ERROR_MESSAGE: Final = 512
+_HTTP_CODE = re.compile(r"\b(?:Error code|status(?: code)?|HTTP)[:= ]*([1-5]\d\d)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorFacts:
+    failed: bool
+    error_type: str | None
+    error_message: str | None
+    http_status: int | None
+
+
+def read_error(view: SpanView) -> ErrorFacts:
+    """Status ERROR, ``error.type``, the first ``exception`` event, and an HTTP status code if one is recorded."""
+    span = view.span
+    failed = span.status.code == Status.STATUS_CODE_ERROR
+    error_type = view.str_attr(genai.ERROR_TYPE)
+    message = span.status.message[:MAX_ERROR_MESSAGE] if span.status.message else None
+    for event in span.events:
+        if event.name != genai.EXCEPTION_EVENT:
+            continue
+        for kv in event.attributes:
+            if kv.key == genai.EXCEPTION_TYPE and error_type is None:
+                error_type = (to_text(kv.value) or "")[:MAX_NAME] or None
+            elif kv.key == genai.EXCEPTION_MESSAGE and message is None:
+                message = (to_text(kv.value) or "")[:MAX_ERROR_MESSAGE] or None
+        break
+    http_status = view.int_attr(genai.HTTP_RESPONSE_STATUS_CODE) or view.int_attr(genai.HTTP_STATUS_CODE_LEGACY)
+    if http_status is None and message:
+        match = _HTTP_CODE.search(message)
+        if match:
+            http_status = int(match.group(1))
+    if http_status is not None and not 100 <= http_status <= 599:
+        http_status = None
+    return ErrorFacts(failed=failed, error_type=error_type, error_message=message, http_status=http_status)
+
+
+def read_usage(view: SpanView, input_keys: tuple[str, ...], output_keys: tuple[str, ...]) -> TokenUsage | None:
+    """Token usage from the first present key of each list; ``None`` when neither is recorded."""
+    input_tokens = next((value for key in input_keys if (value := view.int_attr(key)) is not None), None)
+    output_tokens = next((value for key in output_keys if (value := view.int_attr(key)) is not None), None)
+    if input_tokens is None and output_tokens is None:
+        return None
+    return TokenUsage(input_tokens=max(input_tokens or 0, 0), output_tokens=max(output_tokens or 0, 0))

@@ -1,0 +1,116 @@
+"""OpenTelemetry GenAI semantic conventions: the names we read.
+
+Pinned to ``open-telemetry/semantic-conventions-genai`` at ``f5e3733b`` (registry ``docs/registry/attributes/
+gen-ai.md``, ``model/gen-ai/spans.yaml``), plus the legacy names of ``open-telemetry/semantic-conventions``
+v1.26-v1.36 that instrumentations still emit by default (``gen_ai.system``, indexed ``gen_ai.prompt.N.*``,
+per-message events). All GenAI conventions are still at "development" stability.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Final
+
+OPERATION_NAME: Final = "gen_ai.operation.name"
+PROVIDER_NAME: Final = "gen_ai.provider.name"
+SYSTEM: Final = "gen_ai.system"
+"""Deprecated (v1.37) in favour of :data:`PROVIDER_NAME`; still emitted widely."""
+
+AGENT_ID: Final = "gen_ai.agent.id"
+AGENT_NAME: Final = "gen_ai.agent.name"
+AGENT_DESCRIPTION: Final = "gen_ai.agent.description"
+WORKFLOW_NAME: Final = "gen_ai.workflow.name"
+CONVERSATION_ID: Final = "gen_ai.conversation.id"
+
+REQUEST_MODEL: Final = "gen_ai.request.model"
+RESPONSE_MODEL: Final = "gen_ai.response.model"
+RESPONSE_ID: Final = "gen_ai.response.id"
+RESPONSE_FINISH_REASONS: Final = "gen_ai.response.finish_reasons"
+REQUEST_PREVIOUS_RESPONSE_ID: Final = "gen_ai.request.previous_response.id"
+
+USAGE_INPUT_TOKENS: Final = "gen_ai.usage.input_tokens"
+USAGE_OUTPUT_TOKENS: Final = "gen_ai.usage.output_tokens"
+USAGE_PROMPT_TOKENS: Final = "gen_ai.usage.prompt_tokens"
+"""Deprecated v1.26 name of :data:`USAGE_INPUT_TOKENS`."""
+USAGE_COMPLETION_TOKENS: Final = "gen_ai.usage.completion_tokens"
+"""Deprecated v1.26 name of :data:`USAGE_OUTPUT_TOKENS`."""
+USAGE_TOTAL_TOKENS: Final = "gen_ai.usage.total_tokens"
+"""Non-standard, emitted by OpenLLMetry and Strands."""
+AGGREGATED_USAGE_PREFIX: Final = "gen_ai.aggregated_usage."
+"""pydantic-ai agent spans carry totals here instead of ``gen_ai.usage.*``."""
+
+TOOL_NAME: Final = "gen_ai.tool.name"
+TOOL_CALL_ID: Final = "gen_ai.tool.call.id"
+TOOL_TYPE: Final = "gen_ai.tool.type"
+TOOL_DESCRIPTION: Final = "gen_ai.tool.description"
+TOOL_CALL_ARGUMENTS: Final = "gen_ai.tool.call.arguments"
+TOOL_CALL_RESULT: Final = "gen_ai.tool.call.result"
+TOOL_DEFINITIONS: Final = "gen_ai.tool.definitions"
+
+INPUT_MESSAGES: Final = "gen_ai.input.messages"
+OUTPUT_MESSAGES: Final = "gen_ai.output.messages"
+SYSTEM_INSTRUCTIONS: Final = "gen_ai.system_instructions"
+
+LEGACY_PROMPT_PREFIX: Final = "gen_ai.prompt."
+"""Indexed legacy input messages: ``gen_ai.prompt.N.role``/``.content``/``.tool_call_id``/``.tool_calls.M.*``."""
+LEGACY_COMPLETION_PREFIX: Final = "gen_ai.completion."
+"""Indexed legacy output messages: ``gen_ai.completion.N.role``/``.content``/``.tool_calls.M.{id,name,arguments}``."""
+
+HANDOFF_FROM_AGENT: Final = "gen_ai.handoff.from_agent"
+HANDOFF_TO_AGENT: Final = "gen_ai.handoff.to_agent"
+GUARDRAIL_NAME: Final = "gen_ai.guardrail.name"
+GUARDRAIL_TRIGGERED: Final = "gen_ai.guardrail.triggered"
+GUARDRAIL_RESULT_TYPE: Final = "gen_ai.guardrail.result.type"
+GUARDRAIL_RESULT_VALUE: Final = "gen_ai.guardrail.result.value"
+TRANSFER_TARGET_NAME: Final = "gen_ai.transfer.target.name"
+
+ERROR_TYPE: Final = "error.type"
+HTTP_RESPONSE_STATUS_CODE: Final = "http.response.status_code"
+HTTP_STATUS_CODE_LEGACY: Final = "http.status_code"
+
+EXCEPTION_EVENT: Final = "exception"
+EXCEPTION_TYPE: Final = "exception.type"
+EXCEPTION_MESSAGE: Final = "exception.message"
+
+SERVICE_NAME: Final = "service.name"
+SERVICE_VERSION: Final = "service.version"
+
+EVALUATION_RESULT_EVENT: Final = "gen_ai.evaluation.result"
+EVALUATION_NAME: Final = "gen_ai.evaluation.name"
+EVALUATION_SCORE_LABEL: Final = "gen_ai.evaluation.score.label"
+EVALUATION_SCORE_VALUE: Final = "gen_ai.evaluation.score.value"
+EVALUATION_EXPLANATION: Final = "gen_ai.evaluation.explanation"
+
+# Message part types (gen_ai-input-messages.json / gen_ai-output-messages.json)
+PART_TYPE: Final = "type"
+PART_TOOL_CALL: Final = "tool_call"
+PART_TOOL_CALL_RESPONSE: Final = "tool_call_response"
+
+
+class Operation(StrEnum):
+    """Well-known ``gen_ai.operation.name`` values (custom values are allowed and read as steps)."""
+
+    CHAT = "chat"
+    TEXT_COMPLETION = "text_completion"
+    GENERATE_CONTENT = "generate_content"
+    EMBEDDINGS = "embeddings"
+    RETRIEVAL = "retrieval"
+    CREATE_AGENT = "create_agent"
+    INVOKE_AGENT = "invoke_agent"
+    EXECUTE_TOOL = "execute_tool"
+    APPLY_GUARDRAIL = "apply_guardrail"
+    INVOKE_WORKFLOW = "invoke_workflow"
+    PLAN = "plan"
+    FETCH_RESPONSE = "fetch_response"
+
+
+MODEL_CALL_OPERATIONS: Final = frozenset({"chat", "text_completion", "generate_content", "text_completions"})
+"""Operation names of inference spans (``text_completions`` is Semantic Kernel's plural spelling)."""
+AGENT_OPERATIONS: Final = frozenset({"invoke_agent", "create_agent"})
+TOOL_OPERATIONS: Final = frozenset({"execute_tool"})
+WORKFLOW_OPERATIONS: Final = frozenset(
+    {"invoke_workflow", "plan", "agent_step", "invoke_node", "execute_task", "invoke_swarm", "invoke_graph"}
+)
+RETRIEVAL_OPERATIONS: Final = frozenset({"retrieval", "embeddings", "vector_db_retrieve", "search_memory"})
+GUARDRAIL_OPERATIONS: Final = frozenset({"apply_guardrail", "guardrail_check"})
+HANDOFF_OPERATIONS: Final = frozenset({"agent_handoff", "handoff"})
