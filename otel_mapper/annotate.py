@@ -1,0 +1,142 @@
+"""Trajectory + diagnosis -> annotations added to the original spans, in place.
+
+Only additions in the ``agent_trajectory.*`` namespace (plus the standard ``gen_ai.evaluation.result`` event):
+original attributes, events, links, status, ids, times, resource and scope are never touched (DESIGN
+invariant 3). Callers hand over ownership of the spans (consumer ownership rule), so no copies are made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
+
+from otel_mapper.build import MappingResult
+from otel_mapper.diagnosis import Diagnosis
+from otel_mapper.otlp import SpanEnvelope
+from semconv import genai
+from semconv import trajectory as names
+from semconv.trajectory import DeclarationCategory, DeclarationEffect, Verdict
+
+__all__ = ["annotate", "annotate_failure", "local_root_indices"]
+
+MAX_ERROR_TEXT = 256
+
+
+def _string(key: str, value: str) -> KeyValue:
+    return KeyValue(key=key, value=AnyValue(string_value=value))
+
+
+def _int(key: str, value: int) -> KeyValue:
+    return KeyValue(key=key, value=AnyValue(int_value=value))
+
+
+def _strings(key: str, values: Sequence[str]) -> KeyValue:
+    array = ArrayValue(values=[AnyValue(string_value=value) for value in values])
+    return KeyValue(key=key, value=AnyValue(array_value=array))
+
+
+def local_root_indices(envelopes: Sequence[SpanEnvelope]) -> list[int]:
+    """Spans whose parent is not in this trace: true roots, and roots of the part of the trace we hold."""
+    present = {envelope.span.span_id for envelope in envelopes}
+    return [
+        index
+        for index, envelope in enumerate(envelopes)
+        if not envelope.span.parent_span_id or envelope.span.parent_span_id not in present
+    ]
+
+
+def annotate(envelopes: Sequence[SpanEnvelope], mapping: MappingResult, diagnosis: Diagnosis) -> None:
+    """Add node kinds, root-span verdict attributes and one finding event per ranked finding."""
+    trajectory = mapping.trajectory
+    kind_by_node = {node.id: node.kind.value for node in trajectory.nodes}
+    anchor_index: dict[str, int] = {}
+    for index, node_id in enumerate(mapping.node_of_span):
+        if node_id is None:
+            continue
+        kind = kind_by_node.get(node_id)
+        if kind is not None:
+            envelopes[index].span.attributes.append(_string(names.NODE_KIND, kind))
+        anchor_index.setdefault(node_id, index)
+
+    dropped = sorted({d.category.value for d in trajectory.declarations if d.effect is DeclarationEffect.DROPPED})
+    approximated = sorted(
+        {d.category.value for d in trajectory.declarations if d.effect is DeclarationEffect.APPROXIMATED}
+    )
+    root_attributes = [
+        _string(names.VERDICT, diagnosis.verdict.value),
+        _string(names.ROOT_CAUSE, diagnosis.root_cause),
+        _string(names.TERMINAL_STATUS, diagnosis.terminal_status.value),
+        _int(names.FINDINGS, len(diagnosis.chain)),
+        _string(names.TRAJECTORY_ID, trajectory.trajectory_id),
+        _int(names.REVISION, trajectory.revision),
+        _strings(names.MAPPING_DROPPED, dropped),
+        _strings(names.MAPPING_APPROXIMATED, approximated),
+        _string(names.COMPLETENESS, trajectory.completeness.status.value),
+        _string(names.DRIFT_VERDICT, diagnosis.drift.verdict.value),
+        _strings(names.DRIFT_DIMENSIONS, list(diagnosis.drift.dimensions)),
+    ]
+    if diagnosis.error:
+        root_attributes.append(_string(names.ANALYSIS_ERROR, diagnosis.error[:MAX_ERROR_TEXT]))
+    for index in local_root_indices(envelopes):
+        envelopes[index].span.attributes.extend(root_attributes)
+
+    for item in diagnosis.chain:
+        finding = item.finding
+        index = anchor_index.get(finding.node_id)
+        if index is None:
+            # Derived nodes (proposals) anchor on the span they came from.
+            index = anchor_index.get(finding.node_id.split("#", 1)[0])
+        if index is None:
+            continue
+        span = envelopes[index].span
+        evidence = finding.evidence[: names.MAX_EVIDENCE_CHARS]
+        _add_event(
+            span,
+            names.FINDING_EVENT,
+            [
+                _string(names.FINDING_CATEGORY, finding.category.value),
+                _string(names.FINDING_SEVERITY, finding.severity.value),
+                _int(names.FINDING_RANK, item.rank),
+                _string(names.FINDING_STATUS, finding.status.value),
+                _string(names.FINDING_DETECTOR, finding.detector),
+                _string(names.FINDING_DETECTOR_VERSION, finding.detector_version),
+                _string(names.FINDING_EVIDENCE, evidence),
+                _string(names.FINDING_NODE_ID, finding.node_id),
+            ],
+        )
+        _add_event(
+            span,
+            genai.EVALUATION_RESULT_EVENT,
+            [
+                _string(genai.EVALUATION_NAME, finding.detector),
+                _string(genai.EVALUATION_SCORE_LABEL, finding.status.value),
+                _string(genai.EVALUATION_EXPLANATION, evidence),
+            ],
+        )
+
+
+def _add_event(span: Span, name: str, attributes: list[KeyValue]) -> None:
+    event = span.events.add()
+    # The span's own end time: deterministic (no wall clock) and inside the span.
+    event.time_unix_nano = span.end_time_unix_nano or span.start_time_unix_nano
+    event.name = name
+    event.attributes.extend(attributes)
+
+
+def annotate_failure(envelopes: Sequence[SpanEnvelope], trajectory_id: str, revision: int, reason: str) -> None:
+    """Analysis failed: the spans still go out, with verdict ``error`` and the reason declared (fail open)."""
+    attributes = [
+        _string(names.VERDICT, Verdict.ERROR.value),
+        _string(names.ROOT_CAUSE, names.ROOT_CAUSE_NONE),
+        _string(names.TERMINAL_STATUS, names.TerminalStatus.UNKNOWN.value),
+        _int(names.FINDINGS, 0),
+        _string(names.TRAJECTORY_ID, trajectory_id),
+        _int(names.REVISION, revision),
+        _strings(names.MAPPING_DROPPED, [DeclarationCategory.ANALYSIS.value]),
+        _strings(names.MAPPING_APPROXIMATED, []),
+        _string(names.ANALYSIS_ERROR, reason[:MAX_ERROR_TEXT]),
+    ]
+    for index in local_root_indices(envelopes):
+        envelopes[index].span.attributes.extend(attributes)

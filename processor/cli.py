@@ -1,0 +1,163 @@
+"""The ``otel-trajectory`` command: serve, map, demo, eval, validate, check-config.
+
+Command names and flags are a public interface: add, never rename.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from processor.config import Config, ConfigError, ExportConfig, load_config, parse_endpoint
+
+__all__ = ["main"]
+
+logger = logging.getLogger("otel_trajectory")
+
+
+def _endpoint_arg(value: str) -> str:
+    try:
+        parse_endpoint(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+    return value
+
+
+def _positive_float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from exc
+    if number < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return number
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="otel-trajectory",
+        description="Map AI-agent OpenTelemetry traces into causal trajectories, diagnose them, re-emit them annotated.",
+    )
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the OTLP/gRPC processor")
+    serve.add_argument("--config", type=Path, help="YAML config file")
+    serve.add_argument("--listen", type=_endpoint_arg, help="HOST:PORT to receive OTLP/gRPC (default 127.0.0.1:4317)")
+    serve.add_argument("--export-endpoint", type=_endpoint_arg, help="HOST:PORT of the next OTLP/gRPC hop")
+    serve.add_argument("--output-dir", type=Path, help="where bundles, ledgers and (without an export endpoint) spans go")
+    serve.add_argument("--decision-wait", type=_positive_float, help="seconds without new spans after a root before release")
+
+    map_cmd = commands.add_parser("map", help="map OTLP files offline (no network)")
+    map_cmd.add_argument("inputs", nargs="+", type=Path, metavar="INPUT", help="OTLP/JSON or binary protobuf files")
+    map_cmd.add_argument("--config", type=Path, help="YAML config file")
+    map_cmd.add_argument("--output-dir", type=Path, help="output directory (default ./otel-trajectory-data)")
+
+    demo = commands.add_parser("demo", help="run the pipeline on the embedded corpus over loopback")
+    demo.add_argument("--output-dir", type=Path, default=Path("otel-trajectory-data/demo"))
+
+    check = commands.add_parser("check-config", help="validate a config file and report every problem")
+    check.add_argument("file", type=Path)
+
+    for name, module, help_text in (
+        ("eval", "processor.eval_cmd", "score the detector chain against labelled traces"),
+        ("validate", "processor.validate_cmd", "validate AT bundles as an AT consumer"),
+    ):
+        sub = commands.add_parser(name, help=help_text)
+        try:
+            __import__(module, fromlist=["add_arguments"]).add_arguments(sub)
+        except ImportError as exc:
+            sub.set_defaults(unavailable=str(exc))
+    return parser
+
+
+def _load(path: Path | None) -> Config:
+    return load_config(path)
+
+
+async def _serve(config: Config) -> int:
+    from processor.service import TrajectoryService
+
+    service = TrajectoryService(config)
+    await service.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    logger.info("stopping: releasing buffered traces and draining exports")
+    await service.shutdown()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if getattr(args, "unavailable", None):
+        print(f"otel-trajectory {args.command} is not available: {args.unavailable}", file=sys.stderr)
+        return 2
+    try:
+        if args.command == "serve":
+            config = _load(args.config)
+            export = config.export
+            if args.export_endpoint:
+                export = ExportConfig(endpoint=args.export_endpoint) if export is None else _with_endpoint(export, args.export_endpoint)
+            config = config.with_overrides(
+                listen=args.listen,
+                output_dir=str(args.output_dir) if args.output_dir else None,
+                decision_wait=args.decision_wait,
+                export=export,
+            )
+            return asyncio.run(_serve(config))
+        if args.command == "map":
+            from processor.offline import map_files
+            from processor.report import format_table, row_of
+
+            config = _load(args.config)
+            missing = [str(path) for path in args.inputs if not path.is_file()]
+            if missing:
+                print(f"input not found: {', '.join(missing)}", file=sys.stderr)
+                return 2
+            output_dir = args.output_dir or Path(config.output_dir)
+            results = map_files(list(args.inputs), config, output_dir)
+            print(format_table(row_of(item) for item in results))
+            print(f"\nwrote {len(results)} trajectories under {output_dir}/<trace id>/")
+            return 0
+        if args.command == "demo":
+            from processor.demo import run_demo
+
+            return run_demo(args.output_dir)
+        if args.command == "check-config":
+            _load(args.file)
+            print(f"{args.file}: OK")
+            return 0
+        if args.command == "eval":
+            from processor import eval_cmd
+
+            return int(eval_cmd.run(args))
+        if args.command == "validate":
+            from processor import validate_cmd
+
+            return int(validate_cmd.run(args))
+    except ConfigError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"otel-trajectory {args.command}: {exc}", file=sys.stderr)
+        return 1
+    return 2
+
+
+def _with_endpoint(export: ExportConfig, endpoint: str) -> ExportConfig:
+    from dataclasses import replace
+
+    return replace(export, endpoint=endpoint)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,227 @@
+"""OTLP/gRPC trace exporter: bounded queue -> retry -> timeout -> push, as the Collector's exporterhelper.
+
+Error classification at the gRPC boundary (OTLP spec, Collector ``otlpexporter``): CANCELLED,
+DEADLINE_EXCEEDED, ABORTED, OUT_OF_RANGE, UNAVAILABLE and DATA_LOSS are retried; RESOURCE_EXHAUSTED only when
+the server sent a RetryInfo delay; everything else is permanent. Partial success is logged and counted, never
+retried. Shutdown stops retrying first, drains the queue within the deadline, then closes the channel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import grpc
+from google.rpc import error_details_pb2, status_pb2
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
+
+from processor.config import ExportConfig, RetryConfig
+from processor.telemetry import ExporterCounters
+
+__all__ = ["ExportQueueFull", "OtlpGrpcExporter", "SendResult", "retry_delay_of"]
+
+logger = logging.getLogger(__name__)
+
+RETRYABLE = frozenset(
+    {
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.ABORTED,
+        grpc.StatusCode.OUT_OF_RANGE,
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DATA_LOSS,
+    }
+)
+
+
+class ExportQueueFull(Exception):
+    """The sending queue is full; the caller applies backpressure (the receiver answers UNAVAILABLE)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SendResult:
+    rejected_spans: int = 0
+    error_message: str = ""
+
+
+Send = Callable[[ExportTraceServiceRequest, float], Awaitable[SendResult]]
+
+
+def span_count(request: ExportTraceServiceRequest) -> int:
+    return sum(len(scope.spans) for resource in request.resource_spans for scope in resource.scope_spans)
+
+
+def retry_delay_of(error: grpc.aio.AioRpcError) -> float | None:
+    """The RetryInfo delay a server put in ``grpc-status-details-bin``, in seconds."""
+    for key, value in error.trailing_metadata() or ():
+        if key != "grpc-status-details-bin" or not isinstance(value, bytes):
+            continue
+        status = status_pb2.Status()
+        try:
+            status.ParseFromString(value)
+        except Exception:  # malformed details from a server are ignored, not fatal
+            return None
+        for detail in status.details:
+            if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+                info = error_details_pb2.RetryInfo()
+                detail.Unpack(info)
+                return info.retry_delay.seconds + info.retry_delay.nanos / 1e9
+    return None
+
+
+class OtlpGrpcExporter:
+    """Sends requests to one OTLP/gRPC endpoint. ``send`` can be injected (tests); by default a real stub."""
+
+    def __init__(
+        self,
+        config: ExportConfig,
+        counters: ExporterCounters,
+        send: Send | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._config = config
+        self._counters = counters
+        self._send_override = send
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self._queue: asyncio.Queue[ExportTraceServiceRequest] = asyncio.Queue(config.sending_queue.queue_size)
+        self._workers: list[asyncio.Task[None]] = []
+        self._channel: grpc.aio.Channel | None = None
+        self._stub: TraceServiceStub | None = None
+        self._stopping = asyncio.Event()
+        counters.queue_capacity = config.sending_queue.queue_size
+
+    @property
+    def max_message_bytes(self) -> int:
+        return self._config.max_message_bytes
+
+    async def start(self) -> None:
+        if self._send_override is None:
+            options = [("grpc.max_send_message_length", self._config.max_message_bytes + 1024 * 1024)]
+            compression = grpc.Compression.Gzip if self._config.compression == "gzip" else grpc.Compression.NoCompression
+            if self._config.insecure:
+                self._channel = grpc.aio.insecure_channel(self._config.endpoint, options=options, compression=compression)
+            else:
+                self._channel = grpc.aio.secure_channel(
+                    self._config.endpoint, grpc.ssl_channel_credentials(), options=options, compression=compression
+                )
+            self._stub = TraceServiceStub(self._channel)
+        for number in range(self._config.sending_queue.num_consumers):
+            self._workers.append(asyncio.create_task(self._consume(), name=f"otlp-export-{number}"))
+        logger.info("OTLP/gRPC exporter started for %s", self._config.endpoint)
+
+    def has_room(self, requests: int = 1) -> bool:
+        return self._queue.maxsize - self._queue.qsize() >= requests
+
+    def enqueue(self, request: ExportTraceServiceRequest) -> None:
+        """Queue one request (ownership passes). Raises :class:`ExportQueueFull` when full."""
+        try:
+            self._queue.put_nowait(request)
+        except asyncio.QueueFull:
+            self._counters.enqueue_failed_spans += span_count(request)
+            raise ExportQueueFull(f"sending queue full ({self._queue.maxsize} requests)") from None
+        self._counters.queue_size = self._queue.qsize()
+
+    async def put(self, request: ExportTraceServiceRequest) -> None:
+        """Queue one request, waiting for room: a slow downstream slows the pipeline instead of losing spans."""
+        await self._queue.put(request)
+        self._counters.queue_size = self._queue.qsize()
+
+    async def _default_send(self, request: ExportTraceServiceRequest, timeout: float) -> SendResult:
+        assert self._stub is not None
+        metadata = tuple(self._config.headers.items()) or None
+        response: ExportTraceServiceResponse = await self._stub.Export(request, timeout=timeout, metadata=metadata)
+        partial = response.partial_success
+        return SendResult(rejected_spans=partial.rejected_spans, error_message=partial.error_message)
+
+    async def _consume(self) -> None:
+        while True:
+            request = await self._queue.get()
+            try:
+                await self._deliver(request)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the worker survives anything a single send does
+                logger.exception("unexpected error while exporting; the request is dropped and counted")
+                self._counters.send_failed_spans += span_count(request)
+            finally:
+                self._queue.task_done()
+                self._counters.queue_size = self._queue.qsize()
+
+    async def _deliver(self, request: ExportTraceServiceRequest) -> None:
+        send = self._send_override or self._default_send
+        spans = span_count(request)
+        retry: RetryConfig = self._config.retry_on_failure
+        interval = retry.initial_interval
+        elapsed = 0.0
+        while True:
+            try:
+                result = await send(request, self._config.timeout)
+            except grpc.aio.AioRpcError as error:
+                code = error.code()
+                delay = retry_delay_of(error)
+                retryable = code in RETRYABLE or (code is grpc.StatusCode.RESOURCE_EXHAUSTED and delay is not None)
+                if not retryable or not retry.enabled:
+                    # Permanent: retrying cannot help (bad request, auth, unimplemented...).
+                    logger.error("export to %s failed permanently (%s): %s", self._config.endpoint, code.name, error.details())
+                    self._counters.send_failed_spans += spans
+                    return
+                if delay is None:
+                    jitter = interval * retry.randomization_factor
+                    delay = interval + self._rng.uniform(-jitter, jitter)
+                    interval = min(interval * retry.multiplier, retry.max_interval)
+                if elapsed + delay > retry.max_elapsed_time or self._stopping.is_set():
+                    # Out of retry budget, or shutting down: give up, counted.
+                    logger.error("export to %s gave up after %.1fs (%s)", self._config.endpoint, elapsed, code.name)
+                    self._counters.send_failed_spans += spans
+                    return
+                self._counters.retries += 1
+                await self._sleep_or_stop(delay)
+                elapsed += delay
+                continue
+            # Delivered (partial success is a delivery: the server told us what it refused; never retried).
+            if result.rejected_spans:
+                logger.warning(
+                    "downstream refused %d span(s): %s", result.rejected_spans, result.error_message[:200]
+                )
+                self._counters.partial_rejected_spans += result.rejected_spans
+            self._counters.sent_spans += spans - result.rejected_spans
+            return
+
+    async def _sleep_or_stop(self, delay: float) -> None:
+        stop = asyncio.ensure_future(self._stopping.wait())
+        nap = asyncio.ensure_future(self._sleep(delay))
+        try:
+            await asyncio.wait({stop, nap}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (stop, nap):
+                task.cancel()
+
+    async def flush(self) -> None:
+        """Wait until every queued request has been delivered or given up."""
+        await self._queue.join()
+
+    async def shutdown(self, deadline: float = 10.0) -> None:
+        """Stop retrying, drain the queue within ``deadline`` seconds, close. Safe before start and twice."""
+        self._stopping.set()
+        if self._workers:
+            try:
+                await asyncio.wait_for(self._queue.join(), timeout=deadline)
+            except TimeoutError:
+                left = self._queue.qsize()
+                logger.error("exporter shutdown deadline reached with %d request(s) still queued", left)
+            for worker in self._workers:
+                worker.cancel()
+            await asyncio.gather(*self._workers, return_exceptions=True)
+            self._workers.clear()
+        if self._channel is not None:
+            await self._channel.close()
+            self._channel = None

@@ -1,0 +1,94 @@
+"""OTLP/gRPC trace receiver (``opentelemetry.proto.collector.trace.v1.TraceService/Export``) on grpc.aio.
+
+Requests are parsed here (raw-bytes handler) so a body that is not a valid ``ExportTraceServiceRequest`` gets
+``INVALID_ARGUMENT`` with a message instead of a generic error. Spans with malformed ids are refused through
+OTLP ``partial_success`` and the rest accepted. When the pipeline cannot take more, the answer is
+``UNAVAILABLE`` with a RetryInfo delay, so SDKs and Collectors retry instead of losing data.
+gzip-compressed requests are decompressed by gRPC itself.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+
+import grpc
+from google.protobuf import duration_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTracePartialSuccess,
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+
+from otel_mapper.otlp import SpanEnvelope, split_request
+from processor.telemetry import ReceiverCounters
+
+__all__ = ["Backpressure", "TRACE_SERVICE", "TraceReceiver"]
+
+logger = logging.getLogger(__name__)
+
+TRACE_SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
+
+
+class Backpressure(Exception):
+    """Raised by the consumer when it cannot accept more now; ``retry_after`` seconds is the hint."""
+
+    def __init__(self, message: str, retry_after: float = 1.0) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+Consume = Callable[[Sequence[SpanEnvelope]], None]
+
+
+def _retry_info_trailer(message: str, delay: float) -> tuple[tuple[str, bytes], ...]:
+    info = error_details_pb2.RetryInfo(
+        retry_delay=duration_pb2.Duration(seconds=int(delay), nanos=int((delay % 1) * 1e9))
+    )
+    status = status_pb2.Status(code=code_pb2.UNAVAILABLE, message=message)
+    status.details.add().Pack(info)
+    return (("grpc-status-details-bin", status.SerializeToString()),)
+
+
+class TraceReceiver:
+    """Handles Export calls; ``consume`` takes ownership of accepted envelopes (may raise Backpressure)."""
+
+    def __init__(self, consume: Consume, counters: ReceiverCounters) -> None:
+        self._consume = consume
+        self._counters = counters
+
+    def handler(self) -> grpc.GenericRpcHandler:
+        method = grpc.unary_unary_rpc_method_handler(
+            self._export,
+            request_deserializer=None,  # raw bytes: we parse, so we can answer INVALID_ARGUMENT ourselves
+            response_serializer=ExportTraceServiceResponse.SerializeToString,
+        )
+        return grpc.method_handlers_generic_handler(TRACE_SERVICE, {"Export": method})
+
+    async def _export(self, body: bytes, context: grpc.aio.ServicerContext) -> ExportTraceServiceResponse:
+        request = ExportTraceServiceRequest()
+        try:
+            request.ParseFromString(body)
+        except Exception as exc:  # DecodeError, or anything upb raises on garbage
+            self._counters.invalid_requests += 1
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"request body is not a valid ExportTraceServiceRequest: {str(exc)[:200]}",
+            )
+        envelopes, rejected = split_request(request)
+        if envelopes:
+            try:
+                self._consume(envelopes)
+            except Backpressure as exc:
+                self._counters.refused_spans += len(envelopes)
+                context.set_trailing_metadata(_retry_info_trailer(str(exc), exc.retry_after))
+                await context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry after {exc.retry_after:g}s")
+        self._counters.accepted_spans += len(envelopes)
+        response = ExportTraceServiceResponse()
+        if rejected is not None:
+            self._counters.rejected_spans += rejected.count
+            response.partial_success.CopyFrom(
+                ExportTracePartialSuccess(rejected_spans=rejected.count, error_message=rejected.reason)
+            )
+        return response

@@ -1,0 +1,148 @@
+"""Trace assembler with a fake clock: release rules, bounds, late spans. No sleeping."""
+
+from __future__ import annotations
+
+from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
+from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
+
+from otel_mapper.otlp import SpanEnvelope
+from processor.assembler import AssemblerLimits, ReleaseReason, TraceAssembler
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+RESOURCE = Resource()
+SCOPE = InstrumentationScope(name="test")
+
+
+def span(trace: int, span_id: int, parent: int | None = None) -> SpanEnvelope:
+    message = Span(
+        trace_id=trace.to_bytes(16, "big"),
+        span_id=span_id.to_bytes(8, "big"),
+        parent_span_id=parent.to_bytes(8, "big") if parent else b"",
+        name=f"s{span_id}",
+    )
+    return SpanEnvelope(RESOURCE, "", SCOPE, "", message)
+
+
+def make(clock: FakeClock, **limits: float) -> TraceAssembler:
+    defaults = {"decision_wait": 2.0, "idle_timeout": 30.0, "max_trace_wait": 300.0}
+    defaults.update(limits)
+    return TraceAssembler(limits=AssemblerLimits(**defaults), clock=clock)  # type: ignore[arg-type]
+
+
+def test_root_then_quiet_for_decision_wait_releases() -> None:
+    clock = FakeClock()
+    assembler = make(clock)
+    assembler.add([span(1, 2, parent=1)])
+    clock.advance(1.0)
+    assembler.add([span(1, 1)])
+    clock.advance(1.9)
+    assert assembler.poll() == []
+    clock.advance(0.2)
+    (released,) = assembler.poll()
+    assert released.reason is ReleaseReason.DECISION_WAIT
+    assert {e.span.span_id[-1] for e in released.envelopes} == {1, 2}
+    assert released.revision == 1 and not released.reason.early
+
+
+def test_spans_after_the_root_keep_the_trace_open() -> None:
+    clock = FakeClock()
+    assembler = make(clock)
+    assembler.add([span(1, 1)])
+    for child in range(2, 6):
+        clock.advance(1.5)
+        assembler.add([span(1, child, parent=1)])
+        assert assembler.poll() == []
+    clock.advance(2.0)
+    (released,) = assembler.poll()
+    assert len(released.envelopes) == 5
+
+
+def test_without_root_waits_for_idle_timeout() -> None:
+    clock = FakeClock()
+    assembler = make(clock)
+    assembler.add([span(1, 2, parent=1)])
+    clock.advance(29.0)
+    assert assembler.poll() == []
+    clock.advance(1.0)
+    (released,) = assembler.poll()
+    assert released.reason is ReleaseReason.IDLE_TIMEOUT
+
+
+def test_max_trace_wait_releases_a_busy_trace_early() -> None:
+    clock = FakeClock()
+    assembler = make(clock, max_trace_wait=10.0, idle_timeout=5.0, decision_wait=1.0)
+    for child in range(2, 40):
+        assembler.add([span(1, child, parent=1)])
+        clock.advance(0.5)
+    released = assembler.poll()
+    assert [r.reason for r in released] == [ReleaseReason.MAX_TRACE_WAIT]
+    assert released[0].reason.early
+
+
+def test_num_traces_bound_releases_oldest_first_as_early() -> None:
+    clock = FakeClock()
+    assembler = TraceAssembler(limits=AssemblerLimits(num_traces=2), clock=clock)
+    assert assembler.add([span(1, 1)]) == []
+    clock.advance(0.1)
+    assert assembler.add([span(2, 1)]) == []
+    clock.advance(0.1)
+    (evicted,) = assembler.add([span(3, 1)])
+    assert evicted.trace_id[-1] == 1 and evicted.reason is ReleaseReason.BUFFER_FULL
+    assert assembler.traces_held == 2
+    assert assembler.stats.released_early == 1
+
+
+def test_span_bound_releases_early_and_never_drops() -> None:
+    clock = FakeClock()
+    assembler = TraceAssembler(limits=AssemblerLimits(max_buffered_spans=5), clock=clock)
+    released = assembler.add([span(1, i) for i in range(1, 4)] + [span(2, i) for i in range(1, 5)])
+    held = assembler.stats.spans_held
+    total = sum(len(r.envelopes) for r in released) + held
+    assert total == 7 and held <= 5
+    assert all(r.reason is ReleaseReason.BUFFER_FULL for r in released)
+
+
+def test_late_spans_start_a_new_revision() -> None:
+    clock = FakeClock()
+    assembler = make(clock)
+    assembler.add([span(1, 1)])
+    clock.advance(3.0)
+    (first,) = assembler.poll()
+    assert first.revision == 1
+    assembler.add([span(1, 9, parent=1)])
+    clock.advance(31.0)
+    (second,) = assembler.poll()
+    assert second.revision == 2 and second.late
+    assert assembler.stats.late_spans == 1
+
+
+def test_drain_releases_everything_as_shutdown() -> None:
+    clock = FakeClock()
+    assembler = make(clock)
+    assembler.add([span(1, 1), span(2, 1), span(3, 2, parent=1)])
+    released = assembler.drain()
+    assert sorted(r.trace_id[-1] for r in released) == [1, 2, 3]
+    assert all(r.reason is ReleaseReason.SHUTDOWN for r in released)
+    assert assembler.traces_held == 0 and assembler.stats.spans_held == 0
+
+
+def test_next_due_in_tells_the_owner_how_long_to_wait() -> None:
+    clock = FakeClock()
+    assembler = make(clock)
+    assert assembler.next_due_in() is None
+    assembler.add([span(1, 1)])
+    assert assembler.next_due_in() == 2.0
+    clock.advance(0.5)
+    assert assembler.next_due_in() == 1.5

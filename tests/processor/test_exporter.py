@@ -1,0 +1,89 @@
+"""OTLP/gRPC exporter against a scripted backend: retry classification, RetryInfo, partial success, headers."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import grpc
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from processor.config import ExportConfig, QueueConfig, RetryConfig
+from processor.exporter import OtlpGrpcExporter
+from processor.telemetry import ExporterCounters
+from tests.support.scripted_backend import Reply, ScriptedBackend
+
+
+def request(spans: int = 3) -> ExportTraceServiceRequest:
+    req = ExportTraceServiceRequest()
+    scope = req.resource_spans.add().scope_spans.add()
+    for number in range(spans):
+        scope.spans.add(trace_id=bytes(range(1, 17)), span_id=(number + 1).to_bytes(8, "big"), name="s")
+    return req
+
+
+async def _run(script: list[Reply], *, max_elapsed: float = 300.0, headers=None):
+    backend = ScriptedBackend(script)
+    port = await backend.start()
+    delays: list[float] = []
+
+    async def fake_sleep(seconds: float) -> None:
+        delays.append(seconds)
+
+    counters = ExporterCounters()
+    config = ExportConfig(
+        endpoint=f"127.0.0.1:{port}",
+        headers=headers or {},
+        retry_on_failure=RetryConfig(initial_interval=1.0, max_interval=4.0, max_elapsed_time=max_elapsed),
+        sending_queue=QueueConfig(queue_size=4, num_consumers=1),
+    )
+    exporter = OtlpGrpcExporter(config, counters, sleep=fake_sleep, rng=random.Random(7))
+    await exporter.start()
+    try:
+        await exporter.put(request())
+        await exporter.flush()
+    finally:
+        await exporter.shutdown(deadline=5)
+        await backend.stop()
+    return backend, counters, delays
+
+
+def test_unavailable_is_retried_with_backoff_then_delivered() -> None:
+    backend, counters, delays = asyncio.run(_run([Reply(grpc.StatusCode.UNAVAILABLE), Reply(grpc.StatusCode.UNAVAILABLE), Reply()]))
+    assert len(backend.received) == 3
+    assert counters.sent_spans == 3 and counters.send_failed_spans == 0 and counters.retries == 2
+    assert 0.5 <= delays[0] <= 1.5 and 0.75 <= delays[1] <= 2.25  # initial interval, then x1.5, with jitter
+
+
+def test_invalid_argument_is_permanent() -> None:
+    backend, counters, delays = asyncio.run(_run([Reply(grpc.StatusCode.INVALID_ARGUMENT)]))
+    assert len(backend.received) == 1 and delays == []
+    assert counters.send_failed_spans == 3 and counters.sent_spans == 0
+
+
+def test_resource_exhausted_without_retry_info_is_permanent() -> None:
+    backend, counters, delays = asyncio.run(_run([Reply(grpc.StatusCode.RESOURCE_EXHAUSTED)]))
+    assert len(backend.received) == 1 and counters.send_failed_spans == 3
+
+
+def test_resource_exhausted_with_retry_info_honours_the_delay() -> None:
+    backend, counters, delays = asyncio.run(_run([Reply(grpc.StatusCode.RESOURCE_EXHAUSTED, retry_delay=7), Reply()]))
+    assert delays == [7.0]
+    assert counters.sent_spans == 3
+
+
+def test_gives_up_at_max_elapsed_time() -> None:
+    backend, counters, delays = asyncio.run(_run([Reply(grpc.StatusCode.UNAVAILABLE)] * 50, max_elapsed=5.0))
+    assert sum(delays) <= 5.0
+    assert counters.send_failed_spans == 3 and counters.sent_spans == 0
+
+
+def test_partial_success_is_counted_not_retried() -> None:
+    backend, counters, delays = asyncio.run(_run([Reply(rejected=2)]))
+    assert len(backend.received) == 1
+    assert counters.partial_rejected_spans == 2 and counters.sent_spans == 1
+
+
+def test_headers_are_sent_for_tenants() -> None:
+    backend, _, _ = asyncio.run(_run([Reply()], headers={"x-scope-orgid": "tenant-a"}))
+    assert backend.metadata[0]["x-scope-orgid"] == "tenant-a"
