@@ -94,6 +94,8 @@ class Config:
     max_buffered_spans: int = 1_000_000
     released_cache_size: int = 100_000
     content_mode: Literal["keep", "digest", "drop"] = "digest"
+    passthrough: bool = False
+    """Receiver -> exporter only, no grouping, mapping or detection (a baseline for benchmarks)."""
     detectors: DetectorsConfig = field(default_factory=DetectorsConfig)
 
     def with_overrides(self, **changes: Any) -> Config:
@@ -266,7 +268,8 @@ def parse_config(raw: Any, source: str = "config") -> Config:
     receiver = top.section("receiver", {"endpoint", "max_recv_msg_size_mib", "max_concurrent_streams"})
     processor = top.section(
         "processor",
-        {"decision_wait", "idle_timeout", "max_trace_wait", "num_traces", "max_buffered_spans", "released_cache_size"},
+        {"decision_wait", "idle_timeout", "max_trace_wait", "num_traces", "max_buffered_spans", "released_cache_size",
+         "passthrough"},
     )
     output = top.section("output", {"directory", "write_artifacts", "content_mode"})
     listen = receiver.str("endpoint", DEFAULT_LISTEN) or DEFAULT_LISTEN
@@ -287,6 +290,7 @@ def parse_config(raw: Any, source: str = "config") -> Config:
         num_traces=processor.int("num_traces", 50_000, minimum=1),
         max_buffered_spans=processor.int("max_buffered_spans", 1_000_000, minimum=1),
         released_cache_size=processor.int("released_cache_size", 100_000, minimum=0),
+        passthrough=processor.bool("passthrough", False),
         detectors=parse_detectors(top.raw.get("detectors"), problems),
     )
     if config.decision_wait > config.idle_timeout:

@@ -142,6 +142,10 @@ class TrajectoryService:
             raise Backpressure("analysis and export are behind", retry_after=1.0)
         if self._exporter is not None and not self._exporter.has_room(1):
             raise Backpressure("export queue is full", retry_after=2.0)
+        if self._config.passthrough and self._exporter is not None:
+            for request in build_requests(envelopes, self._exporter.max_message_bytes):
+                self._exporter.enqueue(request)
+            return
         for released in self._assembler.add(envelopes):
             self._enqueue_release(released)
         if self._wake is not None:
