@@ -245,17 +245,21 @@ def _parse_export(reader: _Reader) -> ExportConfig | None:
         num_consumers=queue.int("num_consumers", 4, minimum=1),
         storage=queue.str("storage", None),
     )
-    if endpoint is None:
+    insecure = tls.bool("insecure", True)
+    compression = reader.choice("compression", "gzip", ("none", "gzip"))
+    timeout = reader.duration("timeout", 10.0)
+    max_message_bytes = reader.int("max_message_bytes", 4 * MiB, minimum=1024)
+    if not endpoint:
         if reader.raw:
-            reader.problems.append(f"{reader._at('endpoint')}: required when the export section is present")
+            reader.problems.append(f"{reader._at('endpoint')}: required when the exporter section is present")
         return None
     return ExportConfig(
         endpoint=endpoint,
-        insecure=tls.bool("insecure", True),
+        insecure=insecure,
         headers=headers,
-        compression=reader.choice("compression", "gzip", ("none", "gzip")),  # type: ignore[arg-type]
-        timeout=reader.duration("timeout", 10.0),
-        max_message_bytes=reader.int("max_message_bytes", 4 * MiB, minimum=1024),
+        compression=compression,  # type: ignore[arg-type]
+        timeout=timeout,
+        max_message_bytes=max_message_bytes,
         retry_on_failure=retry_config,
         sending_queue=queue_config,
     )

@@ -1,0 +1,62 @@
+"""Config loading: defaults, env expansion, every problem reported at once, every config file in the repo loads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from processor.config import Config, ConfigError, load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_defaults() -> None:
+    config = load_config(None)
+    assert config == Config()
+    assert config.listen == "127.0.0.1:4317" and config.decision_wait == 2.0 and config.export is None
+
+
+def test_durations_env_and_collector_names(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "processor: {decision_wait: 500ms, idle_timeout: 10s, max_trace_wait: 2m}\n"
+        "exporter:\n  endpoint: ${env:BACKEND}\n  headers: {X-Scope-OrgID: ${env:TENANT:-acme}}\n"
+        "  retry_on_failure: {initial_interval: 1s}\n  sending_queue: {queue_size: 10, num_consumers: 2}\n"
+    )
+    config = load_config(path, environ={"BACKEND": "tempo:4317"})
+    assert config.decision_wait == 0.5 and config.idle_timeout == 10.0 and config.max_trace_wait == 120.0
+    assert config.export is not None and config.export.endpoint == "tempo:4317"
+    assert config.export.headers == {"x-scope-orgid": "acme"}
+    assert config.export.retry_on_failure.initial_interval == 1.0
+    assert config.export.sending_queue.queue_size == 10
+
+
+def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "receiver: {endpoint: nowhere}\n"
+        "processor: {decision_wait: soon, num_traces: -1, bogus: 1}\n"
+        "exporter: {endpoint: ${env:MISSING}, compression: zstd}\n"
+        "output: {content_mode: everything}\n"
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, environ={})
+    problems = "\n".join(caught.value.problems)
+    for expected in ("MISSING is not set", "receiver.endpoint", "processor.decision_wait", "processor.num_traces",
+                     "processor.bogus: unknown key", "exporter.compression", "output.content_mode"):
+        assert expected in problems
+    assert len(caught.value.problems) >= 7
+
+
+def test_unreadable_file_says_so(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "absent.yaml")
+
+
+@pytest.mark.parametrize("path", sorted(p for p in ROOT.glob("corpus/**/*.yaml") if ".venvs" not in p.parts),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_config_file_in_the_repo_loads(path: Path) -> None:
+    if path.name == "refs.yaml" or "reference" in path.name:
+        pytest.skip("reference-path file, not a processor config")
+    load_config(path, environ={})

@@ -1,0 +1,49 @@
+"""OTLP/JSON codec: hex ids, round trip with protobuf, content detection, clear errors."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from otel_mapper.otlp_json import OtlpDecodeError, decode_any, decode_json_lines, encode_json_line
+
+
+def sample() -> ExportTraceServiceRequest:
+    request = ExportTraceServiceRequest()
+    scope = request.resource_spans.add().scope_spans.add()
+    span = scope.spans.add(trace_id=bytes(range(16)), span_id=bytes(range(1, 9)), parent_span_id=bytes(range(2, 10)),
+                           name="chat m", kind=3, start_time_unix_nano=1_700_000_000_000_000_000)
+    span.attributes.add(key="gen_ai.operation.name").value.string_value = "chat"
+    link = span.links.add(trace_id=bytes(range(16)), span_id=bytes(range(3, 11)))
+    link.attributes.add(key="k").value.int_value = 3
+    return request
+
+
+def test_ids_are_hex_and_round_trip() -> None:
+    line = encode_json_line(sample())
+    data = orjson.loads(line)
+    span = data["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
+    assert span["traceId"] == bytes(range(16)).hex()
+    assert span["spanId"] == bytes(range(1, 9)).hex()
+    assert span["links"][0]["spanId"] == bytes(range(3, 11)).hex()
+    assert span["kind"] == 3
+    (decoded,) = decode_json_lines(line)
+    assert decoded == sample()
+
+
+def test_lines_and_binary_are_detected() -> None:
+    lines = encode_json_line(sample()) + b"\n" + encode_json_line(sample())
+    assert len(decode_any(lines)) == 2
+    assert decode_any(sample().SerializeToString()) == [sample()]
+
+
+def test_bad_hex_id_names_the_field() -> None:
+    bad = b'{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz","spanId":"0102030405060708"}]}]}]}'
+    with pytest.raises(OtlpDecodeError, match="traceId"):
+        decode_json_lines(bad)
+
+
+def test_garbage_is_refused() -> None:
+    with pytest.raises(OtlpDecodeError):
+        decode_any(b"\xff\xfe\x00garbage")
