@@ -9,6 +9,7 @@
 3. Writes corpus/traces/index.json (library, scenario, span count, trace ids, terminal status, findings).
 
 Options: --only LIB[,LIB] --scenarios S[,S] --no-install --python PYTHON3.11
+Afterwards `python corpus/generate/crosscheck.py` compares the labels with a plain span classification.
 """
 from __future__ import annotations
 
@@ -28,8 +29,7 @@ VENVS = HERE / ".venvs"
 ALL_SCENARIOS = ["plain_tool_use", "parallel_tools", "tool_loop", "tool_error_recovery", "forbidden_tool",
                  "write_without_read", "handoff", "model_429", "model_500", "model_timeout", "runaway_tokens",
                  "hallucinated_tool"]
-AGENTS_SCENARIOS = ["plain_tool_use", "parallel_tools", "tool_loop", "tool_error_recovery", "forbidden_tool",
-                    "write_without_read", "handoff", "model_500", "model_timeout", "runaway_tokens"]
+AGENTS_SCENARIOS = ALL_SCENARIOS
 
 # library -> (venv, app module, scenarios)
 MATRIX = {

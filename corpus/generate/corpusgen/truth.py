@@ -70,6 +70,11 @@ class Truth:
 
 def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     content = bool(meta["content_captured"])
+    # What the library records at all (a property of the library, declared by its adapter, not read from traces):
+    out_seen = meta.get("model_output_recorded", content)     # tool calls in model output -> proposals
+    in_seen = meta.get("model_input_recorded", content)       # tool results in model input -> consumption
+    usage_seen = meta.get("usage_recorded", True)             # token usage on model-call spans
+    halluc_seen = meta.get("unknown_tool_evidence", content)  # tool definitions, or the rejection in content/status
     delivered = [r for r in server_log if r.get("status") == 200 and r.get("outcome") == "ok"]
     proposals = [(r, p) for r in delivered for p in r.get("proposed", [])]
     exec_by_call = {t["call_id"]: t for t in truth.tools if t["call_id"]}
@@ -84,9 +89,9 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     for r, p in proposals:
         ex = exec_by_call.get(p["id"])
         flow = {"tool_call_id": p["id"], "tool_name": p["name"],
-                "proposed_by_span": r.get("span") if content else None,
+                "proposed_by_span": r.get("span") if out_seen else None,
                 "executed_by_span": ex["span_id"] if ex else None,
-                "consumed_by_span": first_consumer(p["id"]) if content else None}
+                "consumed_by_span": first_consumer(p["id"]) if in_seen else None}
         flow.update(truth.flow_overrides.get(p["id"], {}))
         tool_flows.append(flow)
 
@@ -109,7 +114,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         if t["status"] == "error":
             findings.append({"category": "tool_error", "status": "fail", "anchor_span": t["span_id"]})
         if t["status"] == "unknown_tool":
-            findings.append({"category": "hallucinated_tool", "status": "fail", "anchor_span": t["span_id"]})
+            findings.append({"category": "hallucinated_tool", "status": "fail" if halluc_seen else "indeterminate",
+                             "anchor_span": t["span_id"]})
         if _match(t["name"], FORBIDDEN_PATTERNS):
             findings.append({"category": "policy_violation", "status": "fail", "anchor_span": t["span_id"]})
         if _match(t["name"], WRITE_PATTERNS) and not reads_seen:
@@ -120,7 +126,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     for r, p in proposals:
         if truth.offered_tools and p["name"] not in truth.offered_tools and p["id"] not in exec_by_call \
                 and p["id"] not in truth.flow_overrides:
-            findings.append({"category": "hallucinated_tool", "status": "fail", "anchor_span": r.get("span")})
+            findings.append({"category": "hallucinated_tool", "status": "fail" if halluc_seen else "indeterminate",
+                             "anchor_span": r.get("span")})
     for r in server_log:
         if r.get("status") == 429:
             findings.append({"category": "rate_limited", "status": "fail", "anchor_span": r.get("span")})
@@ -131,13 +138,14 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     total_tokens = sum(sum(r.get("usage") or (0, 0)) for r in delivered)
     if total_tokens > MAX_TOTAL_TOKENS:
         anchor = truth.agents[0]["span_id"] if truth.agents else (truth.workflows[0]["span_id"] if truth.workflows else None)
-        findings.append({"category": "budget_exceeded", "status": "fail", "anchor_span": anchor})
+        findings.append({"category": "budget_exceeded", "status": "fail" if usage_seen else "indeterminate",
+                         "anchor_span": anchor})
 
     kinds = {
         "agent_invocation": len(truth.agents),
         "model_call": len(server_log),
         "tool_execution": len(truth.tools),
-        "tool_proposal": len(proposals) if content else 0,
+        "tool_proposal": len(proposals) if out_seen else 0,
         "workflow_step": len(truth.workflows),
         "handoff": 0,
         "guardrail": 0,
@@ -155,6 +163,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         "unordered_pairs": unordered,
         "findings": findings,
         "terminal_status": truth.terminal_status,
+        "recorded_by_library": {"model_output": out_seen, "model_input": in_seen, "token_usage": usage_seen,
+                                "unknown_tool_evidence": halluc_seen},
         "ground_truth": {
             "model_requests": [{k: r.get(k) for k in ("seq", "status", "outcome", "span", "usage")}
                                | {"proposed_tool_call_ids": [p["id"] for p in r.get("proposed", [])]}

@@ -1,0 +1,313 @@
+"""OpenAI Agents SDK (`openai-agents`, switched to Chat Completions) against the fake server, one instrumentation
+per run. Run inside that library's venv:
+
+    .venvs/<venv>/bin/python -m apps.agents --lib openinference-openai-agents --scenario handoff --out DIR
+
+Ground truth: a TracingProcessor registered *after* the instrumentor's own records every SDK span (type, name,
+error) together with the OTel span the instrumentor created for it (read from the instrumentor's in-flight span
+map at on_span_start time). HTTP requests carry the SDK's current span id; tool bodies record the ToolContext's
+tool_call_id with the SDK's current span id. Nothing is read back from the exported trace.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from corpusgen import tools as T  # noqa: E402
+from corpusgen.harness import otlp_sdk_pipeline, run_one  # noqa: E402
+from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # noqa: E402
+from corpusgen.truth import Truth  # noqa: E402
+from agents.tool_context import ToolContext  # noqa: E402  (module level: function_tool resolves annotations)
+
+MODEL = "gpt-4o-mini"
+
+# SDK span type (or custom span name) -> label node kind, per instrumentation (what each one emits for it).
+KIND_MAPS = {
+    # OpenInference: trace root is an AGENT span; agent->AGENT, custom task/turn->CHAIN, generation->LLM,
+    # function->TOOL, handoff->TOOL "handoff to X" (a handoff node).
+    "openinference-openai-agents": {"__root__": "agent_invocation", "agent": "agent_invocation",
+                                    "generation": "model_call", "function": "tool_execution",
+                                    "handoff": "handoff", "custom": "workflow_step", "task": "workflow_step", "turn": "workflow_step", "guardrail": "guardrail"},
+    # OpenLLMetry: root "Agent Workflow" (traceloop.span.kind=workflow); custom task/turn spans are not exported.
+    "traceloop-openai-agents": {"__root__": "workflow_step", "agent": "agent_invocation",
+                                "generation": "model_call", "function": "tool_execution", "handoff": "handoff",
+                                "guardrail": "guardrail"},
+    # OTel contrib v2: root "Agent workflow" is an invoke_agent span; task/turn spans become `unknown` operations.
+    "openai-agents-v2": {"__root__": "agent_invocation", "agent": "agent_invocation", "generation": "model_call",
+                         "function": "tool_execution", "handoff": "handoff", "custom": "workflow_step", "task": "workflow_step", "turn": "workflow_step",
+                         "guardrail": "guardrail"},
+}
+
+
+def _hex(span) -> str | None:
+    if span is None:
+        return None
+    ctx = span.get_span_context()
+    return format(ctx.span_id, "016x") if ctx.is_valid else None
+
+
+class TruthProcessor:
+    """Registered after the instrumentor: maps SDK spans to the OTel spans the instrumentor created."""
+
+    def __init__(self):
+        self.sdk_spans: list[dict] = []
+        self.by_sdk_id: dict[str, dict] = {}
+        self.roots: list[dict] = []
+
+    def _instrumentor_processors(self):
+        from agents.tracing import get_trace_provider
+        mp = getattr(get_trace_provider(), "_multi_processor", None)
+        return [p for p in getattr(mp, "_processors", ()) if p is not self]
+
+    def _otel_for(self, sdk_obj, key):
+        for p in self._instrumentor_processors():
+            m = getattr(p, key, None)
+            if isinstance(m, dict):
+                for k in (sdk_obj.span_id if key == "_otel_spans" else sdk_obj.trace_id, sdk_obj):
+                    try:
+                        if k in m:
+                            return m[k]
+                    except TypeError:
+                        pass
+        return None
+
+    def on_trace_start(self, trace):
+        root = self._otel_for(trace, "_root_spans")
+        self.roots.append({"name": trace.name, "otel": _hex(root),
+                           "trace_id": format(root.get_span_context().trace_id, "032x") if root else None})
+
+    def on_trace_end(self, trace):
+        pass
+
+    def on_span_start(self, span):
+        data = span.span_data
+        otel = self._otel_for(span, "_otel_spans")
+        rec = {"sdk_id": span.span_id, "parent": span.parent_id, "type": data.type,
+               "name": getattr(data, "name", None), "otel": _hex(otel),
+               "trace_id": format(otel.get_span_context().trace_id, "032x") if otel else None}
+        if data.type == "handoff":
+            rec.update(from_agent=data.from_agent, to_agent=data.to_agent)
+        self.sdk_spans.append(rec)
+        self.by_sdk_id[span.span_id] = rec
+
+    def on_span_end(self, span):
+        rec = self.by_sdk_id.get(span.span_id)
+        if rec is not None:
+            rec["error"] = span.error
+            if span.span_data.type == "handoff":
+                rec.update(from_agent=span.span_data.from_agent, to_agent=span.span_data.to_agent)
+
+    def shutdown(self):
+        pass
+
+    def force_flush(self):
+        pass
+
+
+class AgentsAdapter:
+    def __init__(self, library: str):
+        self.library = library
+        self.convention = {"openinference-openai-agents": "openinference",
+                           "traceloop-openai-agents": "openllmetry", "openai-agents-v2": "otel-genai"}[library]
+        self.content = True
+        self.truth_proc = TruthProcessor()
+
+    def setup(self, endpoint):
+        from agents import add_trace_processor, set_trace_processors
+        if self.library == "traceloop-openai-agents":
+            os.environ.update(TRACELOOP_TELEMETRY="false", TRACELOOP_METRICS_ENABLED="false",
+                              TRACELOOP_LOGGING_ENABLED="false", TRACELOOP_TRACE_CONTENT="true")
+            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+            from traceloop.sdk import Traceloop
+            from traceloop.sdk.instruments import Instruments
+            set_trace_processors([])  # drop the SDK's default uploader to OpenAI
+            Traceloop.init(app_name=f"corpus-{self.library}", api_endpoint="http://127.0.0.1:9",
+                           exporter=OTLPSpanExporter(endpoint=endpoint, insecure=True), disable_batch=False,
+                           telemetry_enabled=False, instruments={Instruments.OPENAI_AGENTS},
+                           resource_attributes={"deployment.environment.name": "corpus"})
+        else:
+            provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
+            set_trace_processors([])  # drop the SDK's default uploader to OpenAI
+            if self.library == "openinference-openai-agents":
+                from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+                OpenAIAgentsInstrumentor().instrument(tracer_provider=provider)
+            else:
+                os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "true"
+                from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+                OpenAIAgentsInstrumentor().instrument(tracer_provider=provider)
+        add_trace_processor(self.truth_proc)
+
+    def shutdown(self):
+        from opentelemetry import trace
+        provider = trace.get_tracer_provider()
+        provider.force_flush()
+        provider.shutdown()
+
+    def model_span_for(self, request_log_entry):
+        rec = self.truth_proc.by_sdk_id.get(request_log_entry.get("sdk_span") or "")
+        return rec["otel"] if rec else None
+
+
+def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+    import openai
+    from agents import (Agent, AgentsException, MaxTurnsExceeded, ModelSettings, Runner, function_tool,
+                        set_default_openai_api, set_default_openai_client)
+    from agents import trace as sdk_trace
+    from agents.tracing import get_current_span
+
+    spec = SCENARIOS[scenario]
+    tp = adapter.truth_proc
+    denied: list[str] = []
+
+    async def hook(request):
+        sdk_span = get_current_span()
+        if sdk_span is not None and getattr(sdk_span, "span_id", None):
+            request.headers["x-corpus-sdk-span"] = sdk_span.span_id
+
+    client = openai.AsyncOpenAI(base_url=base_url, api_key="sk-corpus-fake", max_retries=0, timeout=1.0,
+                                http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [hook]}))
+    set_default_openai_client(client, use_for_tracing=False)
+    set_default_openai_api("chat_completions")
+
+    def run_tool(ctx: ToolContext, name: str, args: dict) -> str:
+        sdk_span = get_current_span()
+        rec = tp.by_sdk_id.get(sdk_span.span_id) if sdk_span else None
+        span_id = rec["otel"] if rec and rec["type"] == "function" else None
+        if span_id is None:
+            truth.notes.append(f"tool {name}: no OTel span found for the SDK function span")
+        if T.is_forbidden(name):
+            denied.append(name)
+            truth.record_tool(ctx.tool_call_id, name, "denied", span_id=span_id, args=args)
+            return T.denial(name)
+        try:
+            out = T.FUNCTIONS[name](**args)
+        except T.ToolFailure:
+            truth.record_tool(ctx.tool_call_id, name, "error", span_id=span_id, args=args)
+            raise
+        truth.record_tool(ctx.tool_call_id, name, "ok", span_id=span_id, args=args)
+        return out
+
+    def d(name):
+        return dict(name_override=name, description_override=T.DESCRIPTIONS[name])
+
+    @function_tool(**d("get_weather"))
+    def get_weather(ctx: ToolContext, city: str) -> str:
+        return run_tool(ctx, "get_weather", {"city": city})
+
+    @function_tool(**d("lookup_order"))
+    def lookup_order(ctx: ToolContext, order_id: str) -> str:
+        return run_tool(ctx, "lookup_order", {"order_id": order_id})
+
+    @function_tool(**d("update_record"))
+    def update_record(ctx: ToolContext, record_id: str, field: str, value: str) -> str:
+        return run_tool(ctx, "update_record", {"record_id": record_id, "field": field, "value": value})
+
+    @function_tool(**d("delete_file"))
+    def delete_file(ctx: ToolContext, path: str) -> str:
+        return run_tool(ctx, "delete_file", {"path": path})
+
+    @function_tool(**d("get_file_info"))
+    def get_file_info(ctx: ToolContext, path: str) -> str:
+        return run_tool(ctx, "get_file_info", {"path": path})
+
+    @function_tool(**d("search_docs"))
+    def search_docs(ctx: ToolContext, query: str) -> str:
+        return run_tool(ctx, "search_docs", {"query": query})
+
+    registry = {t.name: t for t in (get_weather, lookup_order, update_record, delete_file, get_file_info,
+                                    search_docs)}
+    settings = ModelSettings(temperature=0.2)
+    truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
+    if scenario == "handoff":
+        billing = Agent(name="billing_agent", instructions=SPECIALIST_PROMPT, model=MODEL, model_settings=settings,
+                        tools=[registry[n] for n in spec["specialist_tools"]])
+        start = Agent(name="triage_agent", instructions=SYSTEM_PROMPT, model=MODEL, model_settings=settings,
+                      tools=[registry[n] for n in spec["tools"]], handoffs=[billing])
+        truth.offered_tools.add("transfer_to_billing_agent")
+    else:
+        start = Agent(name="support_agent", instructions=SYSTEM_PROMPT, model=MODEL, model_settings=settings,
+                      tools=[registry[n] for n in spec["tools"]])
+
+    async def run_app():
+        # One explicit SDK trace per app run (what Runner.run would open itself), so that the app-level retry after
+        # an HTTP 429 (a second Runner.run) lands in the same trace.
+        with sdk_trace("Agent workflow"):
+            try:
+                return await Runner.run(start, spec["user"], max_turns=10)
+            except openai.RateLimitError:
+                truth.notes.append("app retried the run once after HTTP 429")
+                await asyncio.sleep(0.1)
+                return await Runner.run(start, spec["user"], max_turns=10)
+
+    try:
+        asyncio.run(run_app())
+        truth.terminal_status = "policy_violation" if denied else "success"
+    except openai.APITimeoutError as exc:
+        truth.terminal_status, truth.error = "infra_timeout", repr(exc)
+    except openai.RateLimitError as exc:
+        truth.terminal_status, truth.error = "rate_limited", repr(exc)
+    except openai.APIStatusError as exc:
+        truth.terminal_status, truth.error = "error", repr(exc)
+    except MaxTurnsExceeded as exc:
+        truth.terminal_status, truth.error = "max_turns", repr(exc)
+    except AgentsException as exc:  # e.g. ModelBehaviorError for a tool the agent does not have
+        truth.terminal_status, truth.error = "error", repr(exc)
+
+    # ---- node kinds, agents, handoffs from the SDK's own span records --------------------------------------------
+    kmap = KIND_MAPS[adapter.library]
+    counts = {k: 0 for k in ("agent_invocation", "model_call", "tool_execution", "workflow_step", "handoff",
+                             "guardrail")}
+    agents_rec = []
+    for root in tp.roots:
+        kind = kmap["__root__"]
+        counts[kind] += 1
+        truth.trace_id = truth.trace_id or root["trace_id"]
+        if kind == "agent_invocation":
+            agents_rec.append({"name": root["name"], "span_id": root["otel"]})
+        else:
+            truth.workflows.append({"name": root["name"], "span_id": root["otel"]})
+    for rec in tp.sdk_spans:
+        kind = kmap.get(rec["type"])
+        if kind is None or rec["otel"] is None:
+            continue  # the instrumentation emits no span for it
+        counts[kind] += 1
+        truth.trace_id = truth.trace_id or rec["trace_id"]
+        if kind == "agent_invocation":
+            agents_rec.append({"name": rec["name"], "span_id": rec["otel"]})
+    truth.agents = agents_rec
+    truth.kind_counts = counts
+    handoff_recs = [r for r in tp.sdk_spans if r["type"] == "handoff"]
+    for h in handoff_recs:
+        target = next((r for r in tp.sdk_spans if r["type"] == "agent" and r["name"] == h.get("to_agent")
+                       and r["otel"]), None)
+        truth.handoffs.append({"from_span": h["otel"], "to_span": target["otel"] if target else None})
+    if handoff_recs:
+        # The SDK executes the model's transfer_to_<agent> call as its handoff span (one handoff per run here).
+        truth.flow_overrides["call_handoff_1"] = {"executed_by_span": handoff_recs[0]["otel"]}
+    truth.notes.append("sdk spans: " + ", ".join(f"{r['type']}:{r['name']}" for r in tp.sdk_spans))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", required=True, choices=sorted(KIND_MAPS))
+    ap.add_argument("--scenario", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    adapter = AgentsAdapter(a.lib)
+    meta = {"library": adapter.library, "convention": adapter.convention, "scenario": a.scenario,
+            "content_captured": adapter.content}
+    if a.lib == "traceloop-openai-agents":
+        # Observed: with the Chat Completions API its `openai.response` spans carry only gen_ai.input.messages
+        # (no output messages, no token usage, no response id), and a run that dies on an unknown tool leaves
+        # every span OK with no trace of the tool name.
+        meta.update(model_output_recorded=False, usage_recorded=False, unknown_tool_evidence=False)
+    return run_one(meta, adapter, run_agents, Path(a.out), family="agents")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

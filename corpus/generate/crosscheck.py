@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Sanity check (not a labeller): classify captured spans with the label rules and compare with labels.json.
+
+`python corpus/generate/crosscheck.py` prints every trace whose span-kind counts differ from the labels' counts
+(tool_proposal excluded: it is not a span). The labels come from ground truth; a mismatch here means the generator
+or the mapping table in apps/agents.py is wrong and must be investigated, never "fixed" by copying these counts.
+"""
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+TRACES = Path(__file__).resolve().parent.parent / "traces"
+
+
+def classify(span):
+    a = {x["key"]: next(iter(x["value"].values())) for x in span.get("attributes", [])}
+    oi = a.get("openinference.span.kind")
+    if oi:
+        if oi == "TOOL" and span["name"].startswith("handoff to "):
+            return "handoff"
+        return {"AGENT": "agent_invocation", "LLM": "model_call", "TOOL": "tool_execution",
+                "CHAIN": "workflow_step", "GUARDRAIL": "guardrail"}.get(oi, "other")
+    tl = a.get("traceloop.span.kind")
+    if tl:
+        return {"agent": "agent_invocation", "tool": "tool_execution", "workflow": "workflow_step",
+                "task": "workflow_step", "handoff": "handoff"}.get(tl, "other")
+    op = a.get("gen_ai.operation.name")
+    return {"invoke_agent": "agent_invocation", "chat": "model_call", "execute_tool": "tool_execution",
+            "invoke_workflow": "workflow_step", "unknown": "workflow_step", "agent_handoff": "handoff",
+            "guardrail_check": "guardrail"}.get(op, "other")
+
+
+def main():
+    bad = 0
+    for lp in sorted(TRACES.glob("*/*/labels.json")):
+        labels = json.loads(lp.read_text())
+        got = Counter()
+        for line in (lp.parent / "trace.otlp.json").read_text().splitlines():
+            for rs in json.loads(line)["resourceSpans"]:
+                for ss in rs["scopeSpans"]:
+                    for sp in ss.get("spans", []):
+                        if sp["traceId"] == labels["trace_id"]:
+                            got[classify(sp)] += 1
+        want = {k: v for k, v in labels["nodes_by_kind"].items() if k != "tool_proposal"}
+        diff = {k: (v, got.get(k, 0)) for k, v in want.items() if got.get(k, 0) != v}
+        if got.get("other"):
+            diff["other"] = (None, got["other"])
+        if diff:
+            bad += 1
+            print(f"{lp.parent.relative_to(TRACES)}: (label, classified) {diff}")
+    print(f"crosscheck: {bad} trace(s) differ")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
