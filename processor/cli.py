@@ -43,7 +43,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="otel-trajectory",
         description="Map AI-agent OpenTelemetry traces into causal trajectories, diagnose them, re-emit them annotated.",
     )
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    parser.add_argument("--log-level", default=None, choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+                        help="default INFO (WARNING for demo, map, eval and validate)")
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="run the OTLP/gRPC processor")
@@ -97,7 +98,8 @@ async def _serve(config: Config) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    level = args.log_level or ("INFO" if args.command == "serve" else "WARNING")
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if getattr(args, "unavailable", None):
         print(f"otel-trajectory {args.command} is not available: {args.unavailable}", file=sys.stderr)
         return 2

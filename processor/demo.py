@@ -72,11 +72,11 @@ async def _run(output_dir: Path, timeout: float) -> int:
     finally:
         await service.shutdown()
         await sink.stop()
-    rows = sorted((row_of(item) for item in analysed), key=lambda row: (sources.get(row.trace_id, ""), row.trace_id))
+    rows = sorted(
+        (replace(row_of(item), source=sources.get(item.released.trace_id.hex(), "?")) for item in analysed),
+        key=lambda row: (row.source, row.trace_id),
+    )
     print(format_table(rows))
-    print()
-    for row in rows:
-        print(f"  {row.trace_id}  {sources.get(row.trace_id, '?')}")
     print()
     print(f"sent {sent} spans in {len(files)} corpus files; received {sink.span_count} annotated spans downstream")
     print(f"bundles, ledgers and spans written under {output_dir}/<trace id>/")

@@ -20,6 +20,7 @@ class Row:
     verdict: str
     root_cause: str
     findings: str
+    source: str = ""
 
 
 def row_of(analysed: AnalysedTrace) -> Row:
@@ -40,11 +41,16 @@ def row_of(analysed: AnalysedTrace) -> Row:
 
 
 def format_table(rows: Iterable[Row]) -> str:
-    header = ("trace id", "agent", "nodes", "edges", "verdict", "root cause", "findings")
-    body = [
-        (row.trace_id, row.agent[:28], str(row.nodes), str(row.edges), row.verdict, row.root_cause, row.findings)
-        for row in rows
-    ]
+    rows = list(rows)
+    with_source = any(row.source for row in rows)
+    header: tuple[str, ...] = ("trace id", "agent", "nodes", "edges", "verdict", "root cause", "findings")
+    if with_source:
+        header = ("source", *header)
+    body = []
+    for row in rows:
+        line: tuple[str, ...] = (row.trace_id, row.agent[:28], str(row.nodes), str(row.edges), row.verdict,
+                                 row.root_cause, row.findings)
+        body.append((row.source, *line) if with_source else line)
     widths = [max(len(header[i]), *(len(line[i]) for line in body)) if body else len(header[i]) for i in range(len(header))]
     lines = ["  ".join(text.ljust(widths[i]) for i, text in enumerate(header)).rstrip()]
     lines.append("  ".join("-" * width for width in widths))
