@@ -265,7 +265,7 @@ def _parse_export(reader: _Reader) -> ExportConfig | None:
     )
 
 
-def parse_config(raw: Any, source: str = "config") -> Config:
+def parse_config(raw: Any, source: str = "config", base_dir: Path | None = None) -> Config:
     """Validate a parsed YAML document; raises :class:`ConfigError` listing every problem."""
     problems: list[str] = []
     top = _Reader(raw, "", problems, {"receiver", "processor", "exporter", "output", "detectors"})
@@ -295,8 +295,11 @@ def parse_config(raw: Any, source: str = "config") -> Config:
         max_buffered_spans=processor.int("max_buffered_spans", 1_000_000, minimum=1),
         released_cache_size=processor.int("released_cache_size", 100_000, minimum=0),
         passthrough=processor.bool("passthrough", False),
-        detectors=parse_detectors(top.raw.get("detectors"), problems),
+        detectors=parse_detectors(top.raw.get("detectors"), problems, base_dir=base_dir),
     )
+    from processor.detectors.registry import check_enabled
+
+    problems.extend(check_enabled(config.detectors))
     if config.decision_wait > config.idle_timeout:
         problems.append("processor.decision_wait: must not exceed processor.idle_timeout")
     if config.idle_timeout > config.max_trace_wait:
@@ -322,7 +325,7 @@ def load_config(path: str | Path | None, environ: Mapping[str, str] | None = Non
     except yaml.YAMLError as exc:
         raise ConfigError([f"not valid YAML: {exc}"], source) from exc
     try:
-        config = parse_config(raw, source)
+        config = parse_config(raw, source, base_dir=Path(path).parent)
     except ConfigError as exc:
         raise ConfigError(problems + exc.problems, source) from None
     if problems:

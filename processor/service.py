@@ -13,17 +13,21 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import grpc
 
 from otel_mapper.bundle import BundleOptions
+from otel_mapper.diagnosis import Diagnosis
+from otel_mapper.model import Trajectory
 from otel_mapper.otlp import SpanEnvelope, build_requests
 from processor.analysis import AnalysedTrace, Analyser
 from processor.artifacts import ArtifactWriter
 from processor.assembler import AssemblerLimits, ReleasedTrace, TraceAssembler
 from processor.config import Config
 from processor.detectors.chain import DetectorChain
+from processor.detectors.drift import DriftEvaluator
 from processor.detectors.registry import load_detectors
 from processor.exporter import OtlpGrpcExporter
 from processor.file_exporter import write_spans
@@ -62,8 +66,11 @@ class TrajectoryService:
             ),
             clock=clock,
         )
-        self._analyser = Analyser(DetectorChain(load_detectors(config.detectors), config.detectors))
         self._output_dir = Path(config.output_dir)
+        self._drift = DriftEvaluator(config.detectors.drift, self._output_dir / "drift")
+        self._analyser = Analyser(
+            DetectorChain(load_detectors(config.detectors), config.detectors), post_chain=self._with_drift
+        )
         self._artifacts = (
             ArtifactWriter(self._output_dir, BundleOptions(content_mode=config.content_mode))
             if config.write_artifacts
@@ -80,6 +87,9 @@ class TrajectoryService:
         self._started = False
         self._stopped = False
         self.port: int | None = None
+
+    def _with_drift(self, trajectory: Trajectory, diagnosis: Diagnosis) -> Diagnosis:
+        return replace(diagnosis, drift=self._drift.evaluate(trajectory, diagnosis))
 
     # --- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> int:
@@ -131,6 +141,10 @@ class TrajectoryService:
         if self._exporter is not None:
             await self._exporter.shutdown(deadline)
         self._workers.shutdown(wait=True)
+        try:
+            self._drift.save()
+        except OSError as exc:
+            logger.error("cannot save drift baselines under %s: %s", self._output_dir / "drift", exc)
         logger.info("otel-trajectory stopped: %s", self.telemetry.snapshot())
 
     # --- intake (event loop thread) -------------------------------------------------------------------

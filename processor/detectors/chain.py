@@ -1,7 +1,17 @@
-"""The detector chain: runs detectors in order, isolates failures, ranks findings, builds the diagnosis.
+"""The detector chain: runs detectors in order, isolates failures, bounds time, ranks findings, builds the diagnosis.
 
-Ranking: severity first, then causal depth (a finding whose node causally precedes another's has a smaller
-depth and ranks first), then node id, category and evidence. Depth is a linear extension of the causal partial
+Isolation: a detector that raises yields a verifier result ``error``; the others still run.
+
+Time bound (see :mod:`processor.detectors.base`): before each detector the chain sets ``context.deadline`` to the
+earlier of ``now + time_budget_s`` and the trajectory's deadline (``trajectory_time_budget_s`` from the chain's
+start). Detectors call ``context.check_budget()`` in their loops and are stopped by
+:class:`~processor.detectors.base.DetectorDeadlineExceeded`; a detector that overran without checking is measured
+afterwards and its findings discarded. Detectors that would start after the trajectory deadline are not run and
+are reported ``error`` too. Durations are measured with an injectable clock and never enter deterministic output
+other than ``VerifierResult.duration_s``.
+
+Ranking: severity first, then causal depth (a finding whose node causally precedes another's has a smaller depth
+and ranks first), then node id, category, detector and evidence. Depth is a linear extension of the causal partial
 order, so concurrent findings are ordered by depth and node id, never by timestamp.
 """
 
@@ -10,10 +20,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from otel_mapper.diagnosis import Diagnosis, Finding, RankedFinding, VerifierResult
 from otel_mapper.model import Trajectory
-from processor.detectors.base import Detector, DetectorContext
+from processor.detectors.base import Detector, DetectorContext, DetectorDeadlineExceeded, DetectorReport
 from processor.detectors.config import DetectorsConfig
 from processor.detectors.terminal import terminal_status
 from semconv.trajectory import (
@@ -30,6 +41,8 @@ logger = logging.getLogger(__name__)
 
 MAX_FINDINGS_PER_DETECTOR = 1_000
 """A detector's findings beyond this are cut (the verifier output says so)."""
+MAX_OUTPUT_CHARS = 200
+"""Bound on exception text copied into a verifier output."""
 
 
 class DetectorChain:
@@ -49,56 +62,21 @@ class DetectorChain:
     def detectors(self) -> tuple[Detector, ...]:
         return self._detectors
 
+    @property
+    def config(self) -> DetectorsConfig:
+        return self._config
+
     def run(self, trajectory: Trajectory) -> Diagnosis:
-        context = DetectorContext.build(trajectory, self._config)
+        chain_start = self._clock()
+        context = DetectorContext.build(trajectory, self._config, clock=self._clock)
+        trajectory_deadline = chain_start + self._config.trajectory_time_budget_s
         findings: list[Finding] = []
         results: list[VerifierResult] = []
         for detector in self._detectors:
-            started = self._clock()
-            try:
-                found = list(detector.detect(trajectory, context))
-            except Exception as exc:  # isolation: one broken detector never hides the others' findings
-                logger.warning("detector %s failed: %s", detector.name, type(exc).__name__, exc_info=logger.isEnabledFor(logging.DEBUG))
-                results.append(
-                    VerifierResult(
-                        verifier=detector.name,
-                        version=detector.version,
-                        checked_property=detector.checked_property,
-                        status=VerifierStatus.ERROR,
-                        output=f"detector raised {type(exc).__name__}: {str(exc)[:200]}",
-                        duration_s=self._clock() - started,
-                    )
-                )
-                continue
-            elapsed = self._clock() - started
-            if elapsed > self._config.time_budget_s:
-                # Over budget: its findings are not trusted, and the overrun is visible.
-                results.append(
-                    VerifierResult(
-                        verifier=detector.name,
-                        version=detector.version,
-                        checked_property=detector.checked_property,
-                        status=VerifierStatus.ERROR,
-                        output=f"exceeded the time budget of {self._config.time_budget_s:g}s",
-                        duration_s=elapsed,
-                    )
-                )
-                continue
-            cut = len(found) > MAX_FINDINGS_PER_DETECTOR
-            found = found[:MAX_FINDINGS_PER_DETECTOR]
-            stamped = [_stamp(finding, detector) for finding in found]
-            findings.extend(stamped)
-            results.append(
-                VerifierResult(
-                    verifier=detector.name,
-                    version=detector.version,
-                    checked_property=detector.checked_property,
-                    status=_status_of(stamped),
-                    output=_summary(stamped, cut),
-                    findings=len(stamped),
-                    duration_s=elapsed,
-                )
-            )
+            found, result = self._run_one(detector, trajectory, context, trajectory_deadline)
+            findings.extend(found)
+            results.append(result)
+        context.deadline = float("inf")
         ranked = rank_findings(findings, trajectory, context)
         return Diagnosis(
             verdict=verdict_of(ranked, results),
@@ -108,31 +86,85 @@ class DetectorChain:
             verifier_results=tuple(results),
         )
 
+    def _run_one(
+        self, detector: Detector, trajectory: Trajectory, context: DetectorContext, trajectory_deadline: float
+    ) -> tuple[list[Finding], VerifierResult]:
+        started = self._clock()
+
+        def error(output: str) -> tuple[list[Finding], VerifierResult]:
+            return [], VerifierResult(
+                verifier=detector.name,
+                version=detector.version,
+                checked_property=detector.checked_property,
+                status=VerifierStatus.ERROR,
+                output=output,
+                duration_s=self._clock() - started,
+            )
+
+        if started >= trajectory_deadline:
+            return error(f"not run: the trajectory time budget of {self._config.trajectory_time_budget_s:g}s was spent")
+        context.deadline = min(started + self._config.time_budget_s, trajectory_deadline)
+        try:
+            raw = detector.detect(trajectory, context)
+            report = raw if isinstance(raw, DetectorReport) else DetectorReport(findings=tuple(raw))
+        except DetectorDeadlineExceeded:
+            logger.warning("detector %s stopped at its deadline", detector.name)
+            return error(f"stopped at its deadline ({self._budget_text(started, trajectory_deadline)})")
+        except Exception as exc:  # isolation: one broken detector never hides the others' findings
+            logger.warning("detector %s failed: %s", detector.name, type(exc).__name__, exc_info=logger.isEnabledFor(logging.DEBUG))
+            return error(f"detector raised {type(exc).__name__}: {str(exc)[:MAX_OUTPUT_CHARS]}")
+        finally:
+            context.deadline = float("inf")
+        elapsed = self._clock() - started
+        if started + elapsed > min(started + self._config.time_budget_s, trajectory_deadline):
+            # Overran without checking its budget: its findings are not trusted, and the overrun is visible.
+            logger.warning("detector %s overran its time budget (%.3fs)", detector.name, elapsed)
+            return error(f"exceeded its time budget ({self._budget_text(started, trajectory_deadline)}); findings discarded")
+        found = list(report.findings)
+        cut = len(found) > MAX_FINDINGS_PER_DETECTOR
+        stamped = [_stamp(finding, detector) for finding in found[:MAX_FINDINGS_PER_DETECTOR]]
+        return stamped, VerifierResult(
+            verifier=detector.name,
+            version=detector.version,
+            checked_property=detector.checked_property,
+            status=_status_of(stamped, report.undecided),
+            output=_summary(stamped, cut, report),
+            findings=len(stamped),
+            duration_s=elapsed,
+        )
+
+    def _budget_text(self, started: float, trajectory_deadline: float) -> str:
+        if started + self._config.time_budget_s <= trajectory_deadline:
+            return f"time_budget_s {self._config.time_budget_s:g}s"
+        return f"trajectory_time_budget_s {self._config.trajectory_time_budget_s:g}s"
+
 
 def _stamp(finding: Finding, detector: Detector) -> Finding:
     if finding.detector == detector.name and finding.detector_version == detector.version:
         return finding
-    from dataclasses import replace
-
     return replace(finding, detector=detector.name, detector_version=detector.version)
 
 
-def _status_of(findings: list[Finding]) -> VerifierStatus:
+def _status_of(findings: list[Finding], undecided: int) -> VerifierStatus:
     if any(f.status is FindingStatus.FAIL for f in findings):
         return VerifierStatus.FAIL
-    if findings:
+    if findings or undecided:
         return VerifierStatus.INDETERMINATE
     return VerifierStatus.PASS
 
 
-def _summary(findings: list[Finding], cut: bool) -> str:
-    if not findings:
-        return "no findings"
-    failed = sum(1 for f in findings if f.status is FindingStatus.FAIL)
-    text = f"{failed} fail, {len(findings) - failed} indeterminate"
+def _summary(findings: list[Finding], cut: bool, report: DetectorReport) -> str:
+    parts: list[str] = []
+    if findings:
+        failed = sum(1 for f in findings if f.status is FindingStatus.FAIL)
+        parts.append(f"{failed} fail, {len(findings) - failed} indeterminate")
     if cut:
-        text += f" (only the first {MAX_FINDINGS_PER_DETECTOR} kept)"
-    return text
+        parts.append(f"only the first {MAX_FINDINGS_PER_DETECTOR} kept")
+    if report.undecided:
+        parts.append(f"{report.undecided} not decidable: {report.note}" if report.note else f"{report.undecided} not decidable")
+    elif report.note:
+        parts.append(report.note)
+    return "; ".join(parts) if parts else "no findings"
 
 
 def rank_findings(findings: list[Finding], trajectory: Trajectory, context: DetectorContext) -> list[RankedFinding]:

@@ -1,12 +1,17 @@
 """``tool_loop``: the same tool with equivalent arguments executed ``min_repeats`` times or more within one
-agent invocation. Equivalence is the canonical-JSON digest of the arguments; fuzzy mode also ignores volatile
-fields (ids, timestamps, nonces) in argument objects.
+agent invocation.
+
+Equivalence is the digest of the arguments' canonical JSON (key order and whitespace don't matter); fuzzy mode
+also ignores volatile fields (ids, timestamps, nonces) in argument objects, at any depth. The anchor is the first
+execution of the group in causal order (causal depth, then node id: never a timestamp). Without visible
+arguments only the tool name repeats, so the finding is ``indeterminate``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Final
 
 from otel_mapper.canonical import digest
 from otel_mapper.diagnosis import Finding
@@ -15,44 +20,78 @@ from otel_mapper.spans import parse_json_text
 from processor.detectors.base import DetectorContext
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, Severity
 
-_VOLATILE_KEY = re.compile(r"(^|_)(id|uuid|nonce|request_id|timestamp|ts|time|date|seed|trace|span)$", re.IGNORECASE)
+_VOLATILE_KEY: Final = re.compile(
+    r"(^|_)(id|uuid|nonce|request_id|timestamp|ts|time|date|datetime|seed|trace|span|cursor|attempt)$", re.IGNORECASE
+)
+MAX_STRIP_ITEMS: Final = 10_000
+"""Bound on the values visited when stripping volatile fields from one argument object."""
 
 
-def _fuzzy_key(arguments: str | None) -> str:
-    if arguments is None:
-        return "absent"
-    parsed = parse_json_text(arguments)
-    if isinstance(parsed, dict):
-        return digest({k: v for k, v in parsed.items() if not _VOLATILE_KEY.search(str(k))})
-    return digest(parsed) if isinstance(parsed, (list, str, int, float, bool)) or parsed is None else "opaque"
+def _strip_volatile(value: object) -> object:
+    """Copy of ``value`` without volatile keys in any nested object (iterative, bounded)."""
+    if not isinstance(value, (dict, list)):
+        return value
+    root: list[object] = [None]
+    stack: list[tuple[object, list[object] | dict[str, object], object]] = [(value, root, 0)]  # type: ignore[list-item]
+    visited = 0
+    while stack and visited < MAX_STRIP_ITEMS:
+        source, parent, slot = stack.pop()
+        visited += 1
+        if isinstance(source, dict):
+            copy: dict[str, object] = {}
+            parent[slot] = copy  # type: ignore[index]
+            for key, item in source.items():
+                if not _VOLATILE_KEY.search(str(key)):
+                    copy[key] = None
+                    stack.append((item, copy, key))
+        elif isinstance(source, list):
+            items: list[object] = [None] * len(source)
+            parent[slot] = items  # type: ignore[index]
+            stack.extend((item, items, position) for position, item in enumerate(source))
+        else:
+            parent[slot] = source  # type: ignore[index]
+    return root[0]
+
+
+def argument_key(node: Node, fuzzy: bool) -> str:
+    """Equivalence key of a call's arguments; ``absent`` when not captured."""
+    if node.arguments is None:
+        return "absent" if node.arguments_digest is None else node.arguments_digest
+    parsed = parse_json_text(node.arguments)
+    if isinstance(parsed, str):
+        return node.arguments_digest or digest(parsed)
+    try:
+        return digest(_strip_volatile(parsed) if fuzzy else parsed)
+    except TypeError:
+        return node.arguments_digest or "opaque"
 
 
 class ToolLoopDetector:
     name = "tool_loop"
-    version = "1.0.0"
+    version = "1.1.0"
     checked_property = "no tool is repeated with equivalent arguments min_repeats times in one agent invocation"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
         config = context.config.loop
         groups: dict[tuple[str, str, str], list[Node]] = {}
         for node in context.of_kind(NodeKind.TOOL_EXECUTION):
+            context.check_budget()
             if not node.tool_name:
                 continue
-            if config.fuzzy:
-                argument_key = _fuzzy_key(node.arguments)
-            else:
-                argument_key = node.arguments_digest or "absent"
-            key = (node.invocation or "", node.tool_name, argument_key)
+            key = (node.invocation or "", node.tool_name, argument_key(node, config.fuzzy))
             groups.setdefault(key, []).append(node)
         findings: list[Finding] = []
-        for (invocation, tool, argument_key), members in sorted(groups.items()):
+        depth = context.index.depth
+        for (_, tool, _), members in sorted(groups.items()):
+            context.check_budget()
             if len(members) < config.min_repeats:
                 continue
-            depth = context.index.depth
             members.sort(key=lambda node: (depth.get(node.id, 0), node.id))
             first = members[0]
             visible = first.arguments is not None
-            how = "equivalent arguments" if visible else "arguments not captured (same tool name only)"
+            how = ("equivalent arguments" + (" (volatile fields ignored)" if config.fuzzy else "")) if visible else (
+                "arguments not captured (same tool name only)"
+            )
             findings.append(
                 Finding(
                     category=FindingCategory.TOOL_LOOP,

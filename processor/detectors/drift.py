@@ -1,0 +1,111 @@
+"""Drift verdicts: the stateful half of drift detection, called by the service after the detector chain.
+
+Two sources, one :class:`~otel_mapper.diagnosis.DriftResult`:
+
+- reference paths: the pure ``drift`` detector (:mod:`processor.detectors.drift_reference`) already compared the
+  run with its configured reference path; its finding in the diagnosis makes the dimension ``reference_path``.
+- rolling baselines per (``service.name``, top agent name): a window of run summaries
+  (:mod:`processor.detectors.drift_baseline`); no verdict before ``drift.min_runs`` runs (``baseline_building``).
+
+Verdicts: ``not_evaluated`` (no agent name, or drift switched off), ``baseline_building``, ``stable``, ``drifted``.
+The run is added to its baseline after it is judged, unless it is a partial release (released early) or a
+re-release of a trace already counted (revision > 1). Same sequence of traces in, same verdicts out.
+
+Usage (the service owns one instance)::
+
+    evaluator = DriftEvaluator(config.detectors.drift, data_dir / "drift")   # loads baselines on construction
+    diagnosis = chain.run(trajectory)
+    diagnosis = dataclasses.replace(diagnosis, drift=evaluator.evaluate(trajectory, diagnosis))
+    ...
+    evaluator.save()    # on shutdown (also saved every ``save_every`` evaluations)
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Final
+
+from otel_mapper.diagnosis import Diagnosis, DriftResult
+from otel_mapper.graph import CausalIndex
+from otel_mapper.model import Trajectory
+from processor.detectors.config import DriftConfig
+from processor.detectors.drift_baseline import BaselineStore, compare, summarize
+from processor.detectors.identity import run_identity
+from semconv.trajectory import DriftVerdict, FindingCategory, FindingStatus
+
+__all__ = ["BASELINE_FILE", "DriftEvaluator"]
+
+logger = logging.getLogger(__name__)
+
+BASELINE_FILE: Final = "drift-baselines.json"
+MAX_DETAIL_CHARS: Final = 512
+
+
+class DriftEvaluator:
+    """Thread-safe: one lock around the baselines (evaluations are short: a summary and a window's arithmetic)."""
+
+    def __init__(self, config: DriftConfig, directory: Path | None = None, save_every: int = 50) -> None:
+        self._config = config
+        self._store = BaselineStore(directory / BASELINE_FILE if directory else None, config.window, config.max_baselines)
+        self._store.load()
+        self._lock = threading.Lock()
+        self._save_every = save_every
+        self._unsaved = 0
+
+    @property
+    def store(self) -> BaselineStore:
+        return self._store
+
+    def evaluate(self, trajectory: Trajectory, diagnosis: Diagnosis) -> DriftResult:
+        index = CausalIndex.build((node.id for node in trajectory.nodes), trajectory.edges)
+        service, agent, _ = run_identity(trajectory, index)
+        dimensions: list[str] = []
+        details: list[str] = []
+        reference = [item.finding for item in diagnosis.chain if item.finding.category is FindingCategory.DRIFT]
+        reference_undecided = False
+        for finding in reference:
+            if finding.status is FindingStatus.FAIL and "reference_path" not in dimensions:
+                dimensions.append("reference_path")
+                details.append(finding.evidence)
+            elif finding.status is FindingStatus.INDETERMINATE:
+                reference_undecided = True
+                details.append(finding.evidence)
+        if not agent:
+            verdict = DriftVerdict.DRIFTED if dimensions else DriftVerdict.NOT_EVALUATED
+            return self._result(verdict, dimensions, details or ["no top agent invocation with an agent name"])
+        summary = summarize(trajectory, index)
+        with self._lock:
+            history = self._store.history(service or "", agent)
+            if len(history) >= self._config.min_runs:
+                for dimension, detail in compare(history, summary, self._config):
+                    dimensions.append(dimension)
+                    details.append(detail)
+                verdict = DriftVerdict.DRIFTED if dimensions else DriftVerdict.STABLE
+            else:
+                verdict = DriftVerdict.DRIFTED if dimensions else DriftVerdict.BASELINE_BUILDING
+                details.append(f"baseline has {len(history)} of {self._config.min_runs} runs")
+            if not trajectory.released_early and trajectory.revision <= 1:
+                self._store.append(service or "", agent, summary)
+                self._unsaved += 1
+                if self._save_every and self._unsaved >= self._save_every:
+                    self._save_locked()
+        if verdict is DriftVerdict.STABLE and reference_undecided:
+            details.append("reference path order undecidable")
+        return self._result(verdict, dimensions, details)
+
+    def save(self) -> None:
+        with self._lock:
+            self._save_locked()
+
+    def _save_locked(self) -> None:
+        try:
+            self._store.save()
+            self._unsaved = 0
+        except OSError as exc:  # keep serving; the next save retries
+            logger.error("cannot save drift baselines to %s: %s", self._store.path, exc)
+
+    @staticmethod
+    def _result(verdict: DriftVerdict, dimensions: list[str], details: list[str]) -> DriftResult:
+        return DriftResult(verdict=verdict, dimensions=tuple(dimensions), detail="; ".join(details)[:MAX_DETAIL_CHARS])

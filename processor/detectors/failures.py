@@ -1,0 +1,97 @@
+"""Classifying a failed model call or tool execution: rate limit, timeout, or other error.
+
+Read from span status, ``error.type``, the HTTP status and the exception text. The markers cover the client
+libraries agents use (OpenAI/Anthropic SDKs, httpx, requests, aiohttp, gRPC status names, asyncio).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import Final
+
+from otel_mapper.diagnosis import Finding
+from otel_mapper.model import Node, Trajectory
+from processor.detectors.base import DetectorContext
+from processor.detectors.causal import recovered
+from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
+
+__all__ = ["FailureClass", "classify", "failure_findings", "failed"]
+
+RATE_LIMIT_MARKERS: Final = ("ratelimit", "rate_limit", "rate limit", "too many requests", "resource_exhausted",
+                             "resourceexhausted", "throttl", "quota")
+TIMEOUT_MARKERS: Final = ("timeout", "timed out", "deadline_exceeded", "deadlineexceeded", "deadline exceeded")
+TIMEOUT_HTTP: Final = frozenset({408, 504})
+MAX_EVIDENCE_MESSAGE = 120
+
+
+class FailureClass(StrEnum):
+    RATE_LIMITED = "rate_limited"
+    TIMEOUT = "timeout"
+    OTHER = "other"
+
+
+def failed(node: Node) -> bool:
+    """A failed call: error status, or an HTTP error status recorded on it."""
+    return node.status is NodeStatus.FAILED or (node.http_status is not None and node.http_status >= 429)
+
+
+def classify(node: Node) -> FailureClass | None:
+    """``None`` when the node did not fail."""
+    if not failed(node):
+        return None
+    text = f"{node.error_type or ''} {node.error_message or ''}".lower()
+    if node.http_status == 429 or any(marker in text for marker in RATE_LIMIT_MARKERS):
+        return FailureClass.RATE_LIMITED
+    if node.http_status in TIMEOUT_HTTP or any(marker in text for marker in TIMEOUT_MARKERS):
+        return FailureClass.TIMEOUT
+    return FailureClass.OTHER
+
+
+def _describe(node: Node) -> str:
+    what = node.kind.value.replace("_", " ")
+    label = node.tool_name or node.model or node.name
+    parts = [f"{what} {label} failed"]
+    if node.http_status is not None:
+        parts.append(f"HTTP {node.http_status}")
+    if node.error_type:
+        parts.append(node.error_type[:MAX_EVIDENCE_MESSAGE])
+    text = ": ".join(parts[:1]) + (": " + ", ".join(parts[1:]) if len(parts) > 1 else "")
+    if node.error_message:
+        text += f" ({node.error_message[:MAX_EVIDENCE_MESSAGE]})"
+    return text
+
+
+def failure_findings(
+    trajectory: Trajectory,
+    context: DetectorContext,
+    kinds: tuple[NodeKind, ...],
+    wanted: FailureClass,
+    category: FindingCategory,
+) -> Sequence[Finding]:
+    """One finding per failed node of ``kinds`` classified as ``wanted``; anchor = the failing span."""
+    findings: list[Finding] = []
+    for kind in kinds:
+        for node in context.of_kind(kind):
+            context.check_budget()
+            if classify(node) is not wanted:
+                continue
+            recovery = recovered(node, trajectory, context)
+            evidence = _describe(node)
+            if recovery is True:
+                evidence += "; a later dependent call succeeded"
+            elif recovery is None:
+                evidence += "; no dependent call, but the agent invocation completed"
+            else:
+                evidence += "; nothing after it succeeded"
+            findings.append(
+                Finding(
+                    category=category,
+                    severity=Severity.MEDIUM if recovery is not False else Severity.HIGH,
+                    status=FindingStatus.FAIL,
+                    node_id=node.id,
+                    evidence=evidence,
+                    recovered=recovery,
+                )
+            )
+    return findings

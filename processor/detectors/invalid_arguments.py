@@ -1,0 +1,107 @@
+"""``invalid_tool_arguments``: tool-call arguments that are not a JSON object, or violate the tool's schema.
+
+Well-formedness is checked on every visible argument text (an empty text means "no arguments" and is valid).
+Text cut at the mapper's bound cannot be judged (``indeterminate``). Schemas come from ``arguments.schemas`` in the
+config (tool name -> JSON Schema) and are checked with ``jsonschema`` when it is installed. A proposal and its
+execution carry the same arguments; the model's mistake is reported once, on the proposal.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Final
+
+import orjson
+
+from otel_mapper.diagnosis import Finding
+from otel_mapper.model import Node, Trajectory
+from otel_mapper.spans import MAX_TEXT
+from processor.detectors.base import DetectorContext, DetectorReport
+from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, Severity
+
+logger = logging.getLogger(__name__)
+
+MAX_SCHEMA_ERRORS: Final = 3
+
+
+def _validators(schemas: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], str]:
+    if not schemas:
+        return {}, ""
+    try:
+        from jsonschema import validators
+    except ImportError:
+        return {}, "jsonschema is not installed: argument schemas not checked"
+    return {tool: validators.validator_for(schema)(schema) for tool, schema in schemas.items()}, ""
+
+
+class InvalidArgumentsDetector:
+    name = "invalid_tool_arguments"
+    version = "1.0.0"
+    checked_property = "tool-call arguments are a JSON object valid against the tool's declared schema"
+
+    def detect(self, trajectory: Trajectory, context: DetectorContext) -> DetectorReport:
+        validators, note = _validators(context.config.arguments.schemas)
+        proposals = {node.id for node in context.of_kind(NodeKind.TOOL_PROPOSAL)}
+        findings: list[Finding] = []
+        undecided = 0
+        for node in (*context.of_kind(NodeKind.TOOL_PROPOSAL), *context.of_kind(NodeKind.TOOL_EXECUTION)):
+            context.check_budget()
+            if node.arguments is None:
+                continue
+            if node.kind is NodeKind.TOOL_EXECUTION and self._same_as_proposal(node, trajectory, context, proposals):
+                continue
+            problem, decidable = self._problem(node, validators)
+            if not decidable:
+                undecided += 1
+            if problem is None:
+                continue
+            findings.append(
+                Finding(
+                    category=FindingCategory.INVALID_TOOL_ARGUMENTS,
+                    severity=Severity.MEDIUM,
+                    status=FindingStatus.FAIL if decidable else FindingStatus.INDETERMINATE,
+                    node_id=node.id,
+                    evidence=f"{node.kind.value.replace('_', ' ')} of {node.tool_name or node.name}: {problem}",
+                )
+            )
+        if undecided and not note:
+            note = f"arguments cut at {MAX_TEXT} characters"
+        return DetectorReport(findings=tuple(findings), undecided=undecided, note=note)
+
+    @staticmethod
+    def _same_as_proposal(node: Node, trajectory: Trajectory, context: DetectorContext, proposals: set[str]) -> bool:
+        for previous in context.index.earlier.get(node.id, ()):
+            if previous in proposals:
+                proposal = trajectory.node(previous)
+                if proposal is not None and proposal.arguments == node.arguments:
+                    return True
+        return False
+
+    @staticmethod
+    def _problem(node: Node, validators: dict[str, Any]) -> tuple[str | None, bool]:
+        """(problem or None, decidable)."""
+        text = node.arguments or ""
+        if not text.strip():
+            return None, True
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            if len(text) >= MAX_TEXT:
+                return f"arguments cut at {MAX_TEXT} characters; cannot tell whether they were valid JSON", False
+            return f"arguments are not valid JSON ({str(exc).split(':')[0][:80]})", True
+        if isinstance(value, str):
+            # A JSON string holding the object (double encoding) is how some SDKs record arguments.
+            try:
+                value = orjson.loads(value)
+            except orjson.JSONDecodeError:
+                return "arguments are a JSON string, not an object", True
+        if not isinstance(value, dict):
+            return f"arguments are a JSON {type(value).__name__}, not an object", True
+        validator = validators.get(node.tool_name or "")
+        if validator is None:
+            return None, True
+        errors = sorted(validator.iter_errors(value), key=lambda error: list(error.absolute_path))[:MAX_SCHEMA_ERRORS]
+        if not errors:
+            return None, True
+        shown = "; ".join(f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message[:80]}" for e in errors)
+        return f"arguments violate the declared schema: {shown}", True

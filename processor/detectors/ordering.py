@@ -1,0 +1,67 @@
+"""``order_violation``: required-before rules on the causal graph (``ordering.rules``).
+
+For each rule, every executed tool matching ``then`` (a write) needs a qualifying execution matching ``before``
+(a read; committed unless ``ordering.require_successful_read`` is false) on a causal path before it.
+
+- ``fail``: no causal path from a qualifying read, and the read exists only after the write or not at all.
+- ``indeterminate``: a qualifying read exists but no causal path orders it against the write (e.g. concurrent
+  sibling tool spans); the evidence says so. Timestamps are never consulted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from otel_mapper.diagnosis import Finding
+from otel_mapper.model import Trajectory
+from processor.detectors.base import DetectorContext
+from processor.detectors.causal import Precedence, required_before
+from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
+
+_NOT_EXECUTED = frozenset({NodeStatus.PROPOSED, NodeStatus.CANCELLED})
+
+
+class OrderingDetector:
+    name = "order_violation"
+    version = "1.0.0"
+    checked_property = "every write named by an ordering rule has a qualifying read causally before it"
+
+    def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
+        config = context.config.ordering
+        executions = context.of_kind(NodeKind.TOOL_EXECUTION)
+        findings: list[Finding] = []
+        for rule in config.rules:
+            writes = [n for n in executions if n.status not in _NOT_EXECUTED and rule.then.match(n.tool_name)]
+            if not writes:
+                continue
+            reads = [
+                n
+                for n in executions
+                if rule.before.match(n.tool_name)
+                and (n.status is NodeStatus.COMMITTED if config.require_successful_read else n.status not in _NOT_EXECUTED)
+            ]
+            for target, answer in sorted(required_before(context, writes, reads).items()):
+                context.check_budget()
+                if answer.outcome is Precedence.SATISFIED:
+                    continue
+                node = trajectory.node(target)
+                if node is None:
+                    continue
+                violated = answer.outcome is Precedence.VIOLATED
+                evidence = f"rule {rule.name}: {node.tool_name} without a read ({', '.join(rule.before.patterns)}) before it: {answer.detail}"
+                if not violated:
+                    evidence = (
+                        f"rule {rule.name}: {node.tool_name} and a read ({answer.witness}) are not causally ordered; "
+                        "cannot tell whether the read came first"
+                    )
+                findings.append(
+                    Finding(
+                        category=FindingCategory.ORDER_VIOLATION,
+                        severity=Severity.HIGH if violated else Severity.MEDIUM,
+                        status=FindingStatus.FAIL if violated else FindingStatus.INDETERMINATE,
+                        node_id=node.id,
+                        evidence=evidence,
+                        related_nodes=(answer.witness,) if answer.witness else (),
+                    )
+                )
+        return findings

@@ -1,0 +1,185 @@
+"""The chain: configured order, isolation of a raising detector, the cooperative time bound, ranking."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from otel_mapper.diagnosis import Finding
+from otel_mapper.model import Trajectory
+from processor.detectors.base import DetectorContext
+from processor.detectors.chain import DetectorChain
+from processor.detectors.registry import builtin_detectors, load_detectors
+from semconv.trajectory import FindingCategory, FindingStatus, Severity, Verdict, VerifierStatus
+
+from .support import TrajectoryBuilder, config
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Fixed:
+    """Returns the findings it was given, recording the order it ran in."""
+
+    version = "1"
+    checked_property = "test"
+
+    def __init__(self, name: str, findings: Sequence[Finding] = (), log: list[str] | None = None) -> None:
+        self.name = name
+        self._findings = findings
+        self._log = log if log is not None else []
+
+    def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
+        self._log.append(self.name)
+        return self._findings
+
+
+class Raising(Fixed):
+    def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
+        raise RuntimeError("boom")
+
+
+class Spinning(Fixed):
+    """An endless loop that cooperates: checks its budget; the fake clock advances per iteration."""
+
+    def __init__(self, name: str, clock: FakeClock) -> None:
+        super().__init__(name)
+        self.clock = clock
+
+    def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
+        while True:
+            self.clock.now += 0.5
+            context.check_budget()
+
+
+class Slow(Fixed):
+    """Overruns without checking its budget."""
+
+    def __init__(self, name: str, clock: FakeClock, seconds: float) -> None:
+        super().__init__(name, [_finding("span:0000000000000001")])
+        self.clock, self.seconds = clock, seconds
+
+    def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
+        self.clock.now += self.seconds
+        return self._findings
+
+
+def _finding(node: str, severity: Severity = Severity.HIGH, category: FindingCategory = FindingCategory.TOOL_ERROR) -> Finding:
+    return Finding(category=category, severity=severity, status=FindingStatus.FAIL, node_id=node, evidence="e")
+
+
+def _three_step() -> tuple[Trajectory, list[str]]:
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    first = b.model(parent=agent)
+    second = b.tool("t", parent=agent, after=[first])
+    third = b.model(parent=agent, after=[second])
+    return b.build(), [agent, first, second, third]
+
+
+def test_runs_in_configured_order_and_isolates_a_raising_detector() -> None:
+    trajectory, ids = _three_step()
+    log: list[str] = []
+    chain = DetectorChain([Fixed("a", log=log), Raising("broken", log=log), Fixed("b", [_finding(ids[1])], log)], config())
+
+    diagnosis = chain.run(trajectory)
+
+    assert log == ["a", "b"]
+    statuses = {r.verifier: r.status for r in diagnosis.verifier_results}
+    assert statuses == {"a": VerifierStatus.PASS, "broken": VerifierStatus.ERROR, "b": VerifierStatus.FAIL}
+    assert "RuntimeError: boom" in diagnosis.verifier_results[1].output
+    assert [r.verifier for r in diagnosis.verifier_results] == ["a", "broken", "b"]
+    assert diagnosis.verdict is Verdict.FAIL and diagnosis.root_cause == "tool_error"
+
+
+def test_a_cooperating_runaway_detector_is_stopped_and_the_rest_still_run() -> None:
+    trajectory, ids = _three_step()
+    clock = FakeClock()
+    chain = DetectorChain([Spinning("spin", clock), Fixed("after", [_finding(ids[2])])], config({"time_budget_s": 2}), clock=clock)
+
+    diagnosis = chain.run(trajectory)
+
+    spin, after = diagnosis.verifier_results
+    assert spin.status is VerifierStatus.ERROR and "stopped at its deadline" in spin.output
+    assert after.status is VerifierStatus.FAIL
+    assert len(diagnosis.chain) == 1
+
+
+def test_an_overrun_without_checks_is_reported_and_its_findings_discarded() -> None:
+    trajectory, _ = _three_step()
+    clock = FakeClock()
+    chain = DetectorChain([Slow("slow", clock, 5.0)], config({"time_budget_s": 1}), clock=clock)
+
+    diagnosis = chain.run(trajectory)
+
+    assert diagnosis.verifier_results[0].status is VerifierStatus.ERROR
+    assert "findings discarded" in diagnosis.verifier_results[0].output
+    assert diagnosis.chain == () and diagnosis.verdict is Verdict.ERROR
+
+
+def test_detectors_after_the_trajectory_budget_are_not_run() -> None:
+    trajectory, _ = _three_step()
+    clock = FakeClock()
+    log: list[str] = []
+    chain = DetectorChain(
+        [Slow("slow", clock, 0.9), Slow("slow2", clock, 0.9), Fixed("late", log=log)],
+        config({"time_budget_s": 1, "trajectory_time_budget_s": 1.5}),
+        clock=clock,
+    )
+
+    results = chain.run(trajectory).verifier_results
+
+    assert [r.status for r in results] == [VerifierStatus.FAIL, VerifierStatus.ERROR, VerifierStatus.ERROR]
+    assert "not run" in results[2].output and log == []
+
+
+def test_ranking_is_severity_then_causal_depth_then_node_id_never_time() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    # The early node has the LATER timestamp: ranking must follow the causal order, not time.
+    early = b.model(parent=agent, start_unix_nano=900, end_unix_nano=950)
+    late = b.tool("t", parent=agent, after=[early], start_unix_nano=100, end_unix_nano=150)
+    concurrent_a = b.tool("u", parent=agent, node_id="span:00000000000000aa")
+    concurrent_b = b.tool("u", parent=agent, node_id="span:00000000000000ab")
+    trajectory = b.build()
+    findings = [_finding(late), _finding(early), _finding(concurrent_b), _finding(concurrent_a),
+                _finding(agent, Severity.LOW), _finding(late, Severity.CRITICAL)]
+
+    diagnosis = DetectorChain([Fixed("x", findings)], config()).run(trajectory)
+
+    order = [(item.finding.node_id, item.finding.severity) for item in diagnosis.chain]
+    assert order == [
+        (late, Severity.CRITICAL),
+        (early, Severity.HIGH),  # depth 1; ties at depth 1 are broken by node id
+        (concurrent_a, Severity.HIGH),
+        (concurrent_b, Severity.HIGH),
+        (late, Severity.HIGH),  # depth 2, though its timestamp is the earliest
+        (agent, Severity.LOW),
+    ]
+    assert [item.rank for item in diagnosis.chain] == [1, 2, 3, 4, 5, 6]
+    assert diagnosis.chain[0].span_id == late.split(":")[1]
+
+
+def test_every_builtin_detector_runs_on_an_empty_and_a_small_trajectory() -> None:
+    trajectory, _ = _three_step()
+    empty = TrajectoryBuilder().build()
+    chain = DetectorChain(load_detectors(config()), config())
+
+    for subject in (trajectory, empty):
+        diagnosis = chain.run(subject)
+        assert [r.verifier for r in diagnosis.verifier_results] == list(builtin_detectors())
+        assert all(r.status is not VerifierStatus.ERROR for r in diagnosis.verifier_results), diagnosis.verifier_results
+
+
+def test_builtin_names_are_the_categories_they_report() -> None:
+    categories = {c.value for c in FindingCategory}
+    assert set(builtin_detectors()) == categories
+
+
+def test_enabled_picks_and_orders_detectors() -> None:
+    detectors = load_detectors(config({"enabled": ["tool_loop", "tool_error"]}))
+    assert [d.name for d in detectors] == ["tool_loop", "tool_error"]

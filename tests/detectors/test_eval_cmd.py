@@ -1,0 +1,62 @@
+"""``otel-trajectory eval``: scores a labelled directory; text and JSON output; config problems exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from processor import eval_cmd
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "traces"
+CONFIG = Path(__file__).parent / "data" / "corpus-config.yaml"
+SCENARIOS = ("tool_loop", "write_without_read", "model_timeout")
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    eval_cmd.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    source = CORPUS / "openai-v2-content-on"
+    if not all((source / name / "labels.json").exists() for name in SCENARIOS):
+        pytest.skip("corpus traces not present")
+    for name in SCENARIOS:
+        shutil.copytree(source / name, tmp_path / "lib" / name)
+    shutil.copy(CONFIG, tmp_path / "config.yaml")
+    return tmp_path
+
+
+def test_json_report_scores_categories_and_terminal_status(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert eval_cmd.run(_args(str(corpus), "--json")) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["traces"] == 3
+    for category in ("tool_loop", "order_violation", "infra_timeout"):
+        tally = report["categories"][category]
+        assert tally["tp"] == 1 and tally["fn"] == 0, (category, report["misses"])
+    assert report["terminal_status_accuracy"] == 1.0
+
+
+def test_text_report_lists_misses_with_trace_path(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    labels = corpus / "lib" / "tool_loop" / "labels.json"
+    data = json.loads(labels.read_text())
+    data["findings"].append({"category": "state_stall", "status": "fail", "anchor_span": "0000000000000001"})
+    labels.write_text(json.dumps(data))
+
+    assert eval_cmd.run(_args(str(corpus))) == 0
+
+    out = capsys.readouterr().out
+    assert "category" in out and "terminal status: 3/3" in out
+    assert "lib/tool_loop: state_stall missed span 0000000000000001" in out
+
+
+def test_config_problems_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "bad.yaml").write_text("detectors: {loop: {min_repeats: 0}}\n")
+    assert eval_cmd.run(_args(str(tmp_path), "--config", str(tmp_path / "bad.yaml"))) == 2
+    assert "detectors.loop.min_repeats" in capsys.readouterr().err

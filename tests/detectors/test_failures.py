@@ -1,0 +1,99 @@
+"""model_error, rate_limited, infra_timeout and tool_error: classification, anchor and recovery."""
+
+from __future__ import annotations
+
+import pytest
+
+from processor.detectors.chain import DetectorChain
+from processor.detectors.infra_timeout import InfraTimeoutDetector
+from processor.detectors.model_error import ModelErrorDetector
+from processor.detectors.rate_limited import RateLimitedDetector
+from processor.detectors.registry import load_detectors
+from processor.detectors.tool_error import ToolErrorDetector
+from semconv.trajectory import FindingCategory, NodeStatus, TerminalStatus
+
+from .support import TrajectoryBuilder, config, run
+
+FAILED = NodeStatus.FAILED
+
+
+@pytest.mark.parametrize(
+    ("fields", "category"),
+    [
+        ({"http_status": 429, "error_type": "openai.RateLimitError"}, FindingCategory.RATE_LIMITED),
+        ({"error_type": "grpc.StatusCode.RESOURCE_EXHAUSTED"}, FindingCategory.RATE_LIMITED),
+        ({"error_type": "<class 'openai.APITimeoutError'>", "error_message": "Request timed out."}, FindingCategory.INFRA_TIMEOUT),
+        ({"error_type": "httpx.ReadTimeout"}, FindingCategory.INFRA_TIMEOUT),
+        ({"error_type": "DEADLINE_EXCEEDED"}, FindingCategory.INFRA_TIMEOUT),
+        ({"http_status": 504}, FindingCategory.INFRA_TIMEOUT),
+        ({"http_status": 500, "error_type": "openai.InternalServerError"}, FindingCategory.MODEL_ERROR),
+        ({"http_status": 400}, FindingCategory.MODEL_ERROR),
+    ],
+)
+def test_model_call_failures_get_exactly_one_category(fields: dict, category: FindingCategory) -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent(status=FAILED)
+    bad = b.model(parent=agent, status=FAILED, tokens=None, **fields)
+    trajectory = b.build()
+
+    found = [f for d in (ModelErrorDetector(), RateLimitedDetector(), InfraTimeoutDetector(), ToolErrorDetector())
+             for f in run(d, trajectory)]
+
+    assert [(f.category, f.node_id) for f in found] == [(category, bad)]
+    assert found[0].recovered is False
+
+
+def test_tool_timeout_is_infra_timeout_not_tool_error() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    slow = b.tool("lookup_order", parent=agent, status=FAILED, error_type="requests.exceptions.ReadTimeout")
+    plain = b.tool("lookup_order", parent=agent, status=FAILED, error_type="ValueError")
+    trajectory = b.build()
+
+    assert [f.node_id for f in run(InfraTimeoutDetector(), trajectory)] == [slow]
+    assert [f.node_id for f in run(ToolErrorDetector(), trajectory)] == [plain]
+
+
+def test_a_dependent_success_marks_recovery() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    failed = b.tool("lookup_order", parent=agent, status=FAILED, error_type="KeyError")
+    b.model(parent=agent, after=[failed])
+    (finding,) = run(ToolErrorDetector(), b.build())
+    assert finding.recovered is True and "succeeded" in finding.evidence
+
+
+def test_a_retry_the_graph_cannot_order_is_not_claimed_as_recovery() -> None:
+    # App-level retry: the 429'd invocation failed; a sibling invocation of the same agent committed. No edge
+    # orders them, so recovery is "not assessed" and the run did not end rate limited.
+    b = TrajectoryBuilder()
+    root = b.agent("workflow")
+    first = b.agent("support_agent", parent=root, status=FAILED, http_status=429)
+    limited = b.model(parent=first, status=FAILED, http_status=429, tokens=None)
+    retry = b.agent("support_agent", parent=root)
+    b.model(parent=retry)
+    trajectory = b.build()
+
+    (finding,) = run(RateLimitedDetector(), trajectory)
+    diagnosis = DetectorChain(load_detectors(config()), config()).run(trajectory)
+
+    assert finding.node_id == limited and finding.recovered is None
+    assert diagnosis.terminal_status is TerminalStatus.SUCCESS
+
+
+def test_unretried_failure_inside_an_ok_workflow_ends_the_run_in_error() -> None:
+    b = TrajectoryBuilder()
+    root = b.agent(None)  # an unnamed SDK workflow span that stays OK
+    agent = b.agent("support_agent", parent=root, status=FAILED, http_status=500)
+    b.model(parent=agent, status=FAILED, http_status=500, tokens=None)
+    diagnosis = DetectorChain(load_detectors(config()), config()).run(b.build())
+    assert diagnosis.root_cause == "model_error"
+    assert diagnosis.terminal_status is TerminalStatus.ERROR
+
+
+def test_timeout_that_ends_the_run_is_the_terminal_status() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent(status=FAILED, error_type="openai.APITimeoutError")
+    b.model(parent=agent, status=FAILED, error_type="openai.APITimeoutError")
+    diagnosis = DetectorChain(load_detectors(config()), config()).run(b.build())
+    assert diagnosis.terminal_status is TerminalStatus.INFRA_TIMEOUT

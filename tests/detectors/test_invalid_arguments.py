@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+from processor.detectors.invalid_arguments import InvalidArgumentsDetector
+from semconv.trajectory import FindingStatus
+
+from .support import TrajectoryBuilder, config, report
+
+SCHEMA = {"arguments": {"schemas": {"update_record": {
+    "type": "object", "required": ["record_id"], "properties": {"record_id": {"type": "string"}}}}}}
+
+
+def test_malformed_json_is_reported_once_on_the_proposal() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    model = b.model(parent=agent)
+    proposal = b.proposal("update_record", model, arguments='{"record_id": "A-1"')
+    b.tool("update_record", parent=agent, after=[proposal], arguments='{"record_id": "A-1"')
+    (finding,) = report(InvalidArgumentsDetector(), b.build()).findings
+    assert finding.node_id == proposal and "not valid JSON" in finding.evidence
+
+
+def test_non_object_and_empty_arguments() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    listed = b.tool("update_record", parent=agent, arguments="[1, 2]")
+    b.tool("list_all", parent=agent, arguments="")
+    (finding,) = report(InvalidArgumentsDetector(), b.build()).findings
+    assert finding.node_id == listed and "not an object" in finding.evidence
+
+
+def test_schema_violation_with_jsonschema() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    bad = b.tool("update_record", parent=agent, arguments={"record_id": 7})
+    b.tool("update_record", parent=agent, arguments={"record_id": "ok"})
+    (finding,) = report(InvalidArgumentsDetector(), b.build(), config(SCHEMA)).findings
+    assert finding.node_id == bad and finding.status is FindingStatus.FAIL
+    assert "record_id" in finding.evidence and "schema" in finding.evidence
