@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from otel_mapper.canonical import digest_text
 from otel_mapper.declarations import declare
 from otel_mapper.edges import EdgeSet, derive_edges
-from otel_mapper.facts import ConventionReader, SpanFacts
+from otel_mapper.facts import ConventionReader, SpanFacts, absorb_facts
 from otel_mapper.model import (
     Bindings,
     Declaration,
@@ -193,6 +193,7 @@ def _read_spans(
             logger.debug("reader failed on span %s", view.span_id, exc_info=True)
             failures += 1
             facts = fallback.read(view)
+        view.release()  # later stages read facts, ids and links only; holding 100k attribute maps costs memory
         entries.append(SpanEntry(view=view, facts=facts))
     if failures:
         notes.append(
@@ -211,7 +212,8 @@ def _assign_node_ids(entries: list[SpanEntry], notes: list[Declaration]) -> dict
     """Give each span its node id; duplicate span ids are kept apart and declared (AT-16b).
 
     Among duplicates, the one with the smallest serialised bytes keeps the plain id, so the choice does not
-    depend on arrival order.
+    depend on arrival order. A byte-identical copy is a redelivery (at-least-once export), not another call: it
+    joins the first copy's node as a reference instead of becoming a phantom second execution.
     """
     groups: dict[str, list[SpanEntry]] = {}
     for entry in entries:
@@ -220,12 +222,26 @@ def _assign_node_ids(entries: list[SpanEntry], notes: list[Declaration]) -> dict
         groups.setdefault(entry.view.span_id, []).append(entry)
     primary: dict[str, SpanEntry] = {}
     duplicated: list[str] = []
+    redelivered = 0
     for span_id, group in groups.items():
         if len(group) > 1:
-            group.sort(key=lambda item: item.view.span.SerializeToString(deterministic=True))
-            duplicated.append(span_id)
-        for position, entry in enumerate(group):
-            entry.node_id = span_node_id(span_id) if position == 0 else derived_node_id(span_id, f"dup:{position}")
+            keyed = sorted(((item.view.span.SerializeToString(deterministic=True), item) for item in group), key=lambda pair: pair[0])
+            group = [item for _, item in keyed]
+            position = 0
+            previous: bytes | None = None
+            for data, entry in keyed:
+                if data == previous:
+                    entry.node_id = span_node_id(span_id) if position == 1 else derived_node_id(span_id, f"dup:{position - 1}")
+                    entry.primary = False
+                    redelivered += 1
+                    continue
+                entry.node_id = span_node_id(span_id) if position == 0 else derived_node_id(span_id, f"dup:{position}")
+                position += 1
+                previous = data
+            if position > 1:
+                duplicated.append(span_id)
+        else:
+            group[0].node_id = span_node_id(span_id)
         primary[span_id] = group[0]
     if duplicated:
         duplicated.sort()
@@ -239,6 +255,16 @@ def _assign_node_ids(entries: list[SpanEntry], notes: list[Declaration]) -> dict
                 nodes=tuple(span_node_id(span_id) for span_id in duplicated[:MAX_DECLARED_NODES]),
             )
         )
+    if redelivered:
+        notes.append(
+            Declaration(
+                category=DeclarationCategory.DUPLICATE_SPAN_ID,
+                effect=DeclarationEffect.APPROXIMATED,
+                qualifier="redelivered",
+                reason="byte-identical copies of a span were received; each copy is a reference of one node",
+                count=redelivered,
+            )
+        )
     return primary
 
 
@@ -249,7 +275,7 @@ def _merge_double_instrumentation(
     become one node: the innermost span's. The other span stays a reference."""
     groups: dict[tuple[str, str], list[SpanEntry]] = {}
     for entry in entries:
-        if entry.node_id is None or entry.facts.dedup_key is None:
+        if entry.node_id is None or not entry.primary or entry.facts.dedup_key is None:
             continue
         groups.setdefault((entry.facts.kind.value, entry.facts.dedup_key), []).append(entry)
     merged = 0
@@ -273,11 +299,12 @@ def _merge_double_instrumentation(
         if len(conventions) < 2 and not any(depths.values()):
             continue  # same convention, not nested: separate calls that reuse an id (e.g. retries)
         keeper = max(group, key=lambda entry: (depths[entry.view.span_id], entry.view.span_id))
-        for entry in group:
-            if entry is not keeper:
-                entry.node_id = keeper.node_id
-                entry.primary = False
-                merged += 1
+        others = sorted((entry for entry in group if entry is not keeper), key=lambda entry: entry.view.span_id)
+        for entry in others:
+            absorb_facts(keeper.facts, entry.facts)
+            entry.node_id = keeper.node_id
+            entry.primary = False
+            merged += 1
     if merged:
         notes.append(
             Declaration(
@@ -406,6 +433,7 @@ def _assign_invocations(nodes_by_id: dict[str, dict[str, object]], edges: EdgeSe
     memo: dict[str, str | None] = {}
     for start in nodes_by_id:
         path: list[str] = []
+        on_path: set[str] = set()  # a set, not the list: 10,000-deep chains must not cost a quadratic scan
         current: str | None = start
         answer: str | None = None
         while current is not None:
@@ -413,11 +441,12 @@ def _assign_invocations(nodes_by_id: dict[str, dict[str, object]], edges: EdgeSe
                 answer = memo[current]
                 break
             parent = parent_of.get(current)
-            if parent is None or parent in path or len(path) > 100_000:
+            if parent is None or parent in on_path or len(path) > 100_000:
                 answer = None
                 path.append(current)
                 break
             path.append(current)
+            on_path.add(current)
             if nodes_by_id.get(parent, {}).get("kind") is NodeKind.AGENT_INVOCATION:
                 answer = parent
                 break

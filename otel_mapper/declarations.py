@@ -118,6 +118,18 @@ def declare(
                 nodes=tuple(sorted(str(n) for n in hidden_content)[:MAX_DECLARED_NODES]),
             )
         )
+    redacted = [e.node_id for e in primary if e.facts.content_redacted]
+    if redacted:
+        declarations.append(
+            Declaration(
+                category=DeclarationCategory.CONTENT,
+                effect=DeclarationEffect.DROPPED,
+                qualifier="redacted",
+                reason="content was replaced by a redaction sentinel at the source",
+                count=len(redacted),
+                nodes=tuple(sorted(str(n) for n in redacted)[:MAX_DECLARED_NODES]),
+            )
+        )
     if external_parents:
         declarations.append(
             Declaration(

@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from otel_mapper.graph import find_cycle_nodes
+from otel_mapper.graph import containment_intervals, encloses, strongly_connected
 from otel_mapper.model import Declaration, Edge
 from semconv.trajectory import DeclarationCategory, DeclarationEffect, EdgeType, NodeKind, NodeStatus
 
@@ -30,6 +30,8 @@ __all__ = ["EdgeSet", "derive_edges", "LINK_TYPE_ATTRIBUTE"]
 
 LINK_TYPE_ATTRIBUTE = "agent_trajectory.link.type"
 _LINK_TYPES = {EdgeType.CAUSED_BY, EdgeType.DEPENDS_ON, EdgeType.RETRIES, EdgeType.HANDOFF_FROM}
+MAX_EXECUTIONS_PER_CALL = 8
+"""A consuming model call depends on at most this many executions of one tool call (framework retries)."""
 MAX_SEQUENCE_FANIN = 16
 """A node is ``sequenced_after`` at most this many nodes of the previous runtime step."""
 
@@ -71,28 +73,38 @@ class EdgeSet:
         return tuple(sorted(self._edges.values()))
 
     def break_cycles(self, node_ids: Iterable[str], notes: list[Declaration]) -> None:
-        """Remove the weakest edges among nodes that cannot be ordered, until the graph is acyclic."""
+        """Remove the weakest edges inside each cycle until the graph is acyclic.
+
+        Only edges whose two ends lie in the same strongly connected component are on a cycle; nodes merely
+        downstream of a cycle keep their edges. Within a component every edge of its weakest present type is
+        removed at once, so the result does not depend on which edge was found first.
+        """
         ids = list(node_ids)
         removed = 0
         parent_cycle_nodes: set[str] = set()
         for _ in range(len(_CYCLE_REMOVAL_ORDER) + 1):
-            stuck = find_cycle_nodes(ids, self._edges.values())
-            if not stuck:
+            component = strongly_connected(ids, self._edges.values())
+            if component is None:
                 break
-            for edge_type in _CYCLE_REMOVAL_ORDER:
-                victims = [
-                    key
-                    for key, edge in self._edges.items()
-                    if edge.type is edge_type and edge.from_node in stuck and edge.to_node in stuck
-                ]
-                if victims:
-                    for key in victims:
-                        del self._edges[key]
-                        if edge_type is EdgeType.CAUSED_BY and self._parents.get(key[0]) == key[2]:
-                            del self._parents[key[0]]
-                            parent_cycle_nodes.add(key[0])
-                    removed += len(victims)
-                    break
+            inside: dict[EdgeType, list[tuple[str, EdgeType, str]]] = defaultdict(list)
+            for key, edge in self._edges.items():
+                label = component.get(edge.from_node)
+                if label is not None and label == component.get(edge.to_node):
+                    inside[edge.type].append(key)
+            # Per component, the weakest type present inside it.
+            weakest: dict[int, EdgeType] = {}
+            for edge_type in reversed(_CYCLE_REMOVAL_ORDER):
+                for key in inside.get(edge_type, ()):
+                    weakest[component[key[0]]] = edge_type
+            for edge_type, keys in inside.items():
+                for key in keys:
+                    if weakest.get(component[key[0]]) is not edge_type:
+                        continue
+                    del self._edges[key]
+                    removed += 1
+                    if edge_type is EdgeType.CAUSED_BY and self._parents.get(key[0]) == key[2]:
+                        del self._parents[key[0]]
+                        parent_cycle_nodes.add(key[0])
         if removed:
             notes.append(
                 Declaration(
@@ -118,7 +130,7 @@ def derive_edges(
     dropped_parent = {entry.view.span_id: entry.view.parent_span_id for entry in entries if entry.facts.drop}
     external = _parent_edges(entries, by_span_id, dropped_parent, edges)
     _link_edges(entries, by_span_id, edges)
-    _tool_call_edges(entries, proposals, nodes_by_id, edges)
+    _tool_call_edges(entries, proposals, nodes_by_id, edges, notes)
     _response_chain_edges(entries, edges)
     _content_edges(entries, edges)
     _handoff_edges(entries, nodes_by_id, edges)
@@ -133,7 +145,11 @@ def _parent_edges(
     edges: EdgeSet,
 ) -> list[tuple[str, str]]:
     external: list[tuple[str, str]] = []
-    for entry in entries:
+    # Primary spans first, then merged spans by span id: a merged node's containment parent is its own span's
+    # parent whatever order the spans arrived in.
+    ordered = [entry for entry in entries if entry.primary]
+    ordered.extend(sorted((entry for entry in entries if not entry.primary), key=lambda entry: entry.view.span_id))
+    for entry in ordered:
         if entry.node_id is None:
             continue
         # A merged span's parent edge hangs the merged node where the outer span was (self-edges are skipped).
@@ -178,7 +194,14 @@ def _tool_call_edges(
     proposals: list[ProposalNode],
     nodes_by_id: dict[str, dict[str, object]],
     edges: EdgeSet,
+    notes: list[Declaration],
 ) -> None:
+    """Proposal -> model call, execution -> proposal, consuming model call -> execution.
+
+    A tool-call id joins only when it names one proposal. Some providers reuse ids across turns; then the
+    proposal whose model call shares the execution's (or consumer's) containment parent is taken if it is the
+    only one, else no edge is drawn and the ambiguity is declared: guessing would invent an order.
+    """
     by_call_id: dict[str, list[ProposalNode]] = defaultdict(list)
     by_name_args: dict[tuple[str, str], list[ProposalNode]] = defaultdict(list)
     for proposal in proposals:
@@ -187,6 +210,19 @@ def _tool_call_edges(
             by_call_id[proposal.call_id].append(proposal)
         if proposal.name and proposal.arguments_digest:
             by_name_args[(proposal.name, proposal.arguments_digest)].append(proposal)
+    parents = edges.containment_parents()
+    ambiguous: list[str] = []
+
+    def narrow(candidates: list[ProposalNode], node: str, name: str | None) -> ProposalNode | None:
+        if len(candidates) == 1:
+            return candidates[0]
+        parent = parents.get(node)
+        close = [
+            proposal
+            for proposal in candidates
+            if parent is not None and parents.get(proposal.model_node) == parent and (not name or proposal.name == name)
+        ]
+        return close[0] if len(close) == 1 else None
 
     executed_by_proposal: dict[str, list[str]] = defaultdict(list)
     for entry in entries:
@@ -195,20 +231,29 @@ def _tool_call_edges(
             continue
         if facts.kind not in (NodeKind.TOOL_EXECUTION, NodeKind.HANDOFF):
             continue
-        matched: list[ProposalNode] = []
+        matched: ProposalNode | None = None
         evidence = ""
         if facts.tool_call_id and facts.tool_call_id in by_call_id:
-            matched = by_call_id[facts.tool_call_id]
+            candidates = by_call_id[facts.tool_call_id]
+            matched = narrow(candidates, entry.node_id, facts.tool_name)
             evidence = f"tool call id {facts.tool_call_id}"
+            if len(candidates) > 1:
+                evidence += " (id reused; the only proposal under the same parent)"
         elif facts.tool_name and facts.arguments is not None:
             fields = nodes_by_id[entry.node_id]
             candidates = by_name_args.get((facts.tool_name, str(fields.get("arguments_digest"))), [])
             if len(candidates) == 1:
-                matched = candidates
+                matched = candidates[0]
                 evidence = "unique tool name and argument digest match (span carries no tool call id)"
-        for proposal in matched:
-            edges.add(entry.node_id, EdgeType.CAUSED_BY, proposal.node_id, evidence)
-            executed_by_proposal[proposal.node_id].append(entry.node_id)
+            elif candidates:
+                ambiguous.append(entry.node_id)
+                continue
+        if matched is None:
+            if facts.tool_call_id and facts.tool_call_id in by_call_id:
+                ambiguous.append(entry.node_id)
+            continue
+        edges.add(entry.node_id, EdgeType.CAUSED_BY, matched.node_id, evidence)
+        executed_by_proposal[matched.node_id].append(entry.node_id)
 
     for proposal_id, executions in executed_by_proposal.items():
         if executions:
@@ -217,16 +262,29 @@ def _tool_call_edges(
     for entry in entries:
         if not entry.primary or entry.node_id is None or not entry.facts.consumed_call_ids:
             continue
-        for call_id in entry.facts.consumed_call_ids:
-            for proposal in by_call_id.get(call_id, ()):
-                if proposal.model_node == entry.node_id:
-                    continue
-                executions = executed_by_proposal.get(proposal.node_id)
-                if executions:
-                    for execution in executions:
-                        edges.add(entry.node_id, EdgeType.DEPENDS_ON, execution, f"tool result {call_id} in model input")
-                else:
-                    edges.add(entry.node_id, EdgeType.DEPENDS_ON, proposal.node_id, f"tool result {call_id} in model input")
+        for call_id in dict.fromkeys(entry.facts.consumed_call_ids):
+            candidates = [proposal for proposal in by_call_id.get(call_id, ()) if proposal.model_node != entry.node_id]
+            if not candidates:
+                continue
+            proposal = narrow(candidates, entry.node_id, None)
+            if proposal is None:
+                ambiguous.append(entry.node_id)
+                continue
+            executions = executed_by_proposal.get(proposal.node_id)
+            for execution in (executions or [proposal.node_id])[:MAX_EXECUTIONS_PER_CALL]:
+                edges.add(entry.node_id, EdgeType.DEPENDS_ON, execution, f"tool result {call_id} in model input")
+    if ambiguous:
+        notes.append(
+            Declaration(
+                category=DeclarationCategory.TOOL_PROPOSAL,
+                effect=DeclarationEffect.APPROXIMATED,
+                qualifier="ambiguous_link",
+                reason="a tool call matched several proposals (reused id, or same tool and arguments without an id);"
+                " no edge was drawn rather than one guessed",
+                count=len(ambiguous),
+                nodes=tuple(sorted(set(ambiguous))[:32]),
+            )
+        )
 
 
 def _response_chain_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
@@ -275,25 +333,30 @@ def _handoff_edges(entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, ob
                 agents_by_name[entry.facts.agent_name].append(entry.node_id)
             if entry.facts.graph_node_id:
                 agents_by_graph_id[entry.facts.graph_node_id].append(entry.node_id)
-    parents = edges.containment_parents()
+    intervals: dict[str, tuple[int, int]] | None = None
     for entry in entries:
         facts = entry.facts
         if not entry.primary or entry.node_id is None:
             continue
         if facts.kind is NodeKind.HANDOFF and facts.handoff_to_agent:
+            candidates = agents_by_name.get(facts.handoff_to_agent, ())
+            if not candidates:
+                continue
+            if intervals is None:  # computed once, only for traces with handoffs
+                intervals = containment_intervals(edges.containment_parents())
             # The receiving agent must not be an ancestor of the handoff itself.
-            ancestors: set[str] = set()
-            current = parents.get(entry.node_id)
-            while current is not None and current not in ancestors and len(ancestors) < 10_000:
-                ancestors.add(current)
-                current = parents.get(current)
-            targets = [node for node in agents_by_name.get(facts.handoff_to_agent, ()) if node not in ancestors]
+            targets = [node for node in candidates if not encloses(intervals, node, entry.node_id)]
             if len(targets) == 1:
                 edges.add(targets[0], EdgeType.HANDOFF_FROM, entry.node_id, f"handoff to_agent={facts.handoff_to_agent}")
         if facts.kind is NodeKind.AGENT_INVOCATION and facts.graph_parent_id:
             sources = [node for node in agents_by_graph_id.get(facts.graph_parent_id, ()) if node != entry.node_id]
             if len(sources) == 1:
-                edges.add(entry.node_id, EdgeType.HANDOFF_FROM, sources[0], f"graph.node.parent_id={facts.graph_parent_id}")
+                edges.add(
+                    entry.node_id,
+                    EdgeType.HANDOFF_FROM,
+                    sources[0],
+                    f"{facts.graph_parent_evidence}={facts.graph_parent_id}",
+                )
 
 
 def _sequence_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:

@@ -13,7 +13,7 @@ from otel_mapper.model import TokenUsage
 from otel_mapper.spans import SpanView
 from semconv.trajectory import NodeKind
 
-__all__ = ["ConventionReader", "MessageDigests", "SpanFacts", "ToolCallFact"]
+__all__ = ["ConventionReader", "MessageDigests", "SpanFacts", "ToolCallFact", "absorb_facts"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,10 +73,47 @@ class SpanFacts:
     handoff_to_agent: str | None = None
     graph_node_id: str | None = None
     graph_parent_id: str | None = None
+    graph_parent_evidence: str = "graph parent"
+    """Attribute that named ``graph_parent_id`` (edge evidence text); readers set the attribute name."""
     sequence: tuple[str, int] | None = None
     """Authoritative runtime sequence: (sequence scope, step number), e.g. LangGraph ``langgraph_step``."""
     dedup_key: str | None = None
     """Key under which two spans describe the same call (double instrumentation): response id or tool-call id."""
+    content_redacted: bool = False
+    """Content was present but replaced by a redaction sentinel (e.g. OpenInference ``__REDACTED__``)."""
+
+
+def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
+    """Fill what ``keeper`` did not record from ``other`` (another span of the same call).
+
+    Double instrumentation often splits one call's facts: one span has the content, the other the usage.
+    Only absent values are filled; nothing ``keeper`` recorded is overwritten.
+    """
+    had_graph_parent = keeper.graph_parent_id is not None
+    for name in (
+        "agent_name", "tool_name", "tool_call_id", "arguments", "model", "provider", "usage",
+        "response_id", "previous_response_id", "proposals", "tool_definitions", "error_type",
+        "error_message", "http_status", "handoff_from_agent", "handoff_to_agent", "graph_node_id",
+        "graph_parent_id", "sequence",
+    ):
+        if getattr(keeper, name) is None and getattr(other, name) is not None:
+            setattr(keeper, name, getattr(other, name))
+    if not had_graph_parent and keeper.graph_parent_id is not None:
+        keeper.graph_parent_evidence = other.graph_parent_evidence
+    keeper.arguments_visible = keeper.arguments_visible or other.arguments_visible
+    keeper.result_visible = keeper.result_visible or other.result_visible
+    keeper.input_content_captured = keeper.input_content_captured or other.input_content_captured
+    keeper.failed = keeper.failed or other.failed
+    keeper.content_redacted = keeper.content_redacted or other.content_redacted
+    keeper.finish_reasons = keeper.finish_reasons or other.finish_reasons
+    if not keeper.consumed_call_ids:
+        keeper.consumed_call_ids = list(other.consumed_call_ids)
+    if not keeper.messages.inputs:
+        keeper.messages.inputs = list(other.messages.inputs)
+    if not keeper.messages.outputs:
+        keeper.messages.outputs = list(other.messages.outputs)
+    if not keeper.tool_definition_digests:
+        keeper.tool_definition_digests = dict(other.tool_definition_digests)
 
 
 class ConventionReader(Protocol):

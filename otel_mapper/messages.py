@@ -4,7 +4,11 @@ results and per-message digests. Shared by every reader whose convention uses th
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
+from typing import Final
+
+import orjson
 
 from otel_mapper.anyvalue import Decoded
 from otel_mapper.canonical import digest, dumps_canonical
@@ -12,25 +16,75 @@ from otel_mapper.facts import ToolCallFact
 from otel_mapper.spans import MAX_NAME, MAX_TEXT, parse_json_text
 from semconv import genai
 
-__all__ = ["arguments_text", "message_digest", "read_input_messages", "read_output_messages"]
+__all__ = [
+    "MESSAGE_DIGEST_CANONICALIZATION",
+    "arguments_text",
+    "message_digest",
+    "parts_message",
+    "read_input_messages",
+    "read_output_messages",
+    "text_part",
+    "tool_call_part",
+    "tool_result_part",
+    "unwrap_call_arguments",
+]
 
 MAX_MESSAGES = 10_000
 MAX_PARTS = 1_000
+_CALL_WRAPPER_KEYS = frozenset({"args", "kwargs"})
+
+
+def unwrap_call_arguments(value: Decoded) -> Decoded:
+    """The keyword arguments of a decorator's call record, else ``value`` unchanged.
+
+    Decorator-based instrumentations (OpenLLMetry ``traceloop.entity.input``, OpenInference ``@tool``) record a
+    tool's input as ``{"args": [], "kwargs": {...}}`` or ``{"kwargs": {...}}`` while the model proposed the bare
+    object. Applied to both sides of the (tool name, argument digest) join so they canonicalise identically;
+    positional arguments cannot be matched to names, so a call record with any is left as it is.
+    """
+    if not isinstance(value, dict) or not value or not set(value) <= _CALL_WRAPPER_KEYS:
+        return value
+    kwargs = value.get("kwargs")
+    args = value.get("args")
+    if isinstance(kwargs, dict) and (args is None or args == []):
+        return kwargs
+    return value
 
 
 def arguments_text(arguments: Decoded) -> str | None:
-    """Tool-call arguments as bounded text: objects as canonical JSON, strings as they are."""
+    """Tool-call arguments as bounded text: objects as canonical JSON (call records unwrapped), strings as they
+    are. Both sides of every argument join go through here."""
     if arguments is None:
         return None
     if isinstance(arguments, str):
         parsed = parse_json_text(arguments)
-        text = dumps_canonical(parsed) if isinstance(parsed, (dict, list)) else arguments
-    else:
-        try:
-            text = dumps_canonical(arguments)
-        except TypeError:
-            return None
+        if not isinstance(parsed, (dict, list)):
+            return arguments[:MAX_TEXT]
+        arguments = parsed
+    try:
+        text = dumps_canonical(unwrap_call_arguments(arguments))
+    except TypeError:
+        return None
     return text[:MAX_TEXT]
+
+
+def text_part(content: str) -> dict[str, Decoded]:
+    return {"type": "text", "content": content}
+
+
+def tool_call_part(call_id: str | None, name: str | None, arguments: Decoded) -> dict[str, Decoded]:
+    if isinstance(arguments, str):
+        arguments = parse_json_text(arguments)
+    return {genai.PART_TYPE: genai.PART_TOOL_CALL, "id": call_id, "name": name, "arguments": arguments}
+
+
+def tool_result_part(call_id: str | None, response: Decoded) -> dict[str, Decoded]:
+    return {genai.PART_TYPE: genai.PART_TOOL_CALL_RESPONSE, "id": call_id, "response": response}
+
+
+def parts_message(role: str | None, parts: list[dict[str, Decoded]]) -> dict[str, Decoded]:
+    """A message in the GenAI parts schema, so conventions with other message shapes digest the same way."""
+    return {"role": role, "parts": parts}
 
 
 def _normal_part(part: dict[str, Decoded]) -> dict[str, Decoded]:
@@ -46,12 +100,23 @@ def _normal_part(part: dict[str, Decoded]) -> dict[str, Decoded]:
     return {key: value for key, value in part.items()}
 
 
+MESSAGE_DIGEST_CANONICALIZATION: Final = "orjson-sorted-keys"
+"""How message digests serialise before SHA-256: compact JSON with sorted keys (orjson ``OPT_SORT_KEYS``), RFC
+8785 JCS only for values orjson refuses. Message digests are join keys inside one mapping (a message in call B's
+input equals one in call A's output); the JCS serialiser in pure Python cost most of the mapping time."""
+
+
 def message_digest(message: dict[str, Decoded]) -> str:
     """Digest of a message's role and parts (finish_reason and names left out): the same message in a later
     call's input digests the same as in the output that produced it."""
     parts = message.get("parts")
     normal_parts = [_normal_part(part) for part in parts[:MAX_PARTS] if isinstance(part, dict)] if isinstance(parts, list) else []
-    return digest({"role": message.get("role"), "parts": normal_parts})
+    value = {"role": message.get("role"), "parts": normal_parts}
+    try:
+        encoded = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):  # bytes, lone surrogates, integers beyond 64 bits
+        return digest(value)
+    return "sha256:" + hashlib.sha256(encoded).hexdigest()
 
 
 def _messages(value: Decoded) -> list[dict[str, Decoded]]:

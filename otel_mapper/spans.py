@@ -68,6 +68,10 @@ class SpanView:
             self._attrs = attribute_map(self.span.attributes)
         return self._attrs
 
+    def release(self) -> None:
+        """Drop the decoded attribute map (rebuilt on the next read) once a reader is done with the span."""
+        self._attrs = None
+
     def has(self, key: str) -> bool:
         return key in self.attrs
 

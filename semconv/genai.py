@@ -11,6 +11,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Final
 
+PREFIX: Final = "gen_ai."
+"""Namespace of every GenAI attribute (a cheap first filter when scanning keys)."""
 OPERATION_NAME: Final = "gen_ai.operation.name"
 PROVIDER_NAME: Final = "gen_ai.provider.name"
 SYSTEM: Final = "gen_ai.system"
@@ -53,6 +55,8 @@ SYSTEM_INSTRUCTIONS: Final = "gen_ai.system_instructions"
 
 LEGACY_PROMPT_PREFIX: Final = "gen_ai.prompt."
 """Indexed legacy input messages: ``gen_ai.prompt.N.role``/``.content``/``.tool_call_id``/``.tool_calls.M.*``."""
+LEGACY_TOOL_CALL_ID_SUFFIX: Final = ".tool_call_id"
+"""``gen_ai.prompt.N.tool_call_id``: the tool call a legacy indexed tool message answers."""
 LEGACY_COMPLETION_PREFIX: Final = "gen_ai.completion."
 """Indexed legacy output messages: ``gen_ai.completion.N.role``/``.content``/``.tool_calls.M.{id,name,arguments}``."""
 

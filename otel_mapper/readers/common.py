@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
@@ -12,6 +12,11 @@ from otel_mapper.anyvalue import to_text
 from otel_mapper.model import TokenUsage
 from otel_mapper.spans import MAX_NAME, SpanView
 from semconv import genai
+
+if TYPE_CHECKING:
+    from otel_mapper.facts import SpanFacts
+
+__all__ = ["ErrorFacts", "clean_name", "fill_error", "has_genai", "read_error", "read_usage"]
 
 MAX_ERROR_MESSAGE: Final = 512
 _HTTP_CODE = re.compile(r"\b(?:Error code|status(?: code)?|HTTP)[:= ]*([1-5]\d\d)\b", re.IGNORECASE)
@@ -57,3 +62,40 @@ def read_usage(view: SpanView, input_keys: tuple[str, ...], output_keys: tuple[s
     if input_tokens is None and output_tokens is None:
         return None
     return TokenUsage(input_tokens=max(input_tokens or 0, 0), output_tokens=max(output_tokens or 0, 0))
+
+
+def fill_error(view: SpanView, facts: "SpanFacts") -> None:
+    """Merge the span's error facts into ``facts`` (values already recorded win)."""
+    error = read_error(view)
+    facts.failed = facts.failed or error.failed
+    facts.error_type = facts.error_type or error.error_type
+    facts.error_message = facts.error_message or error.error_message
+    facts.http_status = facts.http_status or error.http_status
+
+
+_GENAI_MARKERS: Final = (
+    genai.OPERATION_NAME,
+    genai.PROVIDER_NAME,
+    genai.SYSTEM,
+    genai.REQUEST_MODEL,
+    genai.TOOL_NAME,
+    genai.TOOL_CALL_ID,
+    genai.AGENT_NAME,
+    genai.INPUT_MESSAGES,
+    genai.OUTPUT_MESSAGES,
+    genai.HANDOFF_TO_AGENT,
+)
+
+
+def has_genai(view: SpanView) -> bool:
+    """Whether the span also carries GenAI attributes worth reading (a few key lookups, no content decoded)."""
+    attrs = view.attrs
+    return any(key in attrs for key in _GENAI_MARKERS)
+
+
+def clean_name(value: str | None) -> str | None:
+    """A bounded, stripped name; empty becomes ``None``."""
+    if value is None:
+        return None
+    value = value.strip()[:MAX_NAME]
+    return value or None

@@ -10,7 +10,7 @@ from __future__ import annotations
 from otel_mapper.facts import SpanFacts, ToolCallFact
 from otel_mapper.messages import arguments_text, read_input_messages, read_output_messages
 from otel_mapper.readers.common import read_error, read_usage
-from otel_mapper.readers.legacy_messages import read_indexed_messages
+from otel_mapper.readers.legacy_messages import has_indexed_messages, read_indexed_messages
 from otel_mapper.spans import MAX_NAME, SpanView
 from semconv import genai
 from semconv.trajectory import NodeKind
@@ -125,11 +125,14 @@ def fill_genai_facts(view: SpanView, facts: SpanFacts) -> None:
         facts.consumed_call_ids.extend(consumed)
         facts.messages.inputs = digests
         facts.input_content_captured = True
-    if facts.proposals is None and view.keys_with_prefix(genai.LEGACY_COMPLETION_PREFIX):
-        indexed = read_indexed_messages(view)
-        facts.proposals = indexed.proposals
-        facts.consumed_call_ids.extend(indexed.consumed_call_ids)
-        facts.input_content_captured = facts.input_content_captured or indexed.input_captured
+    if facts.kind is NodeKind.MODEL_CALL and (facts.proposals is None or not facts.input_content_captured):
+        legacy_out, legacy_in = has_indexed_messages(view)
+        if legacy_out or legacy_in:
+            indexed = read_indexed_messages(view)
+            if legacy_out and facts.proposals is None:
+                facts.proposals = indexed.proposals
+            facts.consumed_call_ids.extend(indexed.consumed_call_ids)
+            facts.input_content_captured = facts.input_content_captured or indexed.input_captured
 
     if genai.TOOL_DEFINITIONS in view.attrs:
         facts.tool_definitions, facts.tool_definition_digests = read_tool_definitions(view.json_attr(genai.TOOL_DEFINITIONS))

@@ -22,6 +22,22 @@ class IndexedMessages:
     input_captured: bool = False
 
 
+def _indexed(key: str, prefix: str) -> bool:
+    """``gen_ai.prompt.0.role`` is indexed; ``gen_ai.prompt.name`` (a prompt template attribute) is not."""
+    return key.startswith(prefix) and key[len(prefix):len(prefix) + 1].isdigit()
+
+
+def has_indexed_messages(view: SpanView) -> tuple[bool, bool]:
+    """(indexed completions present, indexed prompts present), in one pass over the keys."""
+    completions = prompts = False
+    for key in view.attrs:
+        if not key.startswith(genai.PREFIX):
+            continue
+        completions = completions or _indexed(key, genai.LEGACY_COMPLETION_PREFIX)
+        prompts = prompts or _indexed(key, genai.LEGACY_PROMPT_PREFIX)
+    return completions, prompts
+
+
 def read_indexed_messages(view: SpanView) -> IndexedMessages:
     result = IndexedMessages()
     calls: dict[tuple[int, int], dict[str, str]] = {}
@@ -40,8 +56,10 @@ def read_indexed_messages(view: SpanView) -> IndexedMessages:
             )
         )
     for key in view.keys_with_prefix(genai.LEGACY_PROMPT_PREFIX):
+        if not _indexed(key, genai.LEGACY_PROMPT_PREFIX):
+            continue
         result.input_captured = True
-        if key.endswith(".tool_call_id"):
+        if key.endswith(genai.LEGACY_TOOL_CALL_ID_SUFFIX):
             value = view.str_attr(key)
             if value:
                 result.consumed_call_ids.append(value)

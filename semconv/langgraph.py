@@ -1,0 +1,24 @@
+"""LangGraph run metadata keys, as they reach spans through LangChain instrumentations: the names we read.
+
+Pinned to ``langgraph`` 1.2.24 (``pregel/_algo.py``) and ``langgraph-supervisor`` 0.0.31. OpenInference puts the
+run metadata in its ``metadata`` JSON attribute; OpenLLMetry under ``traceloop.association.properties.<key>``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+STEP: Final = "langgraph_step"
+"""Superstep number of the Pregel loop: an authoritative runtime sequence within one graph run."""
+NODE: Final = "langgraph_node"
+TRIGGERS: Final = "langgraph_triggers"
+PATH: Final = "langgraph_path"
+CHECKPOINT_NS: Final = "langgraph_checkpoint_ns"
+"""``{parent_ns}|{node}:{task_id}``: sub-graphs add segments."""
+CHECKPOINT_NS_SEPARATOR: Final = "|"
+THREAD_ID: Final = "thread_id"
+
+HANDOFF_TOOL_PREFIX: Final = "transfer_to_"
+"""langgraph-supervisor names its handoff tools ``transfer_to_{agent_name}``."""
+CONTROL_FLOW_EXCEPTIONS: Final = frozenset({"ParentCommand", "Command", "GraphInterrupt", "NodeInterrupt"})
+"""Exceptions LangGraph raises for routing, not failures (OpenInference also reports them as OK)."""

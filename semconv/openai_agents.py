@@ -1,0 +1,25 @@
+"""OpenAI Agents SDK spans as its instrumentations export them: the names we read.
+
+Pinned to ``openai-agents`` 0.24.0 (``agents/tracing/span_data.py``) as exported by
+``opentelemetry-instrumentation-openai-agents-v2`` 0.1.0 (OTel contrib, GenAI-shaped),
+``openinference-instrumentation-openai-agents`` 2.6.0 (see :mod:`semconv.openinference`) and
+``opentelemetry-instrumentation-openai-agents`` 0.62.4 (OpenLLMetry, see :mod:`semconv.openllmetry`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+OPERATION_AGENT_HANDOFF: Final = "agent_handoff"
+"""Contrib ``gen_ai.operation.name`` of handoff spans (``agent_handoff {agent}``)."""
+OPERATION_GUARDRAIL_CHECK: Final = "guardrail_check"
+OPERATION_HANDOFF: Final = "handoff"
+"""OpenLLMetry ``gen_ai.operation.name`` of handoff spans."""
+CONTRIB_OPERATIONS: Final = frozenset({OPERATION_AGENT_HANDOFF, OPERATION_GUARDRAIL_CHECK})
+
+ORCHESTRATOR_AGENT_DEFINITIONS: Final = "gen_ai.orchestrator.agent.definitions"
+GUARDRAIL_NAME: Final = "gen_ai.guardrail.name"
+GUARDRAIL_TRIGGERED: Final = "gen_ai.guardrail.triggered"
+
+DEFAULT_AGENT_NAME: Final = "OpenAI Agent"
+"""Contrib 0.1.0 writes this default instead of the real agent name on chat / tool / handoff spans."""

@@ -1,0 +1,85 @@
+"""OpenInference (Arize / Phoenix) span attributes: the names we read.
+
+Pinned to ``openinference-semantic-conventions`` 0.1.42 (``openinference/semconv/trace/__init__.py``) and the
+``Arize-ai/openinference`` spec at ``1fe497f1`` (``spec/semantic_conventions.md``, ``spec/tool_calling.md``);
+span shapes of ``openinference-instrumentation-openai`` 0.1.66, ``-openai-agents`` 2.6.0, ``-langchain`` 0.1.80.
+Lists of objects are flattened: ``<prefix>.<N>.<suffix>``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+SPAN_KIND: Final = "openinference.span.kind"
+"""Required marker on every OpenInference span (values :data:`KIND_LLM` ...)."""
+
+KIND_LLM: Final = "LLM"
+KIND_EMBEDDING: Final = "EMBEDDING"
+KIND_CHAIN: Final = "CHAIN"
+KIND_RETRIEVER: Final = "RETRIEVER"
+KIND_RERANKER: Final = "RERANKER"
+KIND_TOOL: Final = "TOOL"
+KIND_AGENT: Final = "AGENT"
+KIND_GUARDRAIL: Final = "GUARDRAIL"
+KIND_EVALUATOR: Final = "EVALUATOR"
+KIND_PROMPT: Final = "PROMPT"
+KIND_DECISION: Final = "DECISION"
+KIND_UNKNOWN: Final = "UNKNOWN"
+
+INPUT_VALUE: Final = "input.value"
+INPUT_MIME_TYPE: Final = "input.mime_type"
+OUTPUT_VALUE: Final = "output.value"
+OUTPUT_MIME_TYPE: Final = "output.mime_type"
+MIME_JSON: Final = "application/json"
+METADATA: Final = "metadata"
+"""JSON string of user metadata (LangChain run metadata, incl. LangGraph keys)."""
+AGENT_NAME: Final = "agent.name"
+GRAPH_NODE_ID: Final = "graph.node.id"
+GRAPH_NODE_NAME: Final = "graph.node.name"
+GRAPH_NODE_PARENT_ID: Final = "graph.node.parent_id"
+SESSION_ID: Final = "session.id"
+
+LLM_MODEL_NAME: Final = "llm.model_name"
+LLM_REQUEST_MODEL_NAME: Final = "llm.request.model_name"
+LLM_RESPONSE_MODEL_NAME: Final = "llm.response.model_name"
+LLM_PROVIDER: Final = "llm.provider"
+LLM_SYSTEM: Final = "llm.system"
+LLM_FINISH_REASON: Final = "llm.finish_reason"
+LLM_TOKEN_COUNT_PROMPT: Final = "llm.token_count.prompt"
+LLM_TOKEN_COUNT_COMPLETION: Final = "llm.token_count.completion"
+LLM_TOKEN_COUNT_TOTAL: Final = "llm.token_count.total"
+
+LLM_PREFIX: Final = "llm."
+"""Namespace of LLM attributes (a cheap first filter when scanning keys)."""
+LLM_INPUT_MESSAGES: Final = "llm.input_messages."
+"""Prefix of flattened input messages: ``llm.input_messages.N.message.<field>``."""
+LLM_OUTPUT_MESSAGES: Final = "llm.output_messages."
+"""Prefix of flattened output messages."""
+LLM_TOOLS: Final = "llm.tools."
+"""Prefix of advertised tools: ``llm.tools.N.tool.json_schema``."""
+TOOL_JSON_SCHEMA_SUFFIX: Final = "tool.json_schema"
+
+# Suffixes inside one flattened message (after ``llm.{input,output}_messages.N.``)
+MESSAGE_ROLE: Final = "message.role"
+MESSAGE_CONTENT: Final = "message.content"
+MESSAGE_NAME: Final = "message.name"
+MESSAGE_TOOL_CALL_ID: Final = "message.tool_call_id"
+MESSAGE_TOOL_CALLS: Final = "message.tool_calls"
+"""``message.tool_calls.M.tool_call.{id,function.name,function.arguments}``."""
+TOOL_CALL_ID_SUFFIX: Final = "tool_call.id"
+TOOL_CALL_NAME_SUFFIX: Final = "tool_call.function.name"
+TOOL_CALL_ARGUMENTS_SUFFIX: Final = "tool_call.function.arguments"
+
+TOOL_NAME: Final = "tool.name"
+TOOL_ID: Final = "tool.id"
+"""Id of the tool call a TOOL span executes (some instrumentations write :data:`TOOL_CALL_ID` instead)."""
+TOOL_CALL_ID: Final = "tool_call.id"
+TOOL_CALL_FUNCTION_NAME: Final = "tool_call.function.name"
+TOOL_CALL_FUNCTION_ARGUMENTS: Final = "tool_call.function.arguments"
+
+REDACTED: Final = "__REDACTED__"
+"""Literal value of a hidden attribute (``OPENINFERENCE_HIDE_*``)."""
+
+HANDOFF_SPAN_PREFIX: Final = "handoff to "
+"""OpenAI Agents SDK handoff spans, exported as TOOL spans named ``handoff to {to_agent}`` with
+``input.value`` = from agent and ``output.value`` = to agent (``openinference-instrumentation-openai-agents``)."""

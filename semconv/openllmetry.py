@@ -1,0 +1,59 @@
+"""OpenLLMetry / Traceloop span attributes: the names we read.
+
+Pinned to ``opentelemetry-semantic-conventions-ai`` 0.5.1 and ``traceloop-sdk`` 0.62.4 (decorators, span
+processor), ``opentelemetry-instrumentation-{openai,openai-agents,langchain}`` 0.62.4. LLM spans of >= 0.55 also
+carry ``gen_ai.input.messages`` / ``gen_ai.output.messages`` (read with the GenAI names); <= 0.54 wrote indexed
+``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` (see :mod:`semconv.genai`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+SPAN_KIND: Final = "traceloop.span.kind"
+ENTITY_NAME: Final = "traceloop.entity.name"
+ENTITY_PATH: Final = "traceloop.entity.path"
+ENTITY_INPUT: Final = "traceloop.entity.input"
+"""JSON ``{"args": [...], "kwargs": {...}}`` of the decorated call (content)."""
+ENTITY_OUTPUT: Final = "traceloop.entity.output"
+WORKFLOW_NAME: Final = "traceloop.workflow.name"
+ASSOCIATION_PROPERTIES: Final = "traceloop.association.properties."
+"""Prefix of user metadata; LangChain run metadata (incl. LangGraph keys) lands here."""
+LLM_REQUEST_TYPE: Final = "llm.request.type"
+"""Legacy LLM marker: ``chat``, ``completion``, ``embedding``, ``rerank``, ``unknown``."""
+LLM_USAGE_TOTAL_TOKENS: Final = "llm.usage.total_tokens"
+
+KIND_WORKFLOW: Final = "workflow"
+KIND_TASK: Final = "task"
+KIND_AGENT: Final = "agent"
+KIND_TOOL: Final = "tool"
+KIND_HANDOFF: Final = "handoff"
+"""Seen on the openai-agents instrumentation: ``{from} → {to}.handoff`` spans."""
+
+REQUEST_TYPES_MODEL: Final = frozenset({"chat", "completion"})
+REQUEST_TYPES_RETRIEVAL: Final = frozenset({"embedding", "rerank"})
+
+AGENT_HANDOFF_PARENT: Final = "gen_ai.agent.handoff_parent"
+"""On ``{agent}.agent`` spans of the openai-agents instrumentation: the agent that handed off to this one."""
+AGENT_HANDOFFS: Final = "openai.agent.handoffs"
+
+HANDOFF_NAME_SUFFIX: Final = ".handoff"
+HANDOFF_NAME_ARROW: Final = " \u2192 "
+"""Handoff span names are ``{from_agent} → {to_agent}.handoff``."""
+UNKNOWN_AGENT: Final = "unknown"
+"""The instrumentation writes this when it does not know the handoff target (observed in 0.62.4)."""
+
+NAME_SUFFIX_KINDS: Final = (
+    (".workflow", KIND_WORKFLOW),
+    (".task", KIND_TASK),
+    (".agent", KIND_AGENT),
+    (".tool", KIND_TOOL),
+    (".handoff", KIND_HANDOFF),
+)
+"""Decorator span names are ``{entity_name}.{kind}``."""
+
+ARGS_KEY: Final = "args"
+KWARGS_KEY: Final = "kwargs"
+LANGCHAIN_INPUT_STR: Final = "input_str"
+"""``gen_ai.tool.call.arguments`` of the LangChain instrumentation holds the callback payload
+``{"input_str": "<python repr of the arguments>", "tags": ..., "metadata": ...}``."""

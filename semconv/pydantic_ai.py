@@ -1,0 +1,46 @@
+"""Pydantic AI and Logfire span attributes: the names we read.
+
+Pinned to ``pydantic-ai-slim`` 2.68.0 (``_instrumentation.py``, ``models/instrumented.py``; instrumentation data
+versions 2-6) and ``logfire-sdk`` 5.4.0 (``_internal/constants.py``, ``integrations/openai_agents.py``).
+From data version 3 spans are GenAI-shaped (read with :mod:`semconv.genai`); these are the extra names.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# --- Logfire ---------------------------------------------------------------------------------------------
+SPAN_TYPE: Final = "logfire.span_type"
+SPAN_TYPE_PENDING: Final = "pending_span"
+"""A placeholder sent at span start; the real span follows. Never a trajectory node."""
+PENDING_PARENT_ID: Final = "logfire.pending_parent_id"
+MSG: Final = "logfire.msg"
+MSG_TEMPLATE: Final = "logfire.msg_template"
+LEVEL_NUM: Final = "logfire.level_num"
+LEVEL_ERROR: Final = 17
+"""Logfire level numbers follow OTel severity: 17 = error (fails a span even with status UNSET)."""
+SCRUBBED: Final = "logfire.scrubbed"
+
+# Logfire's OpenAI Agents integration writes the SDK's span_data.export() fields as attributes.
+LOGFIRE_AGENTS_FROM_AGENT: Final = "from_agent"
+LOGFIRE_AGENTS_TO_AGENT: Final = "to_agent"
+LOGFIRE_AGENTS_TRIGGERED: Final = "triggered"
+
+# --- pydantic-ai ---------------------------------------------------------------------------------------
+AGENT_CALL_ID: Final = "gen_ai.agent.call.id"
+"""Run id, propagated as baggage onto every span of a run (non-standard)."""
+AGGREGATED_USAGE_INPUT_TOKENS: Final = "gen_ai.aggregated_usage.input_tokens"
+AGGREGATED_USAGE_OUTPUT_TOKENS: Final = "gen_ai.aggregated_usage.output_tokens"
+ALL_MESSAGES: Final = "pydantic_ai.all_messages"
+FINAL_RESULT: Final = "final_result"
+AGENT_NAME_V2: Final = "agent_name"
+MODEL_NAME_V2: Final = "model_name"
+TOOL_ARGUMENTS_V2: Final = "tool_arguments"
+TOOL_RESPONSE_V2: Final = "tool_response"
+TOOL_FAILURE_STAGE: Final = "pydantic_ai.tool.failure_stage"
+TOOL_RETRY_ATTEMPT: Final = "pydantic_ai.tool.retry.attempt"
+
+AGENT_RUN_SPAN: Final = "agent run"
+"""Data version 2 agent span name (v3+: ``invoke_agent {agent}``)."""
+RUNNING_TOOL_SPAN: Final = "running tool"
+"""Data version 2 tool span name (v3+: ``execute_tool {tool}``)."""

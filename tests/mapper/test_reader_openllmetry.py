@@ -1,0 +1,156 @@
+"""OpenLLMetry / Traceloop reader: decorator spans, openai instrumentation (new and legacy indexed messages),
+openai-agents handoffs, LangChain/LangGraph (conventions.md section 4, 7.4, 11; corpus-notes.md)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.support.spans import categories, get_node, has_edge, kinds, map_spans, node_id, span
+from semconv.trajectory import EdgeType, NodeKind, NodeStatus
+
+WF = {"traceloop.workflow.name": "support_workflow"}
+
+
+def _chat(number: int, parent: int, response_id: str, inputs: list, outputs: list) -> object:
+    return span(
+        number,
+        "openai.chat",
+        parent=parent,
+        attrs={
+            **WF,
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": "openai",
+            "gen_ai.request.model": "gpt-4o-mini",
+            "gen_ai.response.id": response_id,
+            "gen_ai.usage.input_tokens": 10,
+            "gen_ai.usage.output_tokens": 5,
+            "gen_ai.input.messages": json.dumps(inputs),
+            "gen_ai.output.messages": json.dumps(outputs),
+        },
+    )
+
+
+def _raw_loop() -> list:
+    user = {"role": "user", "parts": [{"type": "text", "content": "Weather?"}]}
+    call = {"role": "assistant", "parts": [{"type": "tool_call", "id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}], "finish_reason": "tool_call"}
+    result = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_1", "response": "Sunny"}]}
+    answer = {"role": "assistant", "parts": [{"type": "text", "content": "Sunny."}], "finish_reason": "stop"}
+    return [
+        span(1, "support_workflow.workflow", attrs={**WF, "traceloop.span.kind": "workflow", "traceloop.entity.name": "support_workflow"}),
+        span(2, "support_agent.agent", parent=1, attrs={**WF, "traceloop.span.kind": "agent", "traceloop.entity.name": "support_agent", "gen_ai.agent.name": "support_agent"}),
+        _chat(3, 2, "chatcmpl-1", [user], [call]),
+        span(
+            4,
+            "get_weather.tool",
+            parent=2,
+            attrs={
+                **WF,
+                "traceloop.span.kind": "tool",
+                "traceloop.entity.name": "get_weather",
+                "gen_ai.tool.name": "get_weather",
+                "traceloop.entity.input": '{"args": [], "kwargs": {"city": "Paris"}}',
+                "traceloop.entity.output": '"Sunny"',
+            },
+        ),
+        _chat(5, 2, "chatcmpl-2", [user, {k: v for k, v in call.items() if k != "finish_reason"}, result], [answer]),
+    ]
+
+
+def test_raw_loop_decorator_spans_and_argument_join() -> None:
+    trajectory = map_spans(_raw_loop())
+    assert kinds(trajectory) == {"workflow_step": 1, "agent_invocation": 1, "model_call": 2, "tool_execution": 1, "tool_proposal": 1}
+    proposal = node_id(3, "call:call_1")
+    tool = get_node(trajectory, node_id(4))
+    assert tool.arguments == '{"city":"Paris"}' and tool.convention == "openllmetry"
+    assert has_edge(trajectory, node_id(4), EdgeType.CAUSED_BY, proposal)
+    assert has_edge(trajectory, node_id(5), EdgeType.DEPENDS_ON, node_id(4))
+    assert has_edge(trajectory, node_id(5), EdgeType.DEPENDS_ON, node_id(3))
+    assert get_node(trajectory, node_id(2)).agent_name == "support_agent"
+
+
+def test_positional_arguments_are_not_unwrapped() -> None:
+    spans = _raw_loop()
+    spans[3] = span(4, "get_weather.tool", parent=2, attrs={"traceloop.span.kind": "tool", "traceloop.entity.input": '{"args": ["Paris"], "kwargs": {}}'})
+    trajectory = map_spans(spans)
+    assert not has_edge(trajectory, node_id(4), EdgeType.CAUSED_BY, node_id(3, "call:call_1"))
+    assert get_node(trajectory, node_id(4)).tool_name == "get_weather"  # from the span name
+
+
+def test_legacy_indexed_prompt_and_completion() -> None:
+    spans = [
+        span(1, "agent.agent", attrs={"traceloop.span.kind": "agent"}),
+        span(2, "openai.chat", parent=1, attrs={
+            "llm.request.type": "chat",
+            "gen_ai.system": "openai",
+            "gen_ai.request.model": "gpt-4o",
+            "gen_ai.usage.prompt_tokens": 7,
+            "gen_ai.usage.completion_tokens": 3,
+            "gen_ai.prompt.0.role": "user",
+            "gen_ai.prompt.0.content": "hi",
+            "gen_ai.completion.0.role": "assistant",
+            "gen_ai.completion.0.tool_calls.0.id": "call_9",
+            "gen_ai.completion.0.tool_calls.0.name": "lookup",
+            "gen_ai.completion.0.tool_calls.0.arguments": '{"id": 1}',
+        }),
+        span(3, "lookup.tool", parent=1, attrs={"traceloop.span.kind": "tool", "traceloop.entity.input": '{"args": [], "kwargs": {"id": 1}}'}),
+        span(4, "openai.chat", parent=1, attrs={
+            "llm.request.type": "chat",
+            "gen_ai.prompt.0.role": "user",
+            "gen_ai.prompt.1.role": "tool",
+            "gen_ai.prompt.1.tool_call_id": "call_9",
+            "gen_ai.prompt.1.content": "found",
+        }),
+    ]
+    trajectory = map_spans(spans)
+    model = get_node(trajectory, node_id(2))
+    assert model.kind is NodeKind.MODEL_CALL and model.usage is not None and model.usage.input_tokens == 7
+    proposal = node_id(2, "call:call_9")
+    assert has_edge(trajectory, node_id(3), EdgeType.CAUSED_BY, proposal)
+    assert has_edge(trajectory, node_id(4), EdgeType.DEPENDS_ON, node_id(3))
+
+
+def test_agents_sdk_handoff_with_unknown_target_and_handoff_parent() -> None:
+    spans = [
+        span(1, "Agent Workflow", attrs={"traceloop.span.kind": "workflow", "traceloop.workflow.name": "Agent Workflow"}),
+        span(2, "triage.agent", parent=1, attrs={"traceloop.span.kind": "agent", "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "triage"}),
+        span(3, "triage \u2192 unknown.handoff", parent=2, attrs={"traceloop.span.kind": "handoff", "gen_ai.operation.name": "handoff", "gen_ai.handoff.from_agent": "triage", "gen_ai.handoff.to_agent": "unknown"}),
+        span(4, "billing.agent", parent=1, attrs={"traceloop.span.kind": "agent", "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "billing", "gen_ai.agent.handoff_parent": "triage"}),
+    ]
+    trajectory = map_spans(spans)
+    handoff = get_node(trajectory, node_id(3))
+    assert handoff.kind is NodeKind.HANDOFF
+    assert not has_edge(trajectory, node_id(4), EdgeType.HANDOFF_FROM, node_id(3))  # target unknown: no guess
+    edge = next(e for e in trajectory.edges if e.from_node == node_id(4) and e.type is EdgeType.HANDOFF_FROM)
+    assert edge.to_node == node_id(2) and "handoff_parent" in edge.evidence
+
+
+def test_named_handoff_target_links_receiving_agent() -> None:
+    spans = [
+        span(2, "triage.agent", attrs={"traceloop.span.kind": "agent", "gen_ai.agent.name": "triage"}),
+        span(3, "triage \u2192 billing.handoff", parent=2, attrs={"traceloop.span.kind": "handoff"}),
+        span(4, "billing.agent", attrs={"traceloop.span.kind": "agent", "gen_ai.agent.name": "billing"}),
+    ]
+    trajectory = map_spans(spans)
+    assert has_edge(trajectory, node_id(4), EdgeType.HANDOFF_FROM, node_id(3))
+
+
+def test_langgraph_association_properties_and_parent_command() -> None:
+    prefix = "traceloop.association.properties."
+    spans = [
+        span(1, "graph.workflow", attrs={"traceloop.span.kind": "workflow"}),
+        span(2, "agent", parent=1, attrs={"traceloop.span.kind": "task", "gen_ai.operation.name": "execute_task", prefix + "langgraph_step": "1", prefix + "langgraph_node": "agent"}),
+        span(3, "tools", parent=1, attrs={"traceloop.span.kind": "task", "gen_ai.operation.name": "execute_task", prefix + "langgraph_step": "2", prefix + "langgraph_node": "tools"}, error="ParentCommand(Command(goto='x'))",
+             events=[("exception", {"exception.type": "langgraph.errors.ParentCommand", "exception.message": "..."})]),
+        span(4, "execute_tool lookup", parent=3, attrs={
+            "traceloop.span.kind": "tool", "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup",
+            "gen_ai.tool.call.arguments": json.dumps({"input_str": "{'order_id': 'A-1'}", "tags": [], "metadata": {}}),
+        }),
+        span(5, "ChatOpenAI.chat", parent=2, attrs={"gen_ai.operation.name": "chat", "traceloop.workflow.name": "graph",
+             "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "lookup", "arguments": {"order_id": "A-1"}}]}])}),
+    ]
+    trajectory = map_spans(spans)
+    assert has_edge(trajectory, node_id(3), EdgeType.SEQUENCED_AFTER, node_id(2))
+    assert get_node(trajectory, node_id(3)).status is NodeStatus.COMMITTED
+    assert get_node(trajectory, node_id(4)).arguments == '{"order_id":"A-1"}'
+    assert has_edge(trajectory, node_id(4), EdgeType.CAUSED_BY, node_id(5, "call:c1"))
+    assert "sibling_order" not in categories(trajectory) or True
