@@ -358,6 +358,8 @@ def _node_fields(entry: SpanEntry, trace_id: str) -> dict[str, object]:
         "finish_reasons": facts.finish_reasons,
         "start_unix_nano": span.start_time_unix_nano,
         "end_unix_nano": span.end_time_unix_nano,
+        "handoff_from": facts.handoff_from_agent if facts.kind is NodeKind.HANDOFF else None,
+        "handoff_to": facts.handoff_to_agent if facts.kind is NodeKind.HANDOFF else None,
     }
 
 

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import math
+import re
 from typing import Final
 
 __all__ = ["CANONICALIZATION", "DIGEST_ALGORITHM", "digest", "dumps_canonical", "es_number"]
 
 CANONICALIZATION: Final = "RFC8785-JCS"
 DIGEST_ALGORITHM: Final = "sha-256"
+
+_NEEDS_SLOW_PATH: Final = re.compile("[\ud800-\udfff\x7f]")
 
 _ESCAPES: Final = {
     '"': '\\"',
@@ -28,6 +32,10 @@ _ESCAPES: Final = {
 
 
 def _string(text: str) -> str:
+    if not _NEEDS_SLOW_PATH.search(text):
+        # json.dumps escapes exactly as JCS for text without control characters past its table or lone
+        # surrogates: quotes, backslash, \b \f \n \r \t, and \u00XX for the other controls.
+        return json.dumps(text, ensure_ascii=False)
     out = ['"']
     for char in text:
         escaped = _ESCAPES.get(char)

@@ -204,12 +204,15 @@ def _tool_call_edges(
     """
     by_call_id: dict[str, list[ProposalNode]] = defaultdict(list)
     by_name_args: dict[tuple[str, str], list[ProposalNode]] = defaultdict(list)
+    by_name: dict[str, list[ProposalNode]] = defaultdict(list)
     for proposal in proposals:
         edges.add(proposal.node_id, EdgeType.CAUSED_BY, proposal.model_node, "tool_call part in model output")
         if proposal.call_id:
             by_call_id[proposal.call_id].append(proposal)
         if proposal.name and proposal.arguments_digest:
             by_name_args[(proposal.name, proposal.arguments_digest)].append(proposal)
+        if proposal.name:
+            by_name[proposal.name].append(proposal)
     parents = edges.containment_parents()
     ambiguous: list[str] = []
 
@@ -248,6 +251,15 @@ def _tool_call_edges(
             elif candidates:
                 ambiguous.append(entry.node_id)
                 continue
+        elif facts.kind is NodeKind.HANDOFF and facts.tool_name and facts.tool_name in by_name:
+            # A handoff span records no arguments; the tool it executes is named after the target agent.
+            candidates = by_name[facts.tool_name]
+            if len(candidates) == 1:
+                matched = candidates[0]
+                evidence = f"unique proposal of handoff tool {facts.tool_name}"
+            else:
+                ambiguous.append(entry.node_id)
+                continue
         if matched is None:
             if facts.tool_call_id and facts.tool_call_id in by_call_id:
                 ambiguous.append(entry.node_id)
@@ -261,6 +273,10 @@ def _tool_call_edges(
 
     for entry in entries:
         if not entry.primary or entry.node_id is None or not entry.facts.consumed_call_ids:
+            continue
+        if entry.facts.kind is not NodeKind.MODEL_CALL:
+            # Agent spans often repeat the whole conversation (contrib invoke_agent, OTel invoke_agent): their
+            # input is a summary of their children's work, not something consumed before it ran.
             continue
         for call_id in dict.fromkeys(entry.facts.consumed_call_ids):
             candidates = [proposal for proposal in by_call_id.get(call_id, ()) if proposal.model_node != entry.node_id]

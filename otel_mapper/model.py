@@ -104,6 +104,10 @@ class Node:
     end_unix_nano: int = 0
     references: tuple[SpanRef, ...] = ()
     """Other spans that described the same call (double instrumentation), kept as references."""
+    handoff_from: str | None = None
+    """Handoff nodes: the agent handing off, when the span names it."""
+    handoff_to: str | None = None
+    """Handoff nodes: the receiving agent, when the span names it (``None``: target not recorded)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, order=True)

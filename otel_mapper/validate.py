@@ -83,7 +83,7 @@ _NODE_CHECKS: Final[Mapping[str, str]] = {
 }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True)
 class Problem:
     path: str
     """JSON pointer (RFC 6901) of the offending value; ``""`` is the whole document."""
@@ -343,7 +343,7 @@ def _completeness(document: Mapping[str, object], nodes: set[str], problems: lis
               problems)
         category = loss.get("category")
         # The flag is the producer's word; a category we know to be material counts even when unflagged.
-        if loss.get("material") is True or category in MATERIAL_CATEGORIES:
+        if loss.get("material") is True or (isinstance(category, str) and category in MATERIAL_CATEGORIES):
             material.append(str(category)[:40])
     if completeness.get("status") == "complete" and material:
         problems.append(

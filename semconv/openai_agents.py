@@ -23,3 +23,20 @@ GUARDRAIL_TRIGGERED: Final = "gen_ai.guardrail.triggered"
 
 DEFAULT_AGENT_NAME: Final = "OpenAI Agent"
 """Contrib 0.1.0 writes this default instead of the real agent name on chat / tool / handoff spans."""
+
+CONTRIB_SCOPE_NAME: Final = "opentelemetry.instrumentation.openai_agents"
+"""Instrumentation scope of the contrib instrumentation (OpenLLMetry's uses the same module path and name; its
+spans carry ``traceloop.*`` markers and are read first)."""
+
+DEFAULT_HANDOFF_TOOL_PREFIX: Final = "transfer_to_"
+"""The SDK names a handoff's tool ``transfer_to_{agent name in function style}`` unless overridden
+(``agents/handoffs.py`` ``Handoff.default_tool_name``)."""
+
+CHAT_TOOL_CALLS: Final = "tool_calls"
+CHAT_TOOL_CALL_ID: Final = "id"
+CHAT_FUNCTION: Final = "function"
+CHAT_FUNCTION_NAME: Final = "name"
+CHAT_FUNCTION_ARGUMENTS: Final = "arguments"
+CHAT_CONTENT: Final = "content"
+"""Chat Completions message fields: contrib 0.1.0 writes the ``repr`` of such a message dict as the text of the
+output message of tool-calling chat spans (observed, corpus README)."""

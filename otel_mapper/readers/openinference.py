@@ -31,6 +31,7 @@ from otel_mapper.messages import (
 from otel_mapper.readers.common import clean_name, fill_error, has_genai, read_usage
 from otel_mapper.readers.genai import fill_genai_facts
 from otel_mapper.readers.langgraph import is_control_flow, sequence_from_metadata
+from otel_mapper.readers.openai_agents import handoff_tool_name
 from otel_mapper.spans import MAX_NAME, SpanView, parse_json_text
 from semconv import langgraph
 from semconv import openinference as oi
@@ -250,6 +251,9 @@ def _read_handoff(view: SpanView, facts: SpanFacts, tool_name: str | None) -> No
         facts.handoff_to_agent = clean_name(view.str_attr(oi.OUTPUT_VALUE)) or clean_name(
             view.name[len(oi.HANDOFF_SPAN_PREFIX):]
         )
+        if facts.handoff_to_agent and facts.tool_name is None:
+            # The span executes the SDK's handoff tool; its default name joins it to the model's proposal.
+            facts.tool_name = handoff_tool_name(facts.handoff_to_agent)
     elif tool_name:
         facts.handoff_to_agent = clean_name(tool_name[len(langgraph.HANDOFF_TOOL_PREFIX):])
         facts.tool_call_id = clean_name(view.str_attr(oi.TOOL_ID)) or clean_name(view.str_attr(oi.TOOL_CALL_ID))

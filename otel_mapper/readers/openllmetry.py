@@ -23,6 +23,7 @@ from otel_mapper.messages import arguments_text
 from otel_mapper.readers.common import clean_name
 from otel_mapper.readers.genai import fill_genai_facts, kind_of_operation
 from otel_mapper.readers.langgraph import is_control_flow, sequence_from_metadata
+from otel_mapper.readers.openai_agents import handoff_tool_name
 from otel_mapper.spans import MAX_TEXT, SpanView
 from semconv import genai, langgraph
 from semconv import openllmetry as tl
@@ -150,6 +151,8 @@ def _read_handoff(view: SpanView, facts: SpanFacts) -> None:
     facts.handoff_from_agent = from_agent
     # "unknown" is the instrumentation's placeholder, not an agent called "unknown" (observed in 0.62.4).
     facts.handoff_to_agent = to_agent if to_agent != tl.UNKNOWN_AGENT else None
+    if facts.handoff_to_agent:
+        facts.tool_name = handoff_tool_name(facts.handoff_to_agent)
 
 
 def _read_langgraph(view: SpanView, facts: SpanFacts) -> None:

@@ -161,8 +161,8 @@ def make_trajectory(
     nodes = (agent, chat1, read, write, chat2)
     edges = (
         Edge(from_node=node_id(2), type=EdgeType.CAUSED_BY, to_node=node_id(1), evidence="parent_span_id"),
-        Edge(from_node=node_id(3), type=EdgeType.CAUSED_BY, to_node=node_id(2), evidence="gen_ai.tool.call.id" + text),
-        Edge(from_node=node_id(4), type=EdgeType.CAUSED_BY, to_node=node_id(2), evidence="gen_ai.tool.call.id"),
+        Edge(from_node=node_id(3), type=EdgeType.CAUSED_BY, to_node=node_id(2), evidence="tool call id" + text),
+        Edge(from_node=node_id(4), type=EdgeType.CAUSED_BY, to_node=node_id(2), evidence="tool call id"),
         Edge(from_node=node_id(5), type=EdgeType.DEPENDS_ON, to_node=node_id(3), evidence="tool result consumed"),
         Edge(from_node=node_id(5), type=EdgeType.DEPENDS_ON, to_node=node_id(4), evidence="tool result consumed"),
         Edge(from_node=node_id(5), type=EdgeType.LINKED, to_node=node_id(1), evidence="span link"),
