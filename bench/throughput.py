@@ -127,7 +127,7 @@ async def one_run(mode: str, args: argparse.Namespace) -> tuple[float, float]:
             per_client = args.traces // args.clients
             started = time.perf_counter()
             processes = [
-                multiprocessing.Process(target=client, args=(port, 1 + c * per_client, per_client, args.spans_per_trace, args.batch))
+                multiprocessing.get_context("spawn").Process(target=client, args=(port, 1 + c * per_client, per_client, args.spans_per_trace, args.batch))
                 for c in range(args.clients)
             ]
             for process in processes:

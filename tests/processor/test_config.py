@@ -60,3 +60,26 @@ def test_every_config_file_in_the_repo_loads(path: Path) -> None:
     if path.name == "refs.yaml" or "reference" in path.name:
         pytest.skip("reference-path file, not a processor config")
     load_config(path, environ={})
+
+
+def test_config_files_match_the_json_schema(tmp_path: Path) -> None:
+    import json
+
+    import jsonschema
+    import yaml
+
+    schema = json.loads((ROOT / "schema" / "otel-trajectory-config-0.1.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    good = yaml.safe_load(
+        "receiver: {endpoint: '127.0.0.1:4317'}\nprocessor: {decision_wait: 2s}\n"
+        "exporter: {endpoint: 'tempo:4317', headers: {X-Scope-OrgID: a}, retry_on_failure: {max_elapsed_time: 300s}}\n"
+        "output: {content_mode: drop}\n"
+    )
+    assert list(validator.iter_errors(good)) == []
+    load_config_text = tmp_path / "c.yaml"
+    load_config_text.write_text(yaml.safe_dump(good))
+    load_config(load_config_text)  # the processor accepts what the schema accepts
+    assert list(validator.iter_errors({"processor": {"decision_wait": "soon"}}))
+    assert list(validator.iter_errors({"exporter": {"compression": "zstd", "endpoint": "x:1"}}))
+    assert validator.is_valid(yaml.safe_load((ROOT / "corpus" / "config.yaml").read_text()))
