@@ -18,6 +18,7 @@ __all__ = [
     "RejectedSpans",
     "SpanEnvelope",
     "build_requests",
+    "build_requests_with_origins",
     "split_request",
     "span_id_problem",
 ]
@@ -35,6 +36,8 @@ class SpanEnvelope:
     scope: InstrumentationScope
     scope_schema_url: str
     span: Span
+    origin: int = -1
+    """Spool entry the span arrived in (``-1``: not spooled); acknowledged once the span is delivered."""
 
     @property
     def trace_id(self) -> bytes:
@@ -89,16 +92,16 @@ def split_request(request: ExportTraceServiceRequest) -> tuple[list[SpanEnvelope
     return accepted, None
 
 
-def _group(envelopes: Iterable[SpanEnvelope]) -> Iterator[tuple[SpanEnvelope, list[Span]]]:
-    """Group spans by (resource, scope) identity, in first-seen order."""
-    groups: dict[tuple[int, str, int, str], tuple[SpanEnvelope, list[Span]]] = {}
+def _group(envelopes: Iterable[SpanEnvelope]) -> Iterator[list[SpanEnvelope]]:
+    """Group envelopes by (resource, scope) identity, in first-seen order."""
+    groups: dict[tuple[int, str, int, str], list[SpanEnvelope]] = {}
     for envelope in envelopes:
         key = (id(envelope.resource), envelope.resource_schema_url, id(envelope.scope), envelope.scope_schema_url)
         group = groups.get(key)
         if group is None:
-            groups[key] = (envelope, [envelope.span])
+            groups[key] = [envelope]
         else:
-            group[1].append(envelope.span)
+            group.append(envelope)
     yield from groups.values()
 
 
@@ -108,19 +111,30 @@ def build_requests(envelopes: Sequence[SpanEnvelope], max_bytes: int) -> list[Ex
     Resource and scope messages are copied once per output group; spans are copied into the request
     (protobuf has no shared ownership). Order of spans within a group is kept.
     """
-    requests: list[ExportTraceServiceRequest] = []
+    return [request for request, _ in build_requests_with_origins(envelopes, max_bytes)]
+
+
+def build_requests_with_origins(
+    envelopes: Sequence[SpanEnvelope], max_bytes: int
+) -> list[tuple[ExportTraceServiceRequest, list[int]]]:
+    """:func:`build_requests`, with the ``origin`` of every span each request holds (in no particular order)."""
+    requests: list[tuple[ExportTraceServiceRequest, list[int]]] = []
     current = ExportTraceServiceRequest()
+    origins: list[int] = []
     current_size = 0
     # Cache of the ResourceSpans/ScopeSpans in `current` per group key.
     slots: dict[tuple[int, int], ScopeSpans] = {}
     resource_slots: dict[int, ResourceSpans] = {}
-    for head, spans in _group(envelopes):
+    for group in _group(envelopes):
+        head = group[0]
         group_key = (id(head.resource), id(head.scope))
-        for span in spans:
+        for envelope in group:
+            span = envelope.span
             span_size = span.ByteSize() + 8
             if current_size and current_size + span_size > max_bytes:
-                requests.append(current)
+                requests.append((current, origins))
                 current = ExportTraceServiceRequest()
+                origins = []
                 current_size = 0
                 slots.clear()
                 resource_slots.clear()
@@ -139,7 +153,8 @@ def build_requests(envelopes: Sequence[SpanEnvelope], max_bytes: int) -> list[Ex
                 slots[group_key] = scope_spans
                 current_size += head.scope.ByteSize() + 16
             scope_spans.spans.append(span)
+            origins.append(envelope.origin)
             current_size += span_size
     if current_size:
-        requests.append(current)
+        requests.append((current, origins))
     return requests

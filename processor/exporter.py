@@ -11,21 +11,31 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 
 from processor.config import ExportConfig, RetryConfig
 from processor.telemetry import ExporterCounters
 
-__all__ = ["ExportQueueFull", "OtlpGrpcExporter", "SendResult", "retry_delay_of"]
+__all__ = [
+    "ExportQueueFull",
+    "OtlpGrpcExporter",
+    "OutboundRequest",
+    "SendResult",
+    "Settlement",
+    "Signal",
+    "outbound",
+    "retry_delay_of",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -45,17 +55,61 @@ class ExportQueueFull(Exception):
     """The sending queue is full; the caller applies backpressure (the receiver answers UNAVAILABLE)."""
 
 
+class Signal(StrEnum):
+    """Which OTLP service a request goes to; the payload is that service's serialized Export request."""
+
+    TRACES = "traces"
+    LOGS = "logs"
+
+    @property
+    def method(self) -> str:
+        if self is Signal.TRACES:
+            return "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+        return "/opentelemetry.proto.collector.logs.v1.LogsService/Export"
+
+
+class Settlement(StrEnum):
+    """How a request left the exporter."""
+
+    DELIVERED = "delivered"
+    """Acknowledged by the backend (partial success included: the backend decided, retrying cannot change it)."""
+    FAILED = "failed"
+    """Given up: a permanent error or the retry budget spent. Counted in ``send_failed``."""
+    ABANDONED = "abandoned"
+    """Still undelivered when the exporter shut down; it stays in the spool for the next start."""
+
+
+@dataclass(slots=True)
+class OutboundRequest:
+    """One serialized Export request with what the pipeline needs to know about it."""
+
+    payload: bytes
+    items: int
+    """Spans (traces) or log records (logs) in the payload."""
+    origins: Sequence[int] = field(default_factory=tuple)
+    """Spool entry per item (``-1`` when not spooled): acknowledged once the request is settled."""
+
+
+def outbound(request: ExportTraceServiceRequest, origins: Sequence[int] = ()) -> OutboundRequest:
+    return OutboundRequest(request.SerializeToString(), span_count(request), origins)
+
+
 @dataclass(frozen=True, slots=True)
 class SendResult:
     rejected_spans: int = 0
     error_message: str = ""
 
 
-Send = Callable[[ExportTraceServiceRequest, float], Awaitable[SendResult]]
+Send = Callable[[OutboundRequest, float], Awaitable[SendResult]]
+OnSettled = Callable[[OutboundRequest, Settlement], None]
 
 
 def span_count(request: ExportTraceServiceRequest) -> int:
     return sum(len(scope.spans) for resource in request.resource_spans for scope in resource.scope_spans)
+
+
+def _identity(payload: bytes) -> bytes:
+    return payload
 
 
 def retry_delay_of(error: grpc.aio.AioRpcError) -> float | None:
@@ -77,7 +131,11 @@ def retry_delay_of(error: grpc.aio.AioRpcError) -> float | None:
 
 
 class OtlpGrpcExporter:
-    """Sends requests to one OTLP/gRPC endpoint. ``send`` can be injected (tests); by default a real stub."""
+    """Sends serialized Export requests of one signal to one OTLP/gRPC endpoint.
+
+    ``send`` can be injected (tests); by default a real channel. ``credentials`` are the channel credentials for
+    TLS (``None`` with ``tls.insecure``: plaintext). ``on_settled`` is told how every request ended.
+    """
 
     def __init__(
         self,
@@ -86,16 +144,23 @@ class OtlpGrpcExporter:
         send: Send | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         rng: random.Random | None = None,
+        *,
+        signal: Signal = Signal.TRACES,
+        credentials: grpc.ChannelCredentials | None = None,
+        on_settled: OnSettled | None = None,
     ) -> None:
         self._config = config
         self._counters = counters
         self._send_override = send
         self._sleep = sleep
         self._rng = rng or random.Random()
-        self._queue: asyncio.Queue[ExportTraceServiceRequest] = asyncio.Queue(config.sending_queue.queue_size)
+        self._signal = signal
+        self._credentials = credentials
+        self._on_settled = on_settled
+        self._queue: asyncio.Queue[OutboundRequest] = asyncio.Queue(config.sending_queue.queue_size)
         self._workers: list[asyncio.Task[None]] = []
         self._channel: grpc.aio.Channel | None = None
-        self._stub: TraceServiceStub | None = None
+        self._call: grpc.aio.UnaryUnaryMultiCallable | None = None
         self._stopping = asyncio.Event()
         counters.queue_capacity = config.sending_queue.queue_size
 
@@ -107,58 +172,74 @@ class OtlpGrpcExporter:
         if self._send_override is None:
             options = [("grpc.max_send_message_length", self._config.max_message_bytes + 1024 * 1024)]
             compression = grpc.Compression.Gzip if self._config.compression == "gzip" else grpc.Compression.NoCompression
-            if self._config.insecure:
+            if self._config.insecure and self._credentials is None:
                 self._channel = grpc.aio.insecure_channel(self._config.endpoint, options=options, compression=compression)
             else:
+                credentials = self._credentials or grpc.ssl_channel_credentials()
                 self._channel = grpc.aio.secure_channel(
-                    self._config.endpoint, grpc.ssl_channel_credentials(), options=options, compression=compression
+                    self._config.endpoint, credentials, options=options, compression=compression
                 )
-            self._stub = TraceServiceStub(self._channel)
+            response_type = ExportTraceServiceResponse if self._signal is Signal.TRACES else ExportLogsServiceResponse
+            self._call = self._channel.unary_unary(
+                self._signal.method, request_serializer=_identity, response_deserializer=response_type.FromString
+            )
         for number in range(self._config.sending_queue.num_consumers):
-            self._workers.append(asyncio.create_task(self._consume(), name=f"otlp-export-{number}"))
-        logger.info("OTLP/gRPC exporter started for %s", self._config.endpoint)
+            self._workers.append(asyncio.create_task(self._consume(), name=f"otlp-export-{self._signal}-{number}"))
+        logger.info("OTLP/gRPC %s exporter started for %s", self._signal, self._config.endpoint)
 
     def has_room(self, requests: int = 1) -> bool:
         return self._queue.maxsize - self._queue.qsize() >= requests
 
-    def enqueue(self, request: ExportTraceServiceRequest) -> None:
+    def enqueue(self, request: OutboundRequest) -> None:
         """Queue one request (ownership passes). Raises :class:`ExportQueueFull` when full."""
         try:
             self._queue.put_nowait(request)
         except asyncio.QueueFull:
-            self._counters.enqueue_failed_spans += span_count(request)
+            self._counters.enqueue_failed_spans += request.items
             raise ExportQueueFull(f"sending queue full ({self._queue.maxsize} requests)") from None
         self._counters.queue_size = self._queue.qsize()
 
-    async def put(self, request: ExportTraceServiceRequest) -> None:
+    async def put(self, request: OutboundRequest | ExportTraceServiceRequest) -> None:
         """Queue one request, waiting for room: a slow downstream slows the pipeline instead of losing spans."""
+        if isinstance(request, ExportTraceServiceRequest):
+            request = outbound(request)
         await self._queue.put(request)
         self._counters.queue_size = self._queue.qsize()
 
-    async def _default_send(self, request: ExportTraceServiceRequest, timeout: float) -> SendResult:
-        assert self._stub is not None
+    async def _default_send(self, request: OutboundRequest, timeout: float) -> SendResult:
+        assert self._call is not None
         metadata = tuple(self._config.headers.items()) or None
-        response: ExportTraceServiceResponse = await self._stub.Export(request, timeout=timeout, metadata=metadata)
+        response = await self._call(request.payload, timeout=timeout, metadata=metadata)
         partial = response.partial_success
-        return SendResult(rejected_spans=partial.rejected_spans, error_message=partial.error_message)
+        rejected = partial.rejected_spans if self._signal is Signal.TRACES else partial.rejected_log_records
+        return SendResult(rejected_spans=rejected, error_message=partial.error_message)
+
+    def _settle(self, request: OutboundRequest, how: Settlement) -> None:
+        if self._on_settled is not None:
+            try:
+                self._on_settled(request, how)
+            except Exception:  # bookkeeping must never stop the export workers
+                logger.exception("settlement callback failed")
 
     async def _consume(self) -> None:
         while True:
             request = await self._queue.get()
             try:
-                await self._deliver(request)
+                self._settle(request, await self._deliver(request))
             except asyncio.CancelledError:
+                self._settle(request, Settlement.ABANDONED)
                 raise
             except Exception:  # the worker survives anything a single send does
                 logger.exception("unexpected error while exporting; the request is dropped and counted")
-                self._counters.send_failed_spans += span_count(request)
+                self._counters.send_failed_spans += request.items
+                self._settle(request, Settlement.FAILED)
             finally:
                 self._queue.task_done()
                 self._counters.queue_size = self._queue.qsize()
 
-    async def _deliver(self, request: ExportTraceServiceRequest) -> None:
+    async def _deliver(self, request: OutboundRequest) -> Settlement:
         send = self._send_override or self._default_send
-        spans = span_count(request)
+        spans = request.items
         retry: RetryConfig = self._config.retry_on_failure
         interval = retry.initial_interval
         elapsed = 0.0
@@ -171,18 +252,25 @@ class OtlpGrpcExporter:
                 retryable = code in RETRYABLE or (code is grpc.StatusCode.RESOURCE_EXHAUSTED and delay is not None)
                 if not retryable or not retry.enabled:
                     # Permanent: retrying cannot help (bad request, auth, unimplemented...).
-                    logger.error("export to %s failed permanently (%s): %s", self._config.endpoint, code.name, error.details())
+                    logger.error(
+                        "export to %s failed permanently (%s): %s", self._config.endpoint, code.name, (error.details() or "")[:200]
+                    )
                     self._counters.send_failed_spans += spans
-                    return
+                    return Settlement.FAILED
                 if delay is None:
                     jitter = interval * retry.randomization_factor
                     delay = interval + self._rng.uniform(-jitter, jitter)
                     interval = min(interval * retry.multiplier, retry.max_interval)
-                if elapsed + delay > retry.max_elapsed_time or self._stopping.is_set():
-                    # Out of retry budget, or shutting down: give up, counted.
+                if self._stopping.is_set():
+                    # Shutting down: leave it to the spool (replayed at the next start), counted as failed here.
+                    logger.error("export to %s interrupted by shutdown (%s)", self._config.endpoint, code.name)
+                    self._counters.send_failed_spans += spans
+                    return Settlement.ABANDONED
+                if elapsed + delay > retry.max_elapsed_time:
+                    # Out of retry budget: give up, counted.
                     logger.error("export to %s gave up after %.1fs (%s)", self._config.endpoint, elapsed, code.name)
                     self._counters.send_failed_spans += spans
-                    return
+                    return Settlement.FAILED
                 self._counters.retries += 1
                 await self._sleep_or_stop(delay)
                 elapsed += delay
@@ -194,7 +282,7 @@ class OtlpGrpcExporter:
                 )
                 self._counters.partial_rejected_spans += result.rejected_spans
             self._counters.sent_spans += spans - result.rejected_spans
-            return
+            return Settlement.DELIVERED
 
     async def _sleep_or_stop(self, delay: float) -> None:
         stop = asyncio.ensure_future(self._stopping.wait())

@@ -10,7 +10,6 @@ gzip-compressed requests are decompressed by gRPC itself.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
 
 import grpc
 from google.protobuf import duration_pb2
@@ -21,28 +20,18 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
-from otel_mapper.otlp import SpanEnvelope, split_request
+from otel_mapper.otlp import split_request
+from processor.intake import Backpressure, TraceSink
 from processor.telemetry import ReceiverCounters
 
-__all__ = ["Backpressure", "TRACE_SERVICE", "TraceReceiver"]
+__all__ = ["Backpressure", "TRACE_SERVICE", "TraceReceiver", "retry_info_trailer"]
 
 logger = logging.getLogger(__name__)
 
 TRACE_SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
 
 
-class Backpressure(Exception):
-    """Raised by the consumer when it cannot accept more now; ``retry_after`` seconds is the hint."""
-
-    def __init__(self, message: str, retry_after: float = 1.0) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-Consume = Callable[[Sequence[SpanEnvelope]], None]
-
-
-def _retry_info_trailer(message: str, delay: float) -> tuple[tuple[str, bytes], ...]:
+def retry_info_trailer(message: str, delay: float) -> tuple[tuple[str, bytes], ...]:
     info = error_details_pb2.RetryInfo(
         retry_delay=duration_pb2.Duration(seconds=int(delay), nanos=int((delay % 1) * 1e9))
     )
@@ -54,7 +43,7 @@ def _retry_info_trailer(message: str, delay: float) -> tuple[tuple[str, bytes], 
 class TraceReceiver:
     """Handles Export calls; ``consume`` takes ownership of accepted envelopes (may raise Backpressure)."""
 
-    def __init__(self, consume: Consume, counters: ReceiverCounters) -> None:
+    def __init__(self, consume: TraceSink, counters: ReceiverCounters) -> None:
         self._consume = consume
         self._counters = counters
 
@@ -79,10 +68,10 @@ class TraceReceiver:
         envelopes, rejected = split_request(request)
         if envelopes:
             try:
-                self._consume(envelopes)
+                await self._consume(envelopes, body)
             except Backpressure as exc:
                 self._counters.refused_spans += len(envelopes)
-                context.set_trailing_metadata(_retry_info_trailer(str(exc), exc.retry_after))
+                context.set_trailing_metadata(retry_info_trailer(str(exc), exc.retry_after))
                 await context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry after {exc.retry_after:g}s")
         self._counters.accepted_spans += len(envelopes)
         response = ExportTraceServiceResponse()

@@ -12,26 +12,19 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 import grpc
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from otel_mapper.bundle import BundleOptions
-from otel_mapper.diagnosis import Diagnosis
-from otel_mapper.model import Trajectory
 from otel_mapper.otlp import SpanEnvelope, build_requests
-from processor.analysis import AnalysedTrace, Analyser
-from processor.artifacts import ArtifactWriter
+from processor.analysis import AnalysedTrace, AnalysisStage
 from processor.assembler import AssemblerLimits, ReleasedTrace, TraceAssembler
 from processor.config import Config
-from processor.detectors.chain import DetectorChain
-from processor.detectors.drift import DriftEvaluator
-from processor.detectors.registry import load_detectors
-from processor.exporter import OtlpGrpcExporter
+from processor.exporter import OtlpGrpcExporter, outbound
 from processor.file_exporter import write_spans
-from processor.receiver import Backpressure, TraceReceiver
+from processor.intake import Backpressure
+from processor.receiver import TraceReceiver
 from processor.telemetry import Telemetry
 
 __all__ = ["TrajectoryService"]
@@ -67,29 +60,21 @@ class TrajectoryService:
             clock=clock,
         )
         self._output_dir = Path(config.output_dir)
-        self._drift = DriftEvaluator(config.detectors.drift, self._output_dir / "drift")
-        self._analyser = Analyser(
-            DetectorChain(load_detectors(config.detectors), config.detectors), post_chain=self._with_drift
-        )
-        self._artifacts = (
-            ArtifactWriter(self._output_dir, BundleOptions(content_mode=config.content_mode))
-            if config.write_artifacts
-            else None
-        )
         self._exporter = OtlpGrpcExporter(config.export, self.telemetry.exporter) if config.export else None
+        self._analysis = AnalysisStage(
+            config,
+            self.telemetry.processor,
+            self._exporter.max_message_bytes if self._exporter is not None else FILE_MAX_REQUEST_BYTES,
+        )
         self._on_analysed = on_analysed
         self._server: grpc.aio.Server | None = None
         self._released: asyncio.Queue[ReleasedTrace] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._wake: asyncio.Event | None = None
-        self._workers = ThreadPoolExecutor(max_workers=1, thread_name_prefix="otel-trajectory-analysis")
         self._pending_spans = 0
         self._started = False
         self._stopped = False
         self.port: int | None = None
-
-    def _with_drift(self, trajectory: Trajectory, diagnosis: Diagnosis) -> Diagnosis:
-        return replace(diagnosis, drift=self._drift.evaluate(trajectory, diagnosis))
 
     # --- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> int:
@@ -124,7 +109,7 @@ class TrajectoryService:
         """Stop accepting, release every buffered trace (bundle ``open``), process, drain exports, close."""
         if not self._started or self._stopped:
             self._stopped = True
-            self._workers.shutdown(wait=False)
+            await self._analysis.close()
             return
         self._stopped = True
         assert self._server is not None and self._released is not None
@@ -140,15 +125,11 @@ class TrajectoryService:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._exporter is not None:
             await self._exporter.shutdown(deadline)
-        self._workers.shutdown(wait=True)
-        try:
-            self._drift.save()
-        except OSError as exc:
-            logger.error("cannot save drift baselines under %s: %s", self._output_dir / "drift", exc)
+        await self._analysis.close()
         logger.info("otel-trajectory stopped: %s", self.telemetry.snapshot())
 
     # --- intake (event loop thread) -------------------------------------------------------------------
-    def submit(self, envelopes: Sequence[SpanEnvelope]) -> None:
+    async def submit(self, envelopes: Sequence[SpanEnvelope], body: bytes = b"") -> None:
         """Take ownership of accepted spans. Raises Backpressure when downstream cannot keep up."""
         if self._stopped:
             raise Backpressure("shutting down", retry_after=5.0)
@@ -158,7 +139,7 @@ class TrajectoryService:
             raise Backpressure("export queue is full", retry_after=2.0)
         if self._config.passthrough and self._exporter is not None:
             for request in build_requests(envelopes, self._exporter.max_message_bytes):
-                self._exporter.enqueue(request)
+                self._exporter.enqueue(outbound(request))
             return
         for released in self._assembler.add(envelopes):
             self._enqueue_release(released)
@@ -189,11 +170,10 @@ class TrajectoryService:
     # --- analysis and export --------------------------------------------------------------------------
     async def _process_loop(self) -> None:
         assert self._released is not None
-        loop = asyncio.get_running_loop()
         while True:
             released = await self._released.get()
             try:
-                analysed = await loop.run_in_executor(self._workers, self._analyse_and_write, released)
+                analysed = await self._analysis.process(released)
                 await self._export(analysed)
                 if self._on_analysed is not None:
                     self._on_analysed(analysed)
@@ -204,29 +184,13 @@ class TrajectoryService:
                 self._pending_spans -= len(released.envelopes)
                 self._released.task_done()
 
-    def _analyse_and_write(self, released: ReleasedTrace) -> AnalysedTrace:
-        """Runs in the worker thread: pure analysis plus the artifact and span files."""
-        analysed = self._analyser.analyse(released)
-        counters = self.telemetry.processor
-        counters.traces_analysed += 1
-        counters.analysis_seconds_total += analysed.seconds
-        if analysed.error is not None:
-            counters.analysis_errors += 1
-        elif self._artifacts is not None and analysed.trajectory is not None and analysed.diagnosis is not None:
-            try:
-                self._artifacts.write(analysed.trajectory, analysed.diagnosis)
-            except Exception:  # artifacts are a by-product: failing to write them never blocks delivery
-                logger.exception("writing artifacts for trace %s failed", released.trace_id.hex())
-        if self._exporter is None:
-            requests = build_requests(released.envelopes, FILE_MAX_REQUEST_BYTES)
-            write_spans(self._output_dir, released.trace_id.hex(), requests)
-            self.telemetry.exporter.sent_spans += len(released.envelopes)
-        return analysed
-
     async def _export(self, analysed: AnalysedTrace) -> None:
         if self._exporter is None:
+            requests = [ExportTraceServiceRequest.FromString(item.payload) for item in analysed.requests]
+            write_spans(self._output_dir, analysed.released.trace_id.hex(), requests)
+            self.telemetry.exporter.sent_spans += len(analysed.released.envelopes)
             return
-        for request in build_requests(analysed.released.envelopes, self._exporter.max_message_bytes):
+        for request in analysed.requests:
             await self._exporter.put(request)
 
     async def flush(self) -> None:

@@ -32,7 +32,11 @@ GOOD = (bytes(range(1, 17)), bytes(range(1, 9)))
 async def _call(consume, payload: bytes | ExportTraceServiceRequest, compression=None):
     counters = ReceiverCounters()
     server = grpc.aio.server()
-    server.add_generic_rpc_handlers((TraceReceiver(consume, counters).handler(),))
+
+    async def sink(envelopes: Sequence[SpanEnvelope], body: bytes) -> None:
+        consume(envelopes)
+
+    server.add_generic_rpc_handlers((TraceReceiver(sink, counters).handler(),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     try:
