@@ -19,11 +19,14 @@ import yaml
 from processor.detectors.config import DetectorsConfig, parse_detectors
 
 __all__ = [
+    "AuthConfig",
     "Config",
     "ConfigError",
     "ExportConfig",
+    "MetricsConfig",
     "RetryConfig",
     "QueueConfig",
+    "TlsServerConfig",
     "load_config",
     "parse_config",
     "parse_duration",
@@ -31,6 +34,7 @@ __all__ = [
 ]
 
 DEFAULT_LISTEN = "127.0.0.1:4317"
+DEFAULT_HTTP_LISTEN = "127.0.0.1:4318"
 DEFAULT_OUTPUT_DIR = "./otel-trajectory-data"
 MiB = 1024 * 1024
 
@@ -63,13 +67,20 @@ class QueueConfig:
     queue_size: int = 1000
     num_consumers: int = 4
     storage: str | None = None
-    """Directory of the persistent spool (not used by the in-memory queue)."""
+    """Directory of the persistent spool; ``None``: ``<output.directory>/spool``."""
+    storage_enabled: bool = True
+    """``storage: false`` turns the spool off (accepted data then lives in memory only until delivered)."""
+    storage_max_mib: int = 1024
+    """Disk bound of the spool; when full, the receivers push back."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExportConfig:
     endpoint: str
     insecure: bool = True
+    ca_file: str | None = None
+    cert_file: str | None = None
+    key_file: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     compression: Literal["none", "gzip"] = "gzip"
     timeout: float = 10.0
@@ -80,13 +91,49 @@ class ExportConfig:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TlsServerConfig:
+    """``receiver.tls``: server certificate; ``client_ca_file`` makes it mutual TLS (client certificates required)."""
+
+    cert_file: str
+    key_file: str
+    client_ca_file: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuthConfig:
+    """``receiver.auth``: a bearer token, given inline (use ``${env:VAR}``) or in a file. Never printed."""
+
+    bearer_token: str | None = field(default=None, repr=False)
+    bearer_token_file: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MetricsConfig:
+    """``telemetry.metrics``: self-metrics as a Prometheus text endpoint and/or OTLP metrics (OpenTelemetry SDK)."""
+
+    prometheus_endpoint: str | None = None
+    otlp_endpoint: str | None = None
+    otlp_interval: float = 60.0
+    otlp_insecure: bool = True
+    otlp_headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Config:
     listen: str = DEFAULT_LISTEN
+    http_listen: str | None = DEFAULT_HTTP_LISTEN
+    """OTLP/HTTP receiver endpoint; ``None``: off."""
     max_recv_msg_size: int = 16 * MiB
     max_concurrent_streams: int = 64
+    max_concurrent_rpcs: int = 256
+    tls: TlsServerConfig | None = None
+    auth: AuthConfig | None = None
     output_dir: str = DEFAULT_OUTPUT_DIR
     write_artifacts: bool = True
     export: ExportConfig | None = None
+    logs_export: ExportConfig | None = None
+    """Where received OTLP logs are forwarded unchanged; ``None``: logs are only joined to their spans."""
+    metrics: MetricsConfig = field(default_factory=MetricsConfig)
     decision_wait: float = 2.0
     idle_timeout: float = 30.0
     max_trace_wait: float = 300.0
@@ -96,6 +143,10 @@ class Config:
     content_mode: Literal["keep", "digest", "drop"] = "digest"
     passthrough: bool = False
     """Receiver -> exporter only, no grouping, mapping or detection (a baseline for benchmarks)."""
+    memory_limit_mib: int = 0
+    """Bound on memory held by buffered traces; over it the oldest are released early. 0: a quarter of the RAM."""
+    analysis_workers: int = 1
+    """Worker processes for map + detect + annotate; 0: a thread of the main process."""
     detectors: DetectorsConfig = field(default_factory=DetectorsConfig)
 
     def with_overrides(self, **changes: Any) -> Config:
@@ -219,7 +270,7 @@ def _endpoint(value: str | None, path: str, problems: list[str]) -> None:
 def _parse_export(reader: _Reader) -> ExportConfig | None:
     endpoint = reader.str("endpoint", None)
     _endpoint(endpoint, reader._at("endpoint"), reader.problems)
-    tls = reader.section("tls", {"insecure"})
+    tls = reader.section("tls", {"insecure", "ca_file", "cert_file", "key_file"})
     headers_raw = reader.raw.get("headers") or {}
     headers: dict[str, str] = {}
     if not isinstance(headers_raw, dict) or not all(isinstance(v, str) for v in headers_raw.values()):
@@ -230,7 +281,7 @@ def _parse_export(reader: _Reader) -> ExportConfig | None:
         "retry_on_failure",
         {"enabled", "initial_interval", "max_interval", "max_elapsed_time", "multiplier", "randomization_factor"},
     )
-    queue = reader.section("sending_queue", {"enabled", "queue_size", "num_consumers", "storage"})
+    queue = reader.section("sending_queue", {"enabled", "queue_size", "num_consumers", "storage", "storage_max_mib"})
     retry_config = RetryConfig(
         enabled=retry.bool("enabled", True),
         initial_interval=retry.duration("initial_interval", 5.0),
@@ -239,13 +290,24 @@ def _parse_export(reader: _Reader) -> ExportConfig | None:
         multiplier=retry.float("multiplier", 1.5, minimum=1.0),
         randomization_factor=retry.float("randomization_factor", 0.5),
     )
+    storage_raw = queue.raw.get("storage")
+    storage_enabled = storage_raw is not False
     queue_config = QueueConfig(
         enabled=queue.bool("enabled", True),
         queue_size=queue.int("queue_size", 1000, minimum=1),
         num_consumers=queue.int("num_consumers", 4, minimum=1),
-        storage=queue.str("storage", None),
+        storage=queue.str("storage", None) if storage_enabled else None,
+        storage_enabled=storage_enabled,
+        storage_max_mib=queue.int("storage_max_mib", 1024, minimum=1),
     )
-    insecure = tls.bool("insecure", True)
+    ca_file = tls.str("ca_file", None)
+    cert_file = tls.str("cert_file", None)
+    key_file = tls.str("key_file", None)
+    if (cert_file is None) != (key_file is None):
+        reader.problems.append(f"{reader._at('tls')}: cert_file and key_file go together (client certificate)")
+    insecure = tls.bool("insecure", not (ca_file or cert_file))
+    if insecure and (ca_file or cert_file):
+        reader.problems.append(f"{reader._at('tls')}: insecure: true contradicts ca_file/cert_file (remove one)")
     compression = reader.choice("compression", "gzip", ("none", "gzip"))
     timeout = reader.duration("timeout", 10.0)
     max_message_bytes = reader.int("max_message_bytes", 4 * MiB, minimum=1024)
@@ -256,6 +318,9 @@ def _parse_export(reader: _Reader) -> ExportConfig | None:
     return ExportConfig(
         endpoint=endpoint,
         insecure=insecure,
+        ca_file=ca_file,
+        cert_file=cert_file,
+        key_file=key_file,
         headers=headers,
         compression=compression,  # type: ignore[arg-type]
         timeout=timeout,
@@ -265,29 +330,93 @@ def _parse_export(reader: _Reader) -> ExportConfig | None:
     )
 
 
+def _parse_receiver_tls(reader: _Reader) -> TlsServerConfig | None:
+    if not reader.raw:
+        return None
+    cert_file = reader.str("cert_file", None)
+    key_file = reader.str("key_file", None)
+    client_ca_file = reader.str("client_ca_file", None)
+    if not cert_file or not key_file:
+        reader.problems.append(f"{reader.path}: cert_file and key_file are both required to serve TLS")
+        return None
+    return TlsServerConfig(cert_file=cert_file, key_file=key_file, client_ca_file=client_ca_file)
+
+
+def _parse_auth(reader: _Reader) -> AuthConfig | None:
+    if not reader.raw:
+        return None
+    token = reader.str("bearer_token", None)
+    token_file = reader.str("bearer_token_file", None)
+    if bool(token) == bool(token_file):
+        reader.problems.append(f"{reader.path}: set exactly one of bearer_token (e.g. ${{env:VAR}}) or bearer_token_file")
+        return None
+    return AuthConfig(bearer_token=token or None, bearer_token_file=token_file)
+
+
+def _parse_metrics(reader: _Reader) -> MetricsConfig:
+    prometheus = reader.section("prometheus", {"endpoint"})
+    otlp = reader.section("otlp", {"endpoint", "interval", "tls", "headers"})
+    prometheus_endpoint = prometheus.str("endpoint", None)
+    _endpoint(prometheus_endpoint, prometheus._at("endpoint"), reader.problems)
+    otlp_endpoint = otlp.str("endpoint", None)
+    _endpoint(otlp_endpoint, otlp._at("endpoint"), reader.problems)
+    headers_raw = otlp.raw.get("headers") or {}
+    headers: dict[str, str] = {}
+    if not isinstance(headers_raw, dict) or not all(isinstance(v, str) for v in headers_raw.values()):
+        reader.problems.append(f"{otlp._at('headers')}: expected a mapping of header name to string value")
+    else:
+        headers = {str(k).lower(): v for k, v in headers_raw.items()}
+    return MetricsConfig(
+        prometheus_endpoint=prometheus_endpoint,
+        otlp_endpoint=otlp_endpoint,
+        otlp_interval=otlp.duration("interval", 60.0),
+        otlp_insecure=otlp.section("tls", {"insecure"}).bool("insecure", True),
+        otlp_headers=headers,
+    )
+
+
+_EXPORT_KEYS = {"endpoint", "tls", "headers", "compression", "timeout", "max_message_bytes", "retry_on_failure", "sending_queue"}
+
+
 def parse_config(raw: Any, source: str = "config", base_dir: Path | None = None) -> Config:
     """Validate a parsed YAML document; raises :class:`ConfigError` listing every problem."""
     problems: list[str] = []
-    top = _Reader(raw, "", problems, {"receiver", "processor", "exporter", "output", "detectors"})
-    receiver = top.section("receiver", {"endpoint", "max_recv_msg_size_mib", "max_concurrent_streams"})
+    top = _Reader(
+        raw, "", problems, {"receiver", "processor", "exporter", "logs_exporter", "output", "telemetry", "detectors"}
+    )
+    receiver = top.section(
+        "receiver",
+        {"endpoint", "http", "max_recv_msg_size_mib", "max_concurrent_streams", "max_concurrent_rpcs", "tls", "auth"},
+    )
+    http = receiver.section("http", {"endpoint", "enabled"})
     processor = top.section(
         "processor",
         {"decision_wait", "idle_timeout", "max_trace_wait", "num_traces", "max_buffered_spans", "released_cache_size",
-         "passthrough"},
+         "passthrough", "memory_limit_mib", "analysis_workers"},
     )
     output = top.section("output", {"directory", "write_artifacts", "content_mode"})
+    telemetry = top.section("telemetry", {"metrics"})
     listen = receiver.str("endpoint", DEFAULT_LISTEN) or DEFAULT_LISTEN
     _endpoint(listen, "receiver.endpoint", problems)
-    export = _parse_export(top.section("exporter", {"endpoint", "tls", "headers", "compression", "timeout",
-                                                    "max_message_bytes", "retry_on_failure", "sending_queue"}))
+    http_listen = http.str("endpoint", DEFAULT_HTTP_LISTEN) or DEFAULT_HTTP_LISTEN
+    _endpoint(http_listen, "receiver.http.endpoint", problems)
+    http_enabled = http.bool("enabled", True)
+    export = _parse_export(top.section("exporter", _EXPORT_KEYS))
+    logs_export = _parse_export(top.section("logs_exporter", _EXPORT_KEYS))
     config = Config(
         listen=listen,
+        http_listen=http_listen if http_enabled else None,
         max_recv_msg_size=receiver.int("max_recv_msg_size_mib", 16, minimum=1) * MiB,
         max_concurrent_streams=receiver.int("max_concurrent_streams", 64, minimum=1),
+        max_concurrent_rpcs=receiver.int("max_concurrent_rpcs", 256, minimum=1),
+        tls=_parse_receiver_tls(receiver.section("tls", {"cert_file", "key_file", "client_ca_file"})),
+        auth=_parse_auth(receiver.section("auth", {"bearer_token", "bearer_token_file"})),
         output_dir=output.str("directory", DEFAULT_OUTPUT_DIR) or DEFAULT_OUTPUT_DIR,
         write_artifacts=output.bool("write_artifacts", True),
         content_mode=output.choice("content_mode", "digest", ("keep", "digest", "drop")),  # type: ignore[arg-type]
         export=export,
+        logs_export=logs_export,
+        metrics=_parse_metrics(telemetry.section("metrics", {"prometheus", "otlp"})),
         decision_wait=processor.duration("decision_wait", 2.0),
         idle_timeout=processor.duration("idle_timeout", 30.0),
         max_trace_wait=processor.duration("max_trace_wait", 300.0),
@@ -295,6 +424,8 @@ def parse_config(raw: Any, source: str = "config", base_dir: Path | None = None)
         max_buffered_spans=processor.int("max_buffered_spans", 1_000_000, minimum=1),
         released_cache_size=processor.int("released_cache_size", 100_000, minimum=0),
         passthrough=processor.bool("passthrough", False),
+        memory_limit_mib=processor.int("memory_limit_mib", 0, minimum=0),
+        analysis_workers=processor.int("analysis_workers", 1, minimum=0),
         detectors=parse_detectors(top.raw.get("detectors"), problems, base_dir=base_dir),
     )
     from processor.detectors.registry import check_enabled
@@ -304,6 +435,13 @@ def parse_config(raw: Any, source: str = "config", base_dir: Path | None = None)
         problems.append("processor.decision_wait: must not exceed processor.idle_timeout")
     if config.idle_timeout > config.max_trace_wait:
         problems.append("processor.idle_timeout: must not exceed processor.max_trace_wait")
+    own = {config.listen, config.http_listen}
+    if config.metrics.otlp_endpoint is not None and config.metrics.otlp_endpoint in own:
+        problems.append(
+            "telemetry.metrics.otlp.endpoint: points at this processor's own receiver; send self-metrics elsewhere"
+        )
+    if config.http_listen is not None and config.http_listen == config.listen and not config.listen.endswith(":0"):
+        problems.append("receiver.http.endpoint: must differ from receiver.endpoint (gRPC)")
     if problems:
         raise ConfigError(problems, source)
     return config

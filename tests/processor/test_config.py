@@ -83,3 +83,60 @@ def test_config_files_match_the_json_schema(tmp_path: Path) -> None:
     assert list(validator.iter_errors({"processor": {"decision_wait": "soon"}}))
     assert list(validator.iter_errors({"exporter": {"compression": "zstd", "endpoint": "x:1"}}))
     assert validator.is_valid(yaml.safe_load((ROOT / "corpus" / "config.yaml").read_text()))
+
+
+def test_the_documented_example_config_loads_and_matches_the_schema() -> None:
+    import json
+
+    import jsonschema
+    import yaml
+
+    path = ROOT / "docs" / "config.example.yaml"
+    config = load_config(path, environ={})
+    assert config.tls is not None and config.tls.client_ca_file == "/etc/otel-trajectory/tls/ca.crt"
+    assert config.auth is not None and config.auth.bearer_token == "change-me"
+    assert "change-me" not in repr(config.auth)
+    assert config.export is not None and config.export.ca_file == "/etc/ssl/certs/tempo-ca.pem"
+    assert not config.export.insecure and config.export.headers == {"x-scope-orgid": "tenant-a"}
+    assert config.logs_export is not None and config.logs_export.endpoint == "collector:4317"
+    assert config.metrics.prometheus_endpoint == "127.0.0.1:8888" and config.metrics.otlp_interval == 60.0
+    assert config.http_listen == "127.0.0.1:4318"
+    schema = json.loads((ROOT / "schema" / "otel-trajectory-config-0.1.schema.json").read_text())
+    raw = yaml.safe_load(path.read_text())
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(raw)) == []
+    # every key the loader knows is documented in the example, and the schema knows every documented key
+    assert set(raw) == set(schema["properties"])
+    for section in ("receiver", "processor", "exporter", "output"):
+        assert set(raw[section]) == set(schema["properties"][section]["properties"]), section
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("receiver: {tls: {cert_file: a.crt}}", "cert_file and key_file are both required"),
+        ("receiver: {auth: {}}", None),
+        ("receiver: {auth: {bearer_token: a, bearer_token_file: b}}", "exactly one of bearer_token"),
+        ("exporter: {endpoint: 'x:1', tls: {insecure: true, ca_file: ca.pem}}", "insecure: true contradicts"),
+        ("exporter: {endpoint: 'x:1', tls: {cert_file: c.pem}}", "cert_file and key_file go together"),
+        ("telemetry: {metrics: {otlp: {endpoint: '127.0.0.1:4317'}}}", "own receiver"),
+        ("receiver: {http: {endpoint: 'nohost'}}", "receiver.http.endpoint"),
+        ("processor: {analysis_workers: -1}", "processor.analysis_workers"),
+    ],
+)
+def test_security_and_telemetry_settings_are_checked(tmp_path: Path, text: str, fragment: str | None) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    if fragment is None:
+        assert load_config(path).auth is None  # an empty auth section means no auth
+        return
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert any(fragment in problem for problem in caught.value.problems), caught.value.problems
+
+
+def test_spool_can_be_turned_off_and_http_disabled(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("receiver: {http: {enabled: false}}\nexporter: {endpoint: 'x:1', sending_queue: {storage: false}}\n")
+    config = load_config(path)
+    assert config.http_listen is None
+    assert config.export is not None and not config.export.sending_queue.storage_enabled
