@@ -1,4 +1,4 @@
-"""OTLP/gRPC trace receiver (``opentelemetry.proto.collector.trace.v1.TraceService/Export``) on grpc.aio.
+"""OTLP/gRPC receivers (``TraceService/Export`` and ``LogsService/Export``) on grpc.aio.
 
 Requests are parsed here (raw-bytes handler) so a body that is not a valid ``ExportTraceServiceRequest`` gets
 ``INVALID_ARGUMENT`` with a message instead of a generic error. Spans with malformed ids are refused through
@@ -14,6 +14,11 @@ import logging
 import grpc
 from google.protobuf import duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
+    ExportLogsPartialSuccess,
+    ExportLogsServiceRequest,
+    ExportLogsServiceResponse,
+)
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTracePartialSuccess,
     ExportTraceServiceRequest,
@@ -21,14 +26,23 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 from otel_mapper.otlp import split_request
-from processor.intake import Backpressure, TraceSink
+from processor.intake import Backpressure, LogSink, TraceSink
 from processor.telemetry import ReceiverCounters
 
-__all__ = ["Backpressure", "TRACE_SERVICE", "TraceReceiver", "retry_info_trailer"]
+__all__ = [
+    "Backpressure",
+    "LOGS_SERVICE",
+    "LogsReceiver",
+    "TRACE_SERVICE",
+    "TraceReceiver",
+    "log_record_count",
+    "retry_info_trailer",
+]
 
 logger = logging.getLogger(__name__)
 
 TRACE_SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
+LOGS_SERVICE = "opentelemetry.proto.collector.logs.v1.LogsService"
 
 
 def retry_info_trailer(message: str, delay: float) -> tuple[tuple[str, bytes], ...]:
@@ -81,3 +95,49 @@ class TraceReceiver:
                 ExportTracePartialSuccess(rejected_spans=rejected.count, error_message=rejected.reason)
             )
         return response
+
+
+class LogsReceiver:
+    """Handles ``LogsService/Export`` calls: parse, hand the request to the log sink, report partial success."""
+
+    def __init__(self, consume: LogSink, counters: ReceiverCounters) -> None:
+        self._consume = consume
+        self._counters = counters
+
+    def handler(self) -> grpc.GenericRpcHandler:
+        method = grpc.unary_unary_rpc_method_handler(
+            self._export,
+            request_deserializer=None,
+            response_serializer=ExportLogsServiceResponse.SerializeToString,
+        )
+        return grpc.method_handlers_generic_handler(LOGS_SERVICE, {"Export": method})
+
+    async def _export(self, body: bytes, context: grpc.aio.ServicerContext) -> ExportLogsServiceResponse:
+        request = ExportLogsServiceRequest()
+        try:
+            request.ParseFromString(body)
+        except Exception as exc:  # DecodeError, or anything upb raises on garbage
+            self._counters.invalid_requests += 1
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"request body is not a valid ExportLogsServiceRequest: {str(exc)[:200]}",
+            )
+        records = log_record_count(request)
+        try:
+            outcome = await self._consume(request, body)
+        except Backpressure as exc:
+            self._counters.refused_log_records += records
+            context.set_trailing_metadata(retry_info_trailer(str(exc), exc.retry_after))
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry after {exc.retry_after:g}s")
+        self._counters.accepted_log_records += records - outcome.rejected
+        response = ExportLogsServiceResponse()
+        if outcome.rejected:
+            self._counters.rejected_log_records += outcome.rejected
+            response.partial_success.CopyFrom(
+                ExportLogsPartialSuccess(rejected_log_records=outcome.rejected, error_message=outcome.message)
+            )
+        return response
+
+
+def log_record_count(request: ExportLogsServiceRequest) -> int:
+    return sum(len(scope.log_records) for resource in request.resource_logs for scope in resource.scope_logs)

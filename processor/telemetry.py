@@ -21,6 +21,10 @@ class ReceiverCounters:
     rejected_spans: int = 0
     """Spans refused through partial success (malformed ids)."""
     invalid_requests: int = 0
+    accepted_log_records: int = 0
+    refused_log_records: int = 0
+    rejected_log_records: int = 0
+    unauthenticated_requests: int = 0
 
 
 @dataclass(slots=True)

@@ -118,3 +118,17 @@ WORKFLOW_OPERATIONS: Final = frozenset(
 RETRIEVAL_OPERATIONS: Final = frozenset({"retrieval", "embeddings", "vector_db_retrieve", "search_memory"})
 GUARDRAIL_OPERATIONS: Final = frozenset({"apply_guardrail", "guardrail_check"})
 HANDOFF_OPERATIONS: Final = frozenset({"agent_handoff", "handoff"})
+
+# --- GenAI events that instrumentations send as OTLP log records -------------------------------------------
+EVENT_NAME_ATTRIBUTE: Final = "event.name"
+"""Where logs without the ``LogRecord.event_name`` field (OTLP < 1.5) carry the event name."""
+INFERENCE_DETAILS_EVENT: Final = "gen_ai.client.inference.operation.details"
+"""Same attribute set as the inference span, content included (structured messages)."""
+OPERATION_EXCEPTION_EVENT: Final = "gen_ai.client.operation.exception"
+SYSTEM_MESSAGE_EVENT: Final = "gen_ai.system.message"
+USER_MESSAGE_EVENT: Final = "gen_ai.user.message"
+ASSISTANT_MESSAGE_EVENT: Final = "gen_ai.assistant.message"
+TOOL_MESSAGE_EVENT: Final = "gen_ai.tool.message"
+CHOICE_EVENT: Final = "gen_ai.choice"
+"""Deprecated per-message events (body fields: ``content``, ``role``, ``tool_calls``, ``id``; choice: ``index``,
+``finish_reason``, ``message``)."""

@@ -1,0 +1,85 @@
+"""GenAI events sent as OTLP log records, folded into a mapping copy of their span."""
+
+from __future__ import annotations
+
+import orjson
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue, KeyValueList
+from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
+
+from otel_mapper.log_events import MAX_RECORDS_PER_SPAN, event_name, span_with_logs
+
+
+def _kv(key: str, value: str) -> KeyValue:
+    return KeyValue(key=key, value=AnyValue(string_value=value))
+
+
+def _kvlist(**fields: AnyValue) -> AnyValue:
+    return AnyValue(kvlist_value=KeyValueList(values=[KeyValue(key=k, value=v) for k, v in fields.items()]))
+
+
+def _s(text: str) -> AnyValue:
+    return AnyValue(string_value=text)
+
+
+def _span() -> Span:
+    return Span(trace_id=b"t" * 16, span_id=b"s" * 8, name="chat gpt-4o", attributes=[_kv("gen_ai.operation.name", "chat")])
+
+
+def _attrs(span: Span) -> dict[str, str]:
+    return {kv.key: kv.value.string_value for kv in span.attributes}
+
+
+def test_event_name_comes_from_the_field_or_the_attribute() -> None:
+    assert event_name(LogRecord(event_name="gen_ai.choice")) == "gen_ai.choice"
+    assert event_name(LogRecord(attributes=[_kv("event.name", "gen_ai.user.message")])) == "gen_ai.user.message"
+    assert event_name(LogRecord()) == ""
+
+
+def test_per_message_events_become_structured_messages_and_the_original_is_untouched() -> None:
+    span = _span()
+    original = span.SerializeToString()
+    call = _kvlist(id=_s("call_1"), type=_s("function"), function=_kvlist(name=_s("search"), arguments=_s('{"q":"x"}')))
+    records = [
+        LogRecord(event_name="gen_ai.user.message", body=_kvlist(content=_s("find x"), role=_s("user"))),
+        LogRecord(event_name="gen_ai.choice", body=_kvlist(
+            index=AnyValue(int_value=0), finish_reason=_s("tool_calls"),
+            message=_kvlist(role=_s("assistant"), tool_calls=AnyValue(array_value={"values": [call]})),
+        )),
+    ]
+    copy = span_with_logs(span, records)
+    assert span.SerializeToString() == original
+    attrs = _attrs(copy)
+    assert orjson.loads(attrs["gen_ai.input.messages"]) == [{"role": "user", "parts": [{"type": "text", "content": "find x"}]}]
+    output = orjson.loads(attrs["gen_ai.output.messages"])
+    assert output[0]["finish_reason"] == "tool_calls"
+    assert output[0]["parts"] == [{"type": "tool_call", "id": "call_1", "name": "search", "arguments": {"q": "x"}}]
+
+
+def test_inference_details_fill_only_missing_attributes() -> None:
+    record = LogRecord(
+        event_name="gen_ai.client.inference.operation.details",
+        attributes=[_kv("gen_ai.operation.name", "other"), _kv("gen_ai.output.messages", "[]")],
+    )
+    attrs = _attrs(span_with_logs(_span(), [record]))
+    assert attrs["gen_ai.operation.name"] == "chat" and attrs["gen_ai.output.messages"] == "[]"
+
+
+def test_exception_records_become_exception_events() -> None:
+    record = LogRecord(
+        event_name="exception", attributes=[_kv("exception.type", "TimeoutError"), _kv("exception.message", "slow")]
+    )
+    copy = span_with_logs(_span(), [record])
+    assert [event.name for event in copy.events] == ["exception"]
+    assert {kv.key for kv in copy.events[0].attributes} == {"exception.type", "exception.message"}
+
+
+def test_records_per_span_are_bounded() -> None:
+    records = [LogRecord(event_name="exception", attributes=[_kv("exception.type", "E")])] * (MAX_RECORDS_PER_SPAN + 10)
+    assert len(span_with_logs(_span(), records).events) == MAX_RECORDS_PER_SPAN
+
+
+def test_non_text_bodies_do_not_break_the_copy() -> None:
+    record = LogRecord(event_name="gen_ai.user.message", body=AnyValue(bytes_value=b"\xff\x00"))
+    copy = span_with_logs(_span(), [record])
+    assert orjson.loads(_attrs(copy)["gen_ai.input.messages"]) == [{"role": "user", "parts": []}]
