@@ -8,12 +8,11 @@ is configured, so an acknowledgement to the client means the data survives a cra
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 
-from otel_mapper.otlp import SpanEnvelope
 
 __all__ = ["Backpressure", "LogSink", "LogsOutcome", "TraceSink"]
 
@@ -34,8 +33,10 @@ class LogsOutcome:
     message: str = ""
 
 
-TraceSink = Callable[[Sequence[SpanEnvelope], bytes], Awaitable[None]]
-"""``await sink(envelopes, body)``: the accepted spans and the request's serialized protobuf form."""
+TraceSink = Callable[..., Awaitable[None]]
+"""``await sink(envelopes, body, raw_requests=())``: the accepted spans, the request's serialized protobuf form,
+and (rarely) single-span requests that did not decode and are forwarded as they are
+(:func:`otel_mapper.otlp_salvage.decode_trace_request`)."""
 
 LogSink = Callable[[ExportLogsServiceRequest, bytes], Awaitable[LogsOutcome]]
 """``await sink(request, body)``: a parsed logs request and its serialized protobuf form."""

@@ -21,11 +21,10 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
 )
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTracePartialSuccess,
-    ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
 
-from otel_mapper.otlp import split_request
+from otel_mapper.otlp_salvage import WireError, decode_trace_request
 from processor.intake import Backpressure, LogSink, TraceSink
 from processor.telemetry import ReceiverCounters
 
@@ -70,29 +69,29 @@ class TraceReceiver:
         return grpc.method_handlers_generic_handler(TRACE_SERVICE, {"Export": method})
 
     async def _export(self, body: bytes, context: grpc.aio.ServicerContext) -> ExportTraceServiceResponse:
-        request = ExportTraceServiceRequest()
         try:
-            request.ParseFromString(body)
-        except Exception as exc:  # DecodeError, or anything upb raises on garbage
+            decoded = decode_trace_request(body)
+        except WireError as exc:
             self._counters.invalid_requests += 1
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"request body is not a valid ExportTraceServiceRequest: {str(exc)[:200]}",
             )
-        envelopes, rejected = split_request(request)
-        if envelopes:
+        accepted = len(decoded.envelopes) + len(decoded.raw_requests)
+        if accepted:
             try:
-                await self._consume(envelopes, body)
+                await self._consume(decoded.envelopes, body, decoded.raw_requests)
             except Backpressure as exc:
-                self._counters.refused_spans += len(envelopes)
+                self._counters.refused_spans += accepted
                 context.set_trailing_metadata(retry_info_trailer(str(exc), exc.retry_after))
                 await context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry after {exc.retry_after:g}s")
-        self._counters.accepted_spans += len(envelopes)
+        self._counters.accepted_spans += accepted
+        self._counters.undecodable_spans += len(decoded.raw_requests)
         response = ExportTraceServiceResponse()
-        if rejected is not None:
-            self._counters.rejected_spans += rejected.count
+        if decoded.rejected:
+            self._counters.rejected_spans += decoded.rejected
             response.partial_success.CopyFrom(
-                ExportTracePartialSuccess(rejected_spans=rejected.count, error_message=rejected.reason)
+                ExportTracePartialSuccess(rejected_spans=decoded.rejected, error_message=decoded.reason)
             )
         return response
 

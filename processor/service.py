@@ -129,7 +129,9 @@ class TrajectoryService:
         logger.info("otel-trajectory stopped: %s", self.telemetry.snapshot())
 
     # --- intake (event loop thread) -------------------------------------------------------------------
-    async def submit(self, envelopes: Sequence[SpanEnvelope], body: bytes = b"") -> None:
+    async def submit(
+        self, envelopes: Sequence[SpanEnvelope], body: bytes = b"", raw_requests: Sequence[bytes] = ()
+    ) -> None:
         """Take ownership of accepted spans. Raises Backpressure when downstream cannot keep up."""
         if self._stopped:
             raise Backpressure("shutting down", retry_after=5.0)

@@ -21,6 +21,8 @@ class ReceiverCounters:
     rejected_spans: int = 0
     """Spans refused through partial success (malformed ids)."""
     invalid_requests: int = 0
+    undecodable_spans: int = 0
+    """Spans that did not decode on their own (too deep, bad UTF-8): forwarded unchanged, not analysed."""
     accepted_log_records: int = 0
     refused_log_records: int = 0
     rejected_log_records: int = 0

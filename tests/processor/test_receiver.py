@@ -33,7 +33,7 @@ async def _call(consume, payload: bytes | ExportTraceServiceRequest, compression
     counters = ReceiverCounters()
     server = grpc.aio.server()
 
-    async def sink(envelopes: Sequence[SpanEnvelope], body: bytes) -> None:
+    async def sink(envelopes: Sequence[SpanEnvelope], body: bytes, raw_requests: Sequence[bytes] = ()) -> None:
         consume(envelopes)
 
     server.add_generic_rpc_handlers((TraceReceiver(sink, counters).handler(),))
