@@ -126,6 +126,11 @@ class Config:
     max_recv_msg_size: int = 16 * MiB
     max_concurrent_streams: int = 64
     max_concurrent_rpcs: int = 256
+    max_connection_idle: float | None = None
+    max_connection_age: float | None = 600.0
+    """Connections are asked to reconnect after this long (GOAWAY); SDKs and Collectors reconnect transparently."""
+    max_connection_age_grace: float | None = 60.0
+    """After ``max_connection_age``, calls still open are cut: a client that never finishes its request goes."""
     tls: TlsServerConfig | None = None
     auth: AuthConfig | None = None
     output_dir: str = DEFAULT_OUTPUT_DIR
@@ -386,7 +391,11 @@ def parse_config(raw: Any, source: str = "config", base_dir: Path | None = None)
     )
     receiver = top.section(
         "receiver",
-        {"endpoint", "http", "max_recv_msg_size_mib", "max_concurrent_streams", "max_concurrent_rpcs", "tls", "auth"},
+        {"endpoint", "http", "max_recv_msg_size_mib", "max_concurrent_streams", "max_concurrent_rpcs", "tls", "auth",
+         "keepalive"},
+    )
+    server_parameters = receiver.section("keepalive", {"server_parameters"}).section(
+        "server_parameters", {"max_connection_idle", "max_connection_age", "max_connection_age_grace"}
     )
     http = receiver.section("http", {"endpoint", "enabled"})
     processor = top.section(
@@ -409,6 +418,9 @@ def parse_config(raw: Any, source: str = "config", base_dir: Path | None = None)
         max_recv_msg_size=receiver.int("max_recv_msg_size_mib", 16, minimum=1) * MiB,
         max_concurrent_streams=receiver.int("max_concurrent_streams", 64, minimum=1),
         max_concurrent_rpcs=receiver.int("max_concurrent_rpcs", 256, minimum=1),
+        max_connection_idle=server_parameters.duration("max_connection_idle", 0.0) or None,
+        max_connection_age=server_parameters.duration("max_connection_age", 600.0) or None,
+        max_connection_age_grace=server_parameters.duration("max_connection_age_grace", 60.0) or None,
         tls=_parse_receiver_tls(receiver.section("tls", {"cert_file", "key_file", "client_ca_file"})),
         auth=_parse_auth(receiver.section("auth", {"bearer_token", "bearer_token_file"})),
         output_dir=output.str("directory", DEFAULT_OUTPUT_DIR) or DEFAULT_OUTPUT_DIR,

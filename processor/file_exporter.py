@@ -10,9 +10,11 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from otel_mapper.otlp_json import encode_json_line
 
-__all__ = ["SPANS_FILE", "write_spans"]
+__all__ = ["SPANS_FILE", "UNDECODABLE_FILE", "write_raw", "write_spans"]
 
 SPANS_FILE = "spans.otlp.json"
+UNDECODABLE_FILE = "undecodable.otlp.binpb"
+"""Spans that did not decode (see ``otel_mapper.otlp_salvage``), as length-prefixed protobuf requests."""
 
 
 def write_spans(directory: Path, trace_id_hex: str, requests: Sequence[ExportTraceServiceRequest]) -> Path:
@@ -22,4 +24,14 @@ def write_spans(directory: Path, trace_id_hex: str, requests: Sequence[ExportTra
     with path.open("ab") as handle:
         for request in requests:
             handle.write(encode_json_line(request))
+    return path
+
+
+def write_raw(directory: Path, raw_requests: Sequence[bytes]) -> Path:
+    """Append serialized single-span requests, each prefixed by its length (4 bytes, big-endian)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / UNDECODABLE_FILE
+    with path.open("ab") as handle:
+        for raw in raw_requests:
+            handle.write(len(raw).to_bytes(4, "big") + raw)
     return path

@@ -21,8 +21,8 @@ from otel_mapper.otlp import SpanEnvelope, build_requests
 from processor.analysis import AnalysedTrace, AnalysisStage
 from processor.assembler import AssemblerLimits, ReleasedTrace, TraceAssembler
 from processor.config import Config
-from processor.exporter import OtlpGrpcExporter, outbound
-from processor.file_exporter import write_spans
+from processor.exporter import OtlpGrpcExporter, OutboundRequest, outbound
+from processor.file_exporter import write_raw, write_spans
 from processor.intake import Backpressure
 from processor.receiver import TraceReceiver
 from processor.telemetry import Telemetry
@@ -86,11 +86,7 @@ class TrajectoryService:
         if self._exporter is not None:
             await self._exporter.start()
         self._server = grpc.aio.server(
-            options=[
-                ("grpc.max_receive_message_length", self._config.max_recv_msg_size),
-                ("grpc.max_concurrent_streams", self._config.max_concurrent_streams),
-            ],
-            maximum_concurrent_rpcs=self._config.max_concurrent_streams * 4,
+            options=_server_options(self._config), maximum_concurrent_rpcs=self._config.max_concurrent_rpcs
         )
         receiver = TraceReceiver(self.submit, self.telemetry.receiver)
         self._server.add_generic_rpc_handlers((receiver.handler(),))
@@ -139,6 +135,8 @@ class TrajectoryService:
             raise Backpressure("analysis and export are behind", retry_after=1.0)
         if self._exporter is not None and not self._exporter.has_room(1):
             raise Backpressure("export queue is full", retry_after=2.0)
+        if raw_requests:
+            self._forward_raw(raw_requests, -1)
         if self._config.passthrough and self._exporter is not None:
             for request in build_requests(envelopes, self._exporter.max_message_bytes):
                 self._exporter.enqueue(outbound(request))
@@ -195,9 +193,33 @@ class TrajectoryService:
         for request in analysed.requests:
             await self._exporter.put(request)
 
+    def _forward_raw(self, raw_requests: Sequence[bytes], origin: int) -> None:
+        """Spans that did not decode on their own go out unchanged and unanalysed."""
+        if self._exporter is None:
+            write_raw(self._output_dir, raw_requests)
+            self.telemetry.exporter.sent_spans += len(raw_requests)
+            return
+        for raw in raw_requests:
+            self._exporter.enqueue(OutboundRequest(raw, 1, (origin,)))
+
     async def flush(self) -> None:
         """Wait until everything released so far is analysed and exported (tests and the demo)."""
         assert self._released is not None
         await self._released.join()
         if self._exporter is not None:
             await self._exporter.flush()
+
+
+def _server_options(config: Config) -> list[tuple[str, int]]:
+    options = [
+        ("grpc.max_receive_message_length", config.max_recv_msg_size),
+        ("grpc.max_concurrent_streams", config.max_concurrent_streams),
+    ]
+    for name, seconds in (
+        ("grpc.max_connection_idle_ms", config.max_connection_idle),
+        ("grpc.max_connection_age_ms", config.max_connection_age),
+        ("grpc.max_connection_age_grace_ms", config.max_connection_age_grace),
+    ):
+        if seconds:
+            options.append((name, max(1, int(seconds * 1000))))
+    return options
