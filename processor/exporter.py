@@ -170,7 +170,8 @@ class OtlpGrpcExporter:
 
     async def start(self) -> None:
         if self._send_override is None:
-            options = [("grpc.max_send_message_length", self._config.max_message_bytes + 1024 * 1024)]
+            # Requests are split to max_message_bytes; a single span larger than that still goes (the next hop decides).
+            options = [("grpc.max_send_message_length", -1)]
             compression = grpc.Compression.Gzip if self._config.compression == "gzip" else grpc.Compression.NoCompression
             if self._config.insecure and self._credentials is None:
                 self._channel = grpc.aio.insecure_channel(self._config.endpoint, options=options, compression=compression)

@@ -76,6 +76,10 @@ class TrajectoryService:
         self._stopped = False
         self.port: int | None = None
 
+    @property
+    def buffered_traces(self) -> int:
+        return self._assembler.traces_held
+
     # --- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> int:
         if self._started:

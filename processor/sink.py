@@ -12,14 +12,21 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
+from otel_mapper.otlp_salvage import WireError, salvage_trace_request
+
 __all__ = ["CaptureSink"]
 
 
 class CaptureSink(trace_service_pb2_grpc.TraceServiceServicer):
-    """Start with ``await start()`` (binds 127.0.0.1 on a free port); ``wait_for_spans(n)`` blocks until n arrived."""
+    """Start with ``await start()`` (binds 127.0.0.1 on a free port); ``wait_for_spans(n)`` blocks until n arrived.
+
+    Requests that do not decode here (deeper than this decoder's limit, bad UTF-8: other backends accept them) are
+    kept as bytes in ``undecodable`` and their spans counted, so nothing forwarded goes unaccounted.
+    """
 
     def __init__(self, max_spans: int = 10_000_000) -> None:
         self.requests: list[ExportTraceServiceRequest] = []
+        self.undecodable: list[bytes] = []
         self.span_count = 0
         self._max_spans = max_spans
         self._changed = asyncio.Event()
@@ -27,19 +34,37 @@ class CaptureSink(trace_service_pb2_grpc.TraceServiceServicer):
         self.port = 0
 
     async def Export(  # noqa: N802 - gRPC method name
-        self, request: ExportTraceServiceRequest, context: grpc.aio.ServicerContext
+        self, body: bytes, context: grpc.aio.ServicerContext
     ) -> ExportTraceServiceResponse:
-        spans = sum(len(scope.spans) for resource in request.resource_spans for scope in resource.scope_spans)
+        request: ExportTraceServiceRequest | None = ExportTraceServiceRequest()
+        try:
+            request.ParseFromString(body)  # type: ignore[union-attr]
+            spans = sum(len(scope.spans) for resource in request.resource_spans for scope in resource.scope_spans)  # type: ignore[union-attr]
+        except Exception:
+            request = None
+            try:
+                salvaged = salvage_trace_request(body)
+            except WireError as exc:
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            spans = len(salvaged.envelopes) + salvaged.undecodable + salvaged.rejected
         if self.span_count + spans > self._max_spans:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "capture sink is full")
-        self.requests.append(request)
+        if request is None:
+            self.undecodable.append(body)
+        else:
+            self.requests.append(request)
         self.span_count += spans
         self._changed.set()
         return ExportTraceServiceResponse()
 
     async def start(self, host: str = "127.0.0.1") -> int:
         self._server = grpc.aio.server(options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)])
-        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(self, self._server)
+        method = grpc.unary_unary_rpc_method_handler(
+            self.Export, request_deserializer=None, response_serializer=ExportTraceServiceResponse.SerializeToString
+        )
+        self._server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler("opentelemetry.proto.collector.trace.v1.TraceService", {"Export": method}),)
+        )
         self.port = self._server.add_insecure_port(f"{host}:0")
         await self._server.start()
         return self.port
