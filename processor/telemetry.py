@@ -11,7 +11,27 @@ from dataclasses import asdict, dataclass, field
 
 from semconv.trajectory import METRIC_PREFIX
 
-__all__ = ["ExporterCounters", "ProcessorCounters", "ReceiverCounters", "Telemetry"]
+__all__ = [
+    "DetectorCounters",
+    "ExporterCounters",
+    "LogCounters",
+    "ProcessorCounters",
+    "ReceiverCounters",
+    "SpoolCounters",
+    "Telemetry",
+    "labelled",
+]
+
+
+def labelled(name: str, **labels: str) -> str:
+    """A metric key with labels: ``labelled("x", detector="a")`` → ``x{detector="a"}`` (Prometheus form)."""
+    if not labels:
+        return name
+    body = ",".join(
+        '{}="{}"'.format(key, value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n"))
+        for key, value in sorted(labels.items())
+    )
+    return f"{name}{{{body}}}"
 
 
 @dataclass(slots=True)
@@ -36,6 +56,10 @@ class ProcessorCounters:
     traces_released_early: int = 0
     late_spans: int = 0
     analysis_seconds_total: float = 0.0
+    buffered_traces: int = 0
+    buffered_spans: int = 0
+    memory_limit_releases: int = 0
+    """Traces released early because buffered spans reached ``processor.memory_limit_mib``."""
 
 
 @dataclass(slots=True)
@@ -50,14 +74,59 @@ class ExporterCounters:
 
 
 @dataclass(slots=True)
+class SpoolCounters:
+    spool_bytes: int = 0
+    replayed_requests: int = 0
+    """Requests found undelivered in the spool at start-up and fed again (their spans may arrive twice)."""
+    replayed_spans: int = 0
+    quarantined_segments: int = 0
+
+
+@dataclass(slots=True)
+class LogCounters:
+    """The join of log records to their traces (forwarding is counted by the logs exporter)."""
+
+    joined_log_records: int = 0
+    late_log_records: int = 0
+    unjoined_log_records: int = 0
+
+
+@dataclass(slots=True)
+class DetectorCounters:
+    """Time and errors per detector; keys are the loaded detectors' names (bounded)."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
 class Telemetry:
     receiver: ReceiverCounters = field(default_factory=ReceiverCounters)
     processor: ProcessorCounters = field(default_factory=ProcessorCounters)
     exporter: ExporterCounters = field(default_factory=ExporterCounters)
+    logs_exporter: ExporterCounters = field(default_factory=ExporterCounters)
+    spool: SpoolCounters = field(default_factory=SpoolCounters)
+    logs: LogCounters = field(default_factory=LogCounters)
+    detectors: DetectorCounters = field(default_factory=DetectorCounters)
 
     def snapshot(self) -> dict[str, float]:
         out: dict[str, float] = {}
         for component in ("receiver", "processor", "exporter"):
             for name, value in asdict(getattr(self, component)).items():
                 out[f"{METRIC_PREFIX}_{component}_{name}"] = value
+        logs = self.logs_exporter  # the same counters, counting log records
+        out[f"{METRIC_PREFIX}_exporter_sent_log_records"] = logs.sent_spans
+        out[f"{METRIC_PREFIX}_exporter_send_failed_log_records"] = logs.send_failed_spans
+        out[f"{METRIC_PREFIX}_exporter_enqueue_failed_log_records"] = logs.enqueue_failed_spans
+        spool = self.spool
+        out[f"{METRIC_PREFIX}_exporter_spool_bytes"] = spool.spool_bytes
+        out[f"{METRIC_PREFIX}_exporter_spool_replayed_requests"] = spool.replayed_requests
+        out[f"{METRIC_PREFIX}_exporter_spool_replayed_spans"] = spool.replayed_spans
+        out[f"{METRIC_PREFIX}_exporter_spool_quarantined_segments"] = spool.quarantined_segments
+        for name, value in asdict(self.logs).items():
+            out[f"{METRIC_PREFIX}_processor_{name}"] = value
+        for detector, seconds in self.detectors.seconds.items():
+            out[labelled(f"{METRIC_PREFIX}_detector_seconds_total", detector=detector)] = seconds
+        for detector, errors in self.detectors.errors.items():
+            out[labelled(f"{METRIC_PREFIX}_detector_errors", detector=detector)] = errors
         return out
