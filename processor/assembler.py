@@ -34,12 +34,15 @@ class ReleaseReason(StrEnum):
     IDLE_TIMEOUT = "idle_timeout"
     MAX_TRACE_WAIT = "max_trace_wait"
     BUFFER_FULL = "buffer_full"
+    MEMORY_LIMIT = "memory_limit"
     SHUTDOWN = "shutdown"
 
     @property
     def early(self) -> bool:
         """Released before the trace reached a terminal cut: its bundle is ``open``."""
-        return self in (ReleaseReason.MAX_TRACE_WAIT, ReleaseReason.BUFFER_FULL, ReleaseReason.SHUTDOWN)
+        return self in (
+            ReleaseReason.MAX_TRACE_WAIT, ReleaseReason.BUFFER_FULL, ReleaseReason.MEMORY_LIMIT, ReleaseReason.SHUTDOWN
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,6 +69,8 @@ class ReleasedTrace:
 class AssemblerStats:
     traces_held: int = 0
     spans_held: int = 0
+    bytes_held: int = 0
+    """Wire bytes of the spans held, as estimated by the caller of ``add``."""
     released: int = 0
     released_early: int = 0
     late_spans: int = 0
@@ -79,6 +84,7 @@ class _Buffer:
     has_root: bool
     revision: int
     late: bool
+    wire_bytes: int = 0
 
 
 @dataclass(slots=True)
@@ -94,8 +100,12 @@ class TraceAssembler:
     _by_first_seen: OrderedDict[bytes, None] = field(default_factory=OrderedDict)
     _released: OrderedDict[bytes, int] = field(default_factory=OrderedDict)
 
-    def add(self, envelopes: Sequence[SpanEnvelope]) -> list[ReleasedTrace]:
-        """Buffer spans (any traces, any order). Returns traces released early to make room."""
+    def add(self, envelopes: Sequence[SpanEnvelope], wire_bytes_per_span: int = 0) -> list[ReleasedTrace]:
+        """Buffer spans (any traces, any order). Returns traces released early to make room.
+
+        ``wire_bytes_per_span`` is the caller's estimate of each span's protobuf size (its request's size over
+        its span count), summed into :attr:`buffered_bytes` for the memory limit.
+        """
         now = self.clock()
         released: list[ReleasedTrace] = []
         for envelope in envelopes:
@@ -116,7 +126,9 @@ class TraceAssembler:
                 self.stats.late_spans += 1
             buffer.envelopes.append(envelope)
             buffer.last_seen = now
+            buffer.wire_bytes += wire_bytes_per_span
             self.stats.spans_held += 1
+            self.stats.bytes_held += wire_bytes_per_span
             if not envelope.span.parent_span_id:
                 buffer.has_root = True
             self._touch(trace_id, buffer)
@@ -165,6 +177,16 @@ class TraceAssembler:
             released.append(self._release(trace_id, ReleaseReason.IDLE_TIMEOUT))
         return released
 
+    def shed(self, bytes_to_free: int) -> list[ReleasedTrace]:
+        """Release the oldest traces (early, ``memory_limit``) until ``bytes_to_free`` wire bytes are freed."""
+        released: list[ReleasedTrace] = []
+        freed = 0
+        while freed < bytes_to_free and self._by_first_seen:
+            trace_id = next(iter(self._by_first_seen))
+            freed += self._buffers[trace_id].wire_bytes
+            released.append(self._release(trace_id, ReleaseReason.MEMORY_LIMIT))
+        return released
+
     def drain(self) -> list[ReleasedTrace]:
         """Release everything (shutdown): every trace goes out, marked early."""
         return [self._release(trace_id, ReleaseReason.SHUTDOWN) for trace_id in list(self._by_first_seen)]
@@ -176,6 +198,7 @@ class TraceAssembler:
         self._by_first_seen.pop(trace_id, None)
         self.stats.traces_held -= 1
         self.stats.spans_held -= len(buffer.envelopes)
+        self.stats.bytes_held -= buffer.wire_bytes
         self.stats.released += 1
         if reason.early:
             self.stats.released_early += 1
@@ -191,6 +214,18 @@ class TraceAssembler:
     @property
     def traces_held(self) -> int:
         return len(self._buffers)
+
+    @property
+    def spans_held(self) -> int:
+        return self.stats.spans_held
+
+    @property
+    def buffered_bytes(self) -> int:
+        return self.stats.bytes_held
+
+    def was_released(self, trace_id: bytes) -> bool:
+        """Whether a trace was released and is still remembered (its next spans start a new revision)."""
+        return trace_id in self._released and trace_id not in self._buffers
 
     def next_due_in(self) -> float | None:
         """Seconds until the next trace is due (``None`` when empty): lets the owner sleep exactly that long."""

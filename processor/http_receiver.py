@@ -49,7 +49,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 
 from otel_mapper.otlp import split_request
 from otel_mapper.otlp_json import OtlpDecodeError
+from otel_mapper.otlp_salvage import DecodedTraces, WireError, decode_trace_request
 from processor.intake import Backpressure, LogSink, TraceSink
+from processor.receiver import log_record_count
 from processor.telemetry import ReceiverCounters
 
 __all__ = ["JSON", "LOGS_PATH", "OtlpHttpReceiver", "PROTOBUF", "TRACES_PATH"]
@@ -425,21 +427,31 @@ class OtlpHttpReceiver:
         return b"".join(parts)
 
     async def _export_traces(self, payload: bytes, media_type: str) -> ExportTraceServiceResponse:
-        request = await _decode(payload, media_type, ExportTraceServiceRequest, _TRACE_LAYOUT)
-        body = payload if media_type == PROTOBUF else request.SerializeToString()
-        envelopes, rejected = split_request(request)
-        if envelopes:
+        if media_type == PROTOBUF:
+            body = payload
+            try:  # same path as the gRPC receiver: a span that does not decode does not sink its batch
+                decoded = decode_trace_request(payload)
+            except WireError as exc:
+                raise _bad_request(f"request body is not a valid ExportTraceServiceRequest: {_clip(str(exc))}") from exc
+        else:
+            request = await _decode(payload, media_type, ExportTraceServiceRequest, _TRACE_LAYOUT)
+            body = request.SerializeToString()
+            envelopes, rejected = split_request(request)
+            decoded = DecodedTraces(envelopes, [], rejected.count if rejected else 0, rejected.reason if rejected else "")
+        accepted = len(decoded.envelopes) + len(decoded.raw_requests)
+        if accepted:
             try:
-                await self._traces(envelopes, body)
+                await self._traces(decoded.envelopes, body, decoded.raw_requests)
             except Backpressure as exc:
-                self._counters.refused_spans += len(envelopes)
+                self._counters.refused_spans += accepted
                 raise _unavailable(str(exc), exc.retry_after) from exc
-        self._counters.accepted_spans += len(envelopes)
+        self._counters.accepted_spans += accepted
+        self._counters.undecodable_spans += len(decoded.raw_requests)
         response = ExportTraceServiceResponse()
-        if rejected is not None:
-            self._counters.rejected_spans += rejected.count
+        if decoded.rejected:
+            self._counters.rejected_spans += decoded.rejected
             response.partial_success.CopyFrom(
-                ExportTracePartialSuccess(rejected_spans=rejected.count, error_message=rejected.reason)
+                ExportTracePartialSuccess(rejected_spans=decoded.rejected, error_message=decoded.reason)
             )
         return response
 
@@ -450,10 +462,14 @@ class OtlpHttpReceiver:
         response = ExportLogsServiceResponse()
         if not request.resource_logs:
             return response  # empty request: success, nothing to hand on
+        records = log_record_count(request)
         try:
             outcome = await self._logs(request, body)
         except Backpressure as exc:
+            self._counters.refused_log_records += records
             raise _unavailable(str(exc), exc.retry_after) from exc
+        self._counters.accepted_log_records += records - outcome.rejected
+        self._counters.rejected_log_records += outcome.rejected
         if outcome.rejected > 0 or outcome.message:
             response.partial_success.CopyFrom(
                 ExportLogsPartialSuccess(rejected_log_records=outcome.rejected, error_message=outcome.message)

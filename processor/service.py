@@ -1,43 +1,87 @@
-"""The running processor: receiver -> assembler -> analysis -> exporters (+ artifact files).
+"""The running processor: receivers -> spool -> assembler -> analysis -> exporters (+ artifact files).
 
-One event loop owns all mutable state (assembler, queues, counters). Analysis runs in a worker thread so the
-loop keeps answering requests; released traces are handed over through a bounded queue, and export awaits
-room in the sending queue, so a slow downstream slows intake (the receiver answers UNAVAILABLE with RetryInfo)
-instead of losing spans.
+One event loop owns all mutable state (assembler, queues, counters, spool bookkeeping). Analysis runs off the loop
+(:class:`~processor.analysis.AnalysisStage`), so the loop keeps answering requests. Nothing is dropped silently:
+
+- intake is refused with a retryable answer (gRPC ``UNAVAILABLE`` + RetryInfo, HTTP 503 + ``Retry-After``) when
+  the export queue is full, analysis is behind, the spool is full, or the service is draining;
+- before that, memory is bounded: over ``processor.memory_limit_mib`` the oldest buffered traces are released
+  early (bundle ``open``), counted;
+- with the spool on (the default), an accepted request is on disk before the client hears "accepted", and stays
+  there until every span of it was delivered (or refused for good) by the export target; at start-up what is left
+  is fed through again (at-least-once; replays are counted);
+- ``shutdown`` (SIGTERM/SIGINT in ``serve``): readiness goes false, intake stops, every buffered trace is released
+  (``open``), analysis and export drain within the deadline; whatever did not make it stays in the spool.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import grpc
+from grpc_health.v1 import health_pb2_grpc
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from otel_mapper.otlp import SpanEnvelope, build_requests
+from otel_mapper.otlp_salvage import WireError, decode_trace_request
 from processor.analysis import AnalysedTrace, AnalysisStage
 from processor.assembler import AssemblerLimits, ReleasedTrace, TraceAssembler
-from processor.config import Config
-from processor.exporter import OtlpGrpcExporter, OutboundRequest, outbound
+from processor.auth import BearerTokenAuth
+from processor.config import Config, ExportConfig, parse_endpoint
+from processor.delivery import DeliveryTracker
+from processor.exporter import OtlpGrpcExporter, OutboundRequest, Settlement, Signal, outbound
 from processor.file_exporter import write_raw, write_spans
-from processor.intake import Backpressure
-from processor.receiver import TraceReceiver
+from processor.health import HealthState
+from processor.http_receiver import OtlpHttpReceiver
+from processor.intake import Backpressure, LogsOutcome
+from processor.log_join import LogJoinBuffer
+from processor.receiver import LOGS_SERVICE, TRACE_SERVICE, LogsReceiver, TraceReceiver, log_record_count
+from processor.spool import KIND_LOGS, KIND_TRACES, Spool, SpoolFull
 from processor.telemetry import Telemetry
+from processor.tls import channel_credentials, server_credentials, server_ssl_context
 
-__all__ = ["TrajectoryService"]
+__all__ = ["TrajectoryService", "effective_memory_limit"]
 
 logger = logging.getLogger(__name__)
 
 FILE_MAX_REQUEST_BYTES = 4 * 1024 * 1024
-RELEASE_QUEUE_TRACES = 1024
-"""Released traces waiting for analysis; beyond it the receiver pushes back."""
+MiB = 1024 * 1024
+DEFAULT_MEMORY_SHARE = 0.25
+"""``memory_limit_mib: 0`` means this share of the machine's memory."""
+REPLAY_RETRY_SECONDS = 0.2
+
+
+def effective_memory_limit(config: Config) -> int:
+    """Bytes of buffered span data allowed before the oldest traces are released early."""
+    if config.memory_limit_mib:
+        return config.memory_limit_mib * MiB
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        total = 4 * 1024 * MiB
+    return int(total * DEFAULT_MEMORY_SHARE)
+
+
+def _spool_directory(config: Config, export: ExportConfig | None, default_name: str) -> Path | None:
+    queue = export.sending_queue if export is not None else None
+    if queue is not None and not queue.storage_enabled:
+        return None
+    if queue is not None and queue.storage:
+        return Path(queue.storage)
+    return Path(config.output_dir) / default_name
 
 
 class TrajectoryService:
-    """Lifecycle: ``await start()`` returns the bound port; ``await shutdown()`` is safe before start and twice."""
+    """Lifecycle: ``await start()`` returns the bound gRPC port; ``await shutdown()`` is safe before start and twice.
+
+    ``http_port`` and ``metrics_port`` hold the other bound ports (``None`` when off).
+    """
 
     def __init__(
         self,
@@ -47,6 +91,7 @@ class TrajectoryService:
         on_analysed: Callable[[AnalysedTrace], None] | None = None,
     ) -> None:
         self._config = config
+        self._clock = clock
         self.telemetry = Telemetry()
         self._assembler = TraceAssembler(
             limits=AssemblerLimits(
@@ -59,15 +104,37 @@ class TrajectoryService:
             ),
             clock=clock,
         )
+        self._memory_limit = effective_memory_limit(config)
         self._output_dir = Path(config.output_dir)
-        self._exporter = OtlpGrpcExporter(config.export, self.telemetry.exporter) if config.export else None
+        # Security material is read now, so a bad file stops start-up with a clear message.
+        self._auth = (
+            BearerTokenAuth.from_settings(config.auth.bearer_token, config.auth.bearer_token_file) if config.auth else None
+        )
+        tls = config.tls
+        self._server_credentials = server_credentials(tls.cert_file, tls.key_file, tls.client_ca_file) if tls else None
+        self._http_ssl = server_ssl_context(tls.cert_file, tls.key_file, tls.client_ca_file) if tls else None
+        self._exporter = self._make_exporter(config.export, Signal.TRACES) if config.export else None
+        self._logs_exporter = self._make_exporter(config.logs_export, Signal.LOGS) if config.logs_export else None
         self._analysis = AnalysisStage(
             config,
             self.telemetry.processor,
             self._exporter.max_message_bytes if self._exporter is not None else FILE_MAX_REQUEST_BYTES,
         )
+        spooling = not config.passthrough
+        traces_dir = _spool_directory(config, config.export, "spool") if spooling else None
+        logs_dir = _spool_directory(config, config.logs_export, "spool-logs") if spooling and config.logs_export else None
+        self._spool = Spool(traces_dir, max_bytes=_spool_bytes(config.export)) if traces_dir else None
+        self._logs_spool = Spool(logs_dir, max_bytes=_spool_bytes(config.logs_export)) if logs_dir else None
+        self._tracker = DeliveryTracker(self._spool.ack) if self._spool else None
+        self._logs_tracker = DeliveryTracker(self._logs_spool.ack) if self._logs_spool else None
+        self._log_join = LogJoinBuffer(
+            max_age=config.max_trace_wait, clock=clock, is_released=self._assembler.was_released
+        )
+        self._health = HealthState([TRACE_SERVICE, LOGS_SERVICE])
         self._on_analysed = on_analysed
         self._server: grpc.aio.Server | None = None
+        self._http: OtlpHttpReceiver | None = None
+        self._metrics: object | None = None
         self._released: asyncio.Queue[ReleasedTrace] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._wake: asyncio.Event | None = None
@@ -75,6 +142,15 @@ class TrajectoryService:
         self._started = False
         self._stopped = False
         self.port: int | None = None
+        self.http_port: int | None = None
+        self.metrics_port: int | None = None
+
+    def _make_exporter(self, export: ExportConfig, signal: Signal) -> OtlpGrpcExporter:
+        credentials = None if export.insecure else channel_credentials(export.ca_file, export.cert_file, export.key_file)
+        counters = self.telemetry.exporter if signal is Signal.TRACES else self.telemetry.logs_exporter
+        return OtlpGrpcExporter(
+            export, counters, signal=signal, credentials=credentials, on_settled=lambda r, how: self._settled(signal, r, how)
+        )
 
     @property
     def buffered_traces(self) -> int:
@@ -87,32 +163,116 @@ class TrajectoryService:
         self._started = True
         self._released = asyncio.Queue()
         self._wake = asyncio.Event()
-        if self._exporter is not None:
-            await self._exporter.start()
+        replay = await self._open_spools()
+        for exporter in (self._exporter, self._logs_exporter):
+            if exporter is not None:
+                await exporter.start()
+        interceptors = [self._auth.grpc_interceptor()] if self._auth else []
         self._server = grpc.aio.server(
-            options=_server_options(self._config), maximum_concurrent_rpcs=self._config.max_concurrent_rpcs
+            options=_server_options(self._config),
+            maximum_concurrent_rpcs=self._config.max_concurrent_rpcs,
+            interceptors=interceptors,
         )
-        receiver = TraceReceiver(self.submit, self.telemetry.receiver)
-        self._server.add_generic_rpc_handlers((receiver.handler(),))
-        self.port = self._server.add_insecure_port(self._config.listen)
+        self._server.add_generic_rpc_handlers(
+            (
+                TraceReceiver(self.submit, self.telemetry.receiver).handler(),
+                LogsReceiver(self.submit_logs, self.telemetry.receiver).handler(),
+            )
+        )
+        health_pb2_grpc.add_HealthServicer_to_server(self._health.servicer(), self._server)
+        if self._server_credentials is not None:
+            self.port = self._server.add_secure_port(self._config.listen, self._server_credentials)
+        else:
+            self.port = self._server.add_insecure_port(self._config.listen)
         if self.port == 0:
-            raise OSError(f"cannot listen on {self._config.listen}: address in use or not available")
+            raise OSError(f"cannot listen on {self._config.listen}: address in use or not available (receiver.endpoint)")
+        await self._health.set_not_serving()
         await self._server.start()
-        self._tasks = [
-            asyncio.create_task(self._release_loop(), name="release-loop"),
-            asyncio.create_task(self._process_loop(), name="process-loop"),
-        ]
-        logger.info("otel-trajectory listening on %s (port %d)", self._config.listen, self.port)
+        if self._config.http_listen is not None:
+            self._http = OtlpHttpReceiver(
+                self.submit,
+                self.submit_logs,
+                self.telemetry.receiver,
+                max_body_bytes=self._config.max_recv_msg_size,
+                max_decompressed_bytes=self._config.max_recv_msg_size,
+                authorize=self._auth.check if self._auth else None,
+                ssl_context=self._http_ssl,
+                max_concurrent_requests=self._config.max_concurrent_streams,
+            )
+            host, port = parse_endpoint(self._config.http_listen)
+            self.http_port = await self._http.start(host, port)
+        await self._start_metrics()
+        workers = max(1, self._config.analysis_workers) * 2
+        self._tasks = [asyncio.create_task(self._release_loop(), name="release-loop")]
+        self._tasks += [asyncio.create_task(self._process_loop(), name=f"process-loop-{n}") for n in range(workers)]
+        if replay:
+            self._tasks.append(asyncio.create_task(self._replay(replay), name="spool-replay"))
+        await self._health.set_serving()
+        logger.info(
+            "otel-trajectory listening on %s (gRPC%s)%s",
+            self._config.listen,
+            ", TLS" if self._server_credentials else "",
+            f" and {self._config.http_listen} (HTTP)" if self._http else "",
+        )
         return self.port
 
+    async def _open_spools(self) -> list[tuple[int, int, bytes]]:
+        """Open the spools; returns (kind, entry id, payload) of what was not delivered before the last stop."""
+        replay: list[tuple[int, int, bytes]] = []
+        for spool in (self._spool, self._logs_spool):
+            if spool is None:
+                continue
+            recovery = await asyncio.to_thread(spool.open)
+            for problem in recovery.problems:
+                logger.error("spool: %s", problem)
+            self.telemetry.spool.quarantined_segments += len(recovery.quarantined)
+            replay += [(entry.kind, entry.entry_id, entry.payload) for entry in recovery.entries]
+        if replay:
+            logger.warning("spool: %d request(s) were not delivered before the last stop; sending them again", len(replay))
+        return replay
+
+    async def _start_metrics(self) -> None:
+        metrics = self._config.metrics
+        if metrics.prometheus_endpoint is None and metrics.otlp_endpoint is None:
+            return
+        from processor.self_metrics import SelfMetrics
+
+        self._metrics = self_metrics = SelfMetrics(
+            self._metrics_snapshot,
+            otlp_endpoint=metrics.otlp_endpoint,
+            otlp_interval=metrics.otlp_interval,
+            otlp_insecure=metrics.otlp_insecure,
+            otlp_headers=metrics.otlp_headers,
+            prometheus=metrics.prometheus_endpoint is not None,
+            own_endpoints=[e for e in (self._config.listen, self._config.http_listen, metrics.prometheus_endpoint) if e],
+        )
+        if metrics.prometheus_endpoint is not None:
+            host, port = parse_endpoint(metrics.prometheus_endpoint)
+            self.metrics_port = await self_metrics.serve_prometheus(host, port)
+
+    def _metrics_snapshot(self) -> dict[str, float]:
+        counters = self.telemetry.processor
+        counters.buffered_traces = self._assembler.traces_held
+        counters.buffered_spans = self._assembler.spans_held
+        self.telemetry.spool.spool_bytes = sum(s.bytes_held for s in (self._spool, self._logs_spool) if s is not None)
+        joined = self._log_join.counters
+        self.telemetry.logs.joined_log_records = joined.joined
+        self.telemetry.logs.late_log_records = joined.late
+        self.telemetry.logs.unjoined_log_records = joined.expired + joined.dropped_full + joined.without_span
+        return self.telemetry.snapshot()
+
     async def shutdown(self, deadline: float = 10.0) -> None:
-        """Stop accepting, release every buffered trace (bundle ``open``), process, drain exports, close."""
+        """Readiness off, stop accepting, release every buffered trace (bundle ``open``), drain within
+        ``deadline`` seconds per stage, close. What did not go out stays in the spool for the next start."""
         if not self._started or self._stopped:
             self._stopped = True
             await self._analysis.close()
             return
         self._stopped = True
         assert self._server is not None and self._released is not None
+        await self._health.set_draining()
+        if self._http is not None:
+            await self._http.stop(grace=min(deadline, 2.0))
         await self._server.stop(grace=min(deadline, 2.0))
         for released in self._assembler.drain():
             self._enqueue_release(released)
@@ -123,32 +283,102 @@ class TrajectoryService:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        if self._exporter is not None:
-            await self._exporter.shutdown(deadline)
+        for exporter in (self._exporter, self._logs_exporter):
+            if exporter is not None:
+                await exporter.shutdown(deadline)
         await self._analysis.close()
+        for spool in (self._spool, self._logs_spool):
+            if spool is not None:
+                if spool.entries_held:
+                    logger.warning("spool keeps %d undelivered request(s) for the next start", spool.entries_held)
+                await spool.close()
+        if self._metrics is not None:
+            await self._metrics.close()  # type: ignore[attr-defined]
         logger.info("otel-trajectory stopped: %s", self.telemetry.snapshot())
 
     # --- intake (event loop thread) -------------------------------------------------------------------
-    async def submit(
-        self, envelopes: Sequence[SpanEnvelope], body: bytes = b"", raw_requests: Sequence[bytes] = ()
-    ) -> None:
-        """Take ownership of accepted spans. Raises Backpressure when downstream cannot keep up."""
+    def _check_room(self) -> None:
+        """Raise Backpressure when the pipeline cannot take a request now (checked before spooling)."""
         if self._stopped:
             raise Backpressure("shutting down", retry_after=5.0)
         if self._pending_spans > self._config.max_buffered_spans:
             raise Backpressure("analysis and export are behind", retry_after=1.0)
         if self._exporter is not None and not self._exporter.has_room(1):
             raise Backpressure("export queue is full", retry_after=2.0)
+
+    async def submit(
+        self, envelopes: Sequence[SpanEnvelope], body: bytes = b"", raw_requests: Sequence[bytes] = ()
+    ) -> None:
+        """The trace sink of every receiver: spool (durable before the client is answered), then take."""
+        self._check_room()
+        origin = -1
+        if self._spool is not None and body:
+            try:
+                origin = await self._spool.append(KIND_TRACES, body)
+            except SpoolFull as exc:
+                raise Backpressure(f"spool is full ({exc})", retry_after=5.0) from None
+            assert self._tracker is not None
+            for envelope in envelopes:
+                envelope.origin = origin
+            self._tracker.register(origin, len(envelopes) + len(raw_requests))
+        try:
+            self._check_room()
+        except Backpressure:
+            if self._spool is not None and origin >= 0:
+                self._spool.ack(origin)  # the client is told to resend: not ours to replay
+            raise
+        self._take(envelopes, raw_requests, origin, len(body))
+
+    def _take(
+        self, envelopes: Sequence[SpanEnvelope], raw_requests: Sequence[bytes], origin: int, wire_bytes: int
+    ) -> None:
         if raw_requests:
-            self._forward_raw(raw_requests, -1)
+            self._forward_raw(raw_requests, origin)
         if self._config.passthrough and self._exporter is not None:
             for request in build_requests(envelopes, self._exporter.max_message_bytes):
                 self._exporter.enqueue(outbound(request))
             return
-        for released in self._assembler.add(envelopes):
+        per_span = wire_bytes // len(envelopes) if envelopes else 0
+        for released in self._assembler.add(envelopes, per_span):
             self._enqueue_release(released)
+        self._enforce_memory_limit()
         if self._wake is not None:
             self._wake.set()
+
+    def _enforce_memory_limit(self) -> None:
+        excess = self._assembler.buffered_bytes - self._memory_limit
+        if excess <= 0:
+            return
+        shed = self._assembler.shed(excess)
+        if shed:
+            self.telemetry.processor.memory_limit_releases += len(shed)
+            logger.warning(
+                "buffered spans reached processor.memory_limit_mib (%d MiB): released %d oldest trace(s) early",
+                self._memory_limit // MiB,
+                len(shed),
+            )
+        for released in shed:
+            self._enqueue_release(released)
+
+    async def submit_logs(self, request: ExportLogsServiceRequest, body: bytes) -> LogsOutcome:
+        """The log sink of every receiver: join to traces for analysis; forward unchanged when configured."""
+        if self._stopped:
+            raise Backpressure("shutting down", retry_after=5.0)
+        exporter = self._logs_exporter
+        if exporter is not None:
+            if not exporter.has_room(1):
+                raise Backpressure("logs export queue is full", retry_after=2.0)
+            origin = -1
+            if self._logs_spool is not None:
+                try:
+                    origin = await self._logs_spool.append(KIND_LOGS, body)
+                except SpoolFull as exc:
+                    raise Backpressure(f"logs spool is full ({exc})", retry_after=5.0) from None
+                assert self._logs_tracker is not None
+                self._logs_tracker.register(origin, 1)
+            exporter.enqueue(OutboundRequest(body, log_record_count(request), (origin,)))
+        self._log_join.add(request)
+        return LogsOutcome()
 
     def _enqueue_release(self, released: ReleasedTrace) -> None:
         assert self._released is not None
@@ -164,12 +394,60 @@ class TrajectoryService:
         while True:
             for released in self._assembler.poll():
                 self._enqueue_release(released)
+            self._log_join.expire()
             due_in = self._assembler.next_due_in()
             self._wake.clear()
             try:
-                await asyncio.wait_for(self._wake.wait(), timeout=due_in)
+                await asyncio.wait_for(self._wake.wait(), timeout=due_in if due_in is not None else 5.0)
             except TimeoutError:
                 pass
+
+    async def _replay(self, entries: list[tuple[int, int, bytes]]) -> None:
+        """Feed undelivered spool entries through again, waiting whenever the pipeline pushes back."""
+        for kind, entry_id, payload in entries:
+            while True:
+                try:
+                    if kind == KIND_TRACES:
+                        self._replay_traces(entry_id, payload)
+                    else:
+                        self._replay_logs(entry_id, payload)
+                    break
+                except Backpressure:
+                    await asyncio.sleep(REPLAY_RETRY_SECONDS)
+
+    def _replay_traces(self, entry_id: int, payload: bytes) -> None:
+        assert self._spool is not None and self._tracker is not None
+        try:
+            decoded = decode_trace_request(payload)
+        except WireError:
+            logger.error("spool entry %d is not a trace request; dropped", entry_id)
+            self._spool.ack(entry_id)
+            return
+        self._check_room()
+        for envelope in decoded.envelopes:
+            envelope.origin = entry_id
+        self._tracker.register(entry_id, len(decoded.envelopes) + len(decoded.raw_requests))
+        self.telemetry.spool.replayed_requests += 1
+        self.telemetry.spool.replayed_spans += len(decoded.envelopes) + len(decoded.raw_requests)
+        self._take(decoded.envelopes, decoded.raw_requests, entry_id, len(payload))
+
+    def _replay_logs(self, entry_id: int, payload: bytes) -> None:
+        assert self._logs_spool is not None and self._logs_tracker is not None
+        exporter = self._logs_exporter
+        if exporter is None:  # no logs target any more: nothing to deliver to
+            self._logs_spool.ack(entry_id)
+            return
+        if not exporter.has_room(1):
+            raise Backpressure("logs export queue is full")
+        try:
+            request = ExportLogsServiceRequest.FromString(payload)
+        except Exception:  # DecodeError: a spooled request is what a receiver accepted, so this is damage
+            logger.error("spool entry %d is not a logs request; dropped", entry_id)
+            self._logs_spool.ack(entry_id)
+            return
+        self._logs_tracker.register(entry_id, 1)
+        self.telemetry.spool.replayed_requests += 1
+        exporter.enqueue(OutboundRequest(payload, log_record_count(request), (entry_id,)))
 
     # --- analysis and export --------------------------------------------------------------------------
     async def _process_loop(self) -> None:
@@ -177,31 +455,57 @@ class TrajectoryService:
         while True:
             released = await self._released.get()
             try:
+                joined = self._log_join.take(released.trace_id)
                 analysed = await self._analysis.process(released)
+                self._count_detectors(analysed)
                 await self._export(analysed)
                 if self._on_analysed is not None:
                     self._on_analysed(analysed)
             except Exception:  # keep the pipeline alive; the spans of this trace are counted as failed
                 logger.exception("processing trace %s failed", released.trace_id.hex())
                 self.telemetry.exporter.send_failed_spans += len(released.envelopes)
+                if self._tracker is not None:
+                    self._tracker.delivered(envelope.origin for envelope in released.envelopes)
             finally:
                 self._pending_spans -= len(released.envelopes)
                 self._released.task_done()
 
+    def _count_detectors(self, analysed: AnalysedTrace) -> None:
+        if analysed.diagnosis is None:
+            return
+        counters = self.telemetry.detectors
+        for result in analysed.diagnosis.verifier_results:
+            counters.seconds[result.verifier] = counters.seconds.get(result.verifier, 0.0) + (result.duration_s or 0.0)
+            if result.status.value == "error":
+                counters.errors[result.verifier] = counters.errors.get(result.verifier, 0) + 1
+
     async def _export(self, analysed: AnalysedTrace) -> None:
         if self._exporter is None:
             requests = [ExportTraceServiceRequest.FromString(item.payload) for item in analysed.requests]
-            write_spans(self._output_dir, analysed.released.trace_id.hex(), requests)
+            await asyncio.to_thread(write_spans, self._output_dir, analysed.released.trace_id.hex(), requests)
             self.telemetry.exporter.sent_spans += len(analysed.released.envelopes)
+            if self._tracker is not None:
+                for item in analysed.requests:
+                    self._tracker.delivered(item.origins)
             return
         for request in analysed.requests:
             await self._exporter.put(request)
+
+    def _settled(self, signal: Signal, request: OutboundRequest, how: Settlement) -> None:
+        """Exporter callback: delivered or refused for good -> the spool may forget those spans."""
+        if how is Settlement.ABANDONED:
+            return  # stays in the spool for the next start
+        tracker = self._tracker if signal is Signal.TRACES else self._logs_tracker
+        if tracker is not None:
+            tracker.delivered(request.origins)
 
     def _forward_raw(self, raw_requests: Sequence[bytes], origin: int) -> None:
         """Spans that did not decode on their own go out unchanged and unanalysed."""
         if self._exporter is None:
             write_raw(self._output_dir, raw_requests)
             self.telemetry.exporter.sent_spans += len(raw_requests)
+            if self._tracker is not None:
+                self._tracker.delivered([origin] * len(raw_requests))
             return
         for raw in raw_requests:
             self._exporter.enqueue(OutboundRequest(raw, 1, (origin,)))
@@ -210,8 +514,13 @@ class TrajectoryService:
         """Wait until everything released so far is analysed and exported (tests and the demo)."""
         assert self._released is not None
         await self._released.join()
-        if self._exporter is not None:
-            await self._exporter.flush()
+        for exporter in (self._exporter, self._logs_exporter):
+            if exporter is not None:
+                await exporter.flush()
+
+
+def _spool_bytes(export: ExportConfig | None) -> int:
+    return (export.sending_queue.storage_max_mib if export is not None else 1024) * MiB
 
 
 def _server_options(config: Config) -> list[tuple[str, int]]:

@@ -52,7 +52,9 @@ class Sinks:
     logs: list[tuple[ExportLogsServiceRequest, bytes]] = field(default_factory=list)
     log_outcome: LogsOutcome = field(default_factory=LogsOutcome)
 
-    async def take_traces(self, envelopes: Sequence[SpanEnvelope], body: bytes) -> None:
+    async def take_traces(
+        self, envelopes: Sequence[SpanEnvelope], body: bytes, raw_requests: Sequence[bytes] = ()
+    ) -> None:
         self.traces.append((list(envelopes), body))
 
     async def take_logs(self, request: ExportLogsServiceRequest, body: bytes) -> LogsOutcome:
@@ -330,7 +332,7 @@ def test_partial_success_in_json_uses_camel_case() -> None:
 
 @pytest.mark.parametrize(("delay", "header"), [(2.5, "3"), (0.2, "1")])
 def test_backpressure_is_503_with_retry_after(delay: float, header: str) -> None:
-    async def refuse(envelopes: Sequence[SpanEnvelope], body: bytes) -> None:
+    async def refuse(envelopes: Sequence[SpanEnvelope], body: bytes, *_: object) -> None:
         raise Backpressure("export queue is full", retry_after=delay)
 
     reply, counters, _ = exchange(trace_request().SerializeToString(), traces=refuse)
@@ -425,7 +427,7 @@ def test_requests_beyond_the_concurrency_bound_get_503() -> None:
     async def scenario() -> tuple[Reply, Reply]:
         entered, release = asyncio.Event(), asyncio.Event()
 
-        async def slow(envelopes: Sequence[SpanEnvelope], body: bytes) -> None:
+        async def slow(envelopes: Sequence[SpanEnvelope], body: bytes, *_: object) -> None:
             entered.set()
             await release.wait()
 
@@ -461,7 +463,7 @@ def test_stop_lets_in_flight_requests_finish() -> None:
         entered, release = asyncio.Event(), asyncio.Event()
         sinks = Sinks()
 
-        async def slow(envelopes: Sequence[SpanEnvelope], body: bytes) -> None:
+        async def slow(envelopes: Sequence[SpanEnvelope], body: bytes, *_: object) -> None:
             entered.set()
             await release.wait()
             await sinks.take_traces(envelopes, body)
@@ -486,7 +488,7 @@ def test_stop_cancels_requests_still_running_after_the_grace() -> None:
     async def scenario() -> tuple[BaseException | Reply, float]:
         entered = asyncio.Event()
 
-        async def stuck(envelopes: Sequence[SpanEnvelope], body: bytes) -> None:
+        async def stuck(envelopes: Sequence[SpanEnvelope], body: bytes, *_: object) -> None:
             entered.set()
             await asyncio.Event().wait()
 
