@@ -57,7 +57,7 @@ class CaptureSink(trace_service_pb2_grpc.TraceServiceServicer):
         self._changed.set()
         return ExportTraceServiceResponse()
 
-    async def start(self, host: str = "127.0.0.1") -> int:
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         self._server = grpc.aio.server(options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)])
         method = grpc.unary_unary_rpc_method_handler(
             self.Export, request_deserializer=None, response_serializer=ExportTraceServiceResponse.SerializeToString
@@ -65,7 +65,9 @@ class CaptureSink(trace_service_pb2_grpc.TraceServiceServicer):
         self._server.add_generic_rpc_handlers(
             (grpc.method_handlers_generic_handler("opentelemetry.proto.collector.trace.v1.TraceService", {"Export": method}),)
         )
-        self.port = self._server.add_insecure_port(f"{host}:0")
+        self.port = self._server.add_insecure_port(f"{host}:{port}")
+        if self.port == 0:
+            raise OSError(f"capture sink cannot listen on {host}:{port}")
         await self._server.start()
         return self.port
 

@@ -1,0 +1,213 @@
+"""The service under outages, crashes and signals: nothing acknowledged is lost.
+
+- ``kill -9`` of ``serve`` while the downstream is down: after a restart every acknowledged span arrives (at
+  least once), replays are counted;
+- SIGTERM: readiness goes false, buffered traces are released as ``open`` and delivered, the process exits 0;
+- the memory limit releases the oldest traces early instead of growing;
+- spans a downstream refuses for good are not kept in the spool for ever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import grpc
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+
+from processor.config import Config, ExportConfig, QueueConfig, RetryConfig
+from processor.health import probe
+from processor.service import TrajectoryService
+from processor.sink import CaptureSink
+from tests.support.serve_process import ServeProcess, free_port
+from tests.support.spans import request, span
+
+METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+
+
+def traces(count: int, spans_per_trace: int, first: int = 1) -> list[ExportTraceServiceRequest]:
+    out = []
+    for number in range(first, first + count):
+        trace_id = number.to_bytes(16, "big")
+        spans = [span(1, "invoke_agent a", trace_id=trace_id, attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"})]
+        spans += [
+            span(n, "execute_tool t", parent=1, trace_id=trace_id, attrs={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t"})
+            for n in range(2, spans_per_trace + 1)
+        ]
+        out.append(request(spans))
+    return out
+
+
+async def send_all(port: int, requests: Sequence[ExportTraceServiceRequest]) -> None:
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        call = channel.unary_unary(METHOD, request_serializer=None, response_deserializer=ExportTraceServiceResponse.FromString)
+        for item in requests:
+            response = await call(item.SerializeToString(), timeout=30)
+            assert not response.partial_success.rejected_spans
+
+
+async def until(condition: Callable[[], bool], timeout: float) -> None:
+    """Poll a real condition until it holds or the deadline passes."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "condition not reached before the deadline"
+        await asyncio.sleep(0.02)
+
+
+def unique_spans(sink: CaptureSink) -> set[tuple[bytes, bytes]]:
+    return {(s.trace_id, s.span_id) for r in sink.requests for rs in r.resource_spans for ss in rs.scope_spans for s in ss.spans}
+
+
+def write_config(path: Path, listen: int, sink: int, output: Path, *, decision_wait: str = "100ms") -> Path:
+    path.write_text(
+        f"receiver: {{endpoint: '127.0.0.1:{listen}', http: {{enabled: false}}}}\n"
+        f"processor: {{decision_wait: {decision_wait}, idle_timeout: 30s}}\n"
+        f"exporter:\n  endpoint: '127.0.0.1:{sink}'\n  timeout: 2s\n"
+        "  retry_on_failure: {initial_interval: 100ms, max_interval: 500ms, max_elapsed_time: 600s}\n"
+        f"output: {{directory: '{output}'}}\n"
+    )
+    return path
+
+
+def test_kill_9_while_downstream_is_down_loses_nothing_acknowledged(tmp_path: Path) -> None:
+    listen, sink_port = free_port(), free_port()
+    config = write_config(tmp_path / "config.yaml", listen, sink_port, tmp_path / "out")
+    serve = ServeProcess(config, tmp_path / "serve.log")
+    sent = traces(40, 5)
+
+    async def scenario() -> tuple[set[tuple[bytes, bytes]], int]:
+        serve.start(f"127.0.0.1:{listen}")
+        try:
+            await send_all(listen, sent)  # downstream is not there: every request is acknowledged anyway
+            serve.kill()  # no chance to flush or drain
+            sink = CaptureSink()
+            await sink.start(port=sink_port)
+            try:
+                serve.start(f"127.0.0.1:{listen}")
+                arrived = await sink.wait_for_spans(200, timeout=60)
+                assert arrived, (sink.span_count, (tmp_path / "serve.log").read_text()[-2000:])
+                assert serve.terminate() == 0
+                return unique_spans(sink), sink.span_count
+            finally:
+                await sink.stop()
+        finally:
+            serve.stop_quietly()
+
+    unique, total = asyncio.run(scenario())
+    expected = {(s.trace_id, s.span_id) for r in sent for rs in r.resource_spans for ss in rs.scope_spans for s in ss.spans}
+    assert unique == expected  # lost: 0
+    log = (tmp_path / "serve.log").read_text()
+    assert "not delivered before the last stop" in log
+    assert total >= len(expected)  # at least once; duplicates possible
+
+
+def test_sigterm_releases_buffered_traces_and_delivers_them(tmp_path: Path) -> None:
+    listen, sink_port = free_port(), free_port()
+    config = write_config(tmp_path / "config.yaml", listen, sink_port, tmp_path / "out", decision_wait="20s")
+    serve = ServeProcess(config, tmp_path / "serve.log")
+    sent = traces(10, 3)
+
+    async def scenario() -> tuple[int, CaptureSink]:
+        sink = CaptureSink()
+        await sink.start(port=sink_port)
+        try:
+            serve.start(f"127.0.0.1:{listen}")
+            await send_all(listen, sent)
+            assert sink.span_count == 0  # held: decision_wait is 20 s
+            code = await asyncio.to_thread(serve.terminate, 60)
+            return code, sink
+        finally:
+            serve.stop_quietly()
+            await sink.stop()
+
+    code, sink = asyncio.run(scenario())
+    assert code == 0
+    assert sink.span_count == 30
+    bundles = list((tmp_path / "out").glob("*/bundle.json"))
+    assert len(bundles) == 10
+    assert all(json.loads(path.read_text())["completeness"]["status"] == "open" for path in bundles)
+    assert not list((tmp_path / "out" / "spool").glob("*.seg")), "delivered requests must leave the spool"
+
+
+def test_readiness_goes_false_while_draining(tmp_path: Path) -> None:
+    async def scenario() -> list[bool]:
+        sink = CaptureSink()
+        sink_port = await sink.start()
+        # The exporter cannot deliver (sink stopped), so the drain takes its whole deadline.
+        await sink.stop()
+        service = TrajectoryService(
+            Config(listen="127.0.0.1:0", http_listen=None, output_dir=str(tmp_path), decision_wait=0.05,
+                   export=ExportConfig(endpoint=f"127.0.0.1:{sink_port}", timeout=0.5,
+                                       retry_on_failure=RetryConfig(initial_interval=0.1, max_interval=0.1)))
+        )
+        port = await service.start()
+        seen = [(await asyncio.to_thread(probe, f"127.0.0.1:{port}", 1.0))[0]]
+        await send_all(port, traces(2, 2))
+        stopping = asyncio.create_task(service.shutdown(deadline=2))
+        await asyncio.sleep(0)  # let shutdown begin: readiness is switched off first
+        seen.append((await asyncio.to_thread(probe, f"127.0.0.1:{port}", 1.0))[0])
+        await stopping
+        return seen
+
+    assert asyncio.run(scenario()) == [True, False]
+
+
+def test_memory_limit_releases_the_oldest_traces_early(tmp_path: Path) -> None:
+    async def scenario() -> tuple[TrajectoryService, CaptureSink]:
+        sink = CaptureSink()
+        sink_port = await sink.start()
+        service = TrajectoryService(
+            Config(listen="127.0.0.1:0", http_listen=None, output_dir=str(tmp_path), decision_wait=30.0,
+                   idle_timeout=60.0, memory_limit_mib=1, export=ExportConfig(endpoint=f"127.0.0.1:{sink_port}"))
+        )
+        port = await service.start()
+        try:
+            big = [request([span(1, "x", trace_id=n.to_bytes(16, "big"), attrs={"blob": "y" * 200_000})]) for n in range(1, 21)]
+            await send_all(port, big)
+            assert service.telemetry.processor.memory_limit_releases > 0
+            assert service.buffered_traces < 20
+            assert await sink.wait_for_spans(service.telemetry.processor.memory_limit_releases, timeout=30)
+        finally:
+            await service.shutdown()
+            await sink.stop()
+        return service, sink
+
+    service, sink = asyncio.run(scenario())
+    assert sink.span_count == 20  # the rest went out at shutdown
+    assert service.telemetry.processor.traces_released_early == 20
+
+
+def test_spans_refused_for_good_do_not_stay_in_the_spool(tmp_path: Path) -> None:
+    async def refuse(body: bytes, context: grpc.aio.ServicerContext) -> ExportTraceServiceResponse:
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "this backend refuses everything")
+
+    async def scenario() -> TrajectoryService:
+        server = grpc.aio.server()
+        method = grpc.unary_unary_rpc_method_handler(refuse, request_deserializer=None,
+                                                     response_serializer=ExportTraceServiceResponse.SerializeToString)
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("opentelemetry.proto.collector.trace.v1.TraceService", {"Export": method}),))
+        backend = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        service = TrajectoryService(
+            Config(listen="127.0.0.1:0", http_listen=None, output_dir=str(tmp_path), decision_wait=0.05,
+                   export=ExportConfig(endpoint=f"127.0.0.1:{backend}", sending_queue=QueueConfig(num_consumers=1)))
+        )
+        port = await service.start()
+        try:
+            await send_all(port, traces(3, 2))
+            await until(lambda: service.telemetry.processor.traces_analysed == 3, timeout=30)
+            await service.flush()
+        finally:
+            await service.shutdown()
+            await server.stop(None)
+        return service
+
+    service = asyncio.run(scenario())
+    assert service.telemetry.exporter.send_failed_spans == 6
+    assert not list((tmp_path / "spool").glob("*.seg"))
