@@ -1,4 +1,4 @@
-"""The ``otel-trajectory`` command: serve, map, demo, eval, validate, check-config.
+"""The ``otel-trajectory`` command: serve, map, demo, eval, validate, check-config, healthcheck.
 
 Command names and flags are a public interface: add, never rename.
 """
@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the OTLP/gRPC processor")
     serve.add_argument("--config", type=Path, help="YAML config file")
     serve.add_argument("--listen", type=_endpoint_arg, help="HOST:PORT to receive OTLP/gRPC (default 127.0.0.1:4317)")
+    serve.add_argument("--http-listen", type=_endpoint_arg,
+                       help="HOST:PORT to receive OTLP/HTTP (default 127.0.0.1:4318; 'off' in the config: receiver.http.enabled)")
+    serve.add_argument("--metrics-listen", type=_endpoint_arg, help="HOST:PORT for the Prometheus /metrics endpoint")
     serve.add_argument("--export-endpoint", type=_endpoint_arg, help="HOST:PORT of the next OTLP/gRPC hop")
     serve.add_argument("--output-dir", type=Path, help="where bundles, ledgers and (without an export endpoint) spans go")
     serve.add_argument("--decision-wait", type=_positive_float, help="seconds without new spans after a root before release")
@@ -64,6 +67,14 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check-config", help="validate a config file and report every problem")
     check.add_argument("file", type=Path)
+
+    health = commands.add_parser("healthcheck", help="exit 0 when a running serve answers SERVING (gRPC health)")
+    health.add_argument("--endpoint", type=_endpoint_arg, default="127.0.0.1:4317", help="HOST:PORT of the gRPC receiver")
+    health.add_argument("--timeout", type=_positive_float, default=2.0, help="seconds (default 2)")
+    health.add_argument("--ca-file", help="CA to trust when the receiver serves TLS")
+    health.add_argument("--cert-file", help="client certificate when the receiver requires one (mTLS)")
+    health.add_argument("--key-file", help="key of --cert-file")
+    health.add_argument("--server-name", help="name to expect in the server certificate, when it does not name the endpoint")
 
     for name, module, help_text in (
         ("eval", "processor.eval_cmd", "score the detector chain against labelled traces"),
@@ -111,11 +122,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                 export = ExportConfig(endpoint=args.export_endpoint) if export is None else _with_endpoint(export, args.export_endpoint)
             config = config.with_overrides(
                 listen=args.listen,
+                http_listen=args.http_listen,
                 output_dir=str(args.output_dir) if args.output_dir else None,
                 decision_wait=args.decision_wait,
                 export=export,
             )
+            if args.metrics_listen:
+                from dataclasses import replace
+
+                config = replace(config, metrics=replace(config.metrics, prometheus_endpoint=args.metrics_listen))
             return asyncio.run(_serve(config))
+        if args.command == "healthcheck":
+            from processor.health import probe
+
+            try:
+                serving, text = probe(args.endpoint, args.timeout, ca_file=args.ca_file, cert_file=args.cert_file,
+                                      key_file=args.key_file, server_name=args.server_name)
+            except ValueError as exc:
+                print(f"otel-trajectory healthcheck: {exc}", file=sys.stderr)
+                return 2
+            print(f"{args.endpoint}: {text}")
+            return 0 if serving else 1
         if args.command == "map":
             from processor.offline import map_files
             from processor.report import format_table, row_of
@@ -148,6 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(validate_cmd.run(args))
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
+        return 2
+    except ValueError as exc:  # certificates, tokens, endpoints: the message says what to fix
+        print(f"otel-trajectory {args.command}: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"otel-trajectory {args.command}: {exc}", file=sys.stderr)

@@ -19,6 +19,7 @@ from aiohttp import web
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from processor import auth as auth_module
+from tests.support.pki import Pki, make_pki
 from processor.auth import BearerTokenAuth
 from processor.health import HealthState, probe
 from processor.tls import TlsError, channel_credentials, server_credentials, server_ssl_context
@@ -28,55 +29,9 @@ SAY = "/test.Echo/Say"
 STREAM = "/test.Echo/Stream"
 
 
-# --- test PKI, generated with the openssl command line ------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Pki:
-    ca: str
-    server_cert: str
-    server_key: str
-    client_cert: str
-    client_key: str
-    rogue_cert: str
-    """A client certificate issued by a CA the server does not trust."""
-    rogue_key: str
-    encrypted_key: str
-
-
-def _openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
-
-
-def _make_ca(directory: Path, name: str) -> None:
-    _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-             "-keyout", f"{name}.key", "-out", f"{name}.crt", "-days", "2", "-subj", f"/CN={name}",
-             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-             cwd=directory)
-
-
-def _make_leaf(directory: Path, name: str, ca: str, extensions: str) -> None:
-    (directory / f"{name}.ext").write_text(extensions)
-    _openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-             "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}", cwd=directory)
-    _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{ca}.crt", "-CAkey", f"{ca}.key", "-CAcreateserial",
-             "-out", f"{name}.crt", "-days", "2", "-extfile", f"{name}.ext", cwd=directory)
-
-
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
-    if shutil.which("openssl") is None:
-        pytest.skip("the `openssl` command is needed to generate test certificates and is not installed")
-    directory = tmp_path_factory.mktemp("pki")
-    _make_ca(directory, "ca")
-    _make_ca(directory, "rogue-ca")
-    _make_leaf(directory, "server", "ca", "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
-               "extendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n")
-    _make_leaf(directory, "client", "ca", "extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n")
-    _make_leaf(directory, "rogue", "rogue-ca", "extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n")
-    _openssl("pkey", "-in", "client.key", "-aes256", "-passout", "pass:hunter2", "-out", "encrypted.key", cwd=directory)
-    path = lambda name: str(directory / name)  # noqa: E731
-    return Pki(ca=path("ca.crt"), server_cert=path("server.crt"), server_key=path("server.key"),
-               client_cert=path("client.crt"), client_key=path("client.key"), rogue_cert=path("rogue.crt"),
-               rogue_key=path("rogue.key"), encrypted_key=path("encrypted.key"))
+    return make_pki(tmp_path_factory.mktemp("pki"))
 
 
 # --- a minimal gRPC server ----------------------------------------------------------------------------------

@@ -1,0 +1,144 @@
+"""A running service's other doors: TLS with client certificates and a bearer token (real OTel SDK exporter),
+OTLP/HTTP, OTLP logs (forwarded unchanged), the Prometheus endpoint, and the ``healthcheck`` command."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import aiohttp
+import grpc
+import pytest
+from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
+    ExportLogsServiceRequest,
+    ExportLogsServiceResponse,
+)
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+from processor import cli
+from processor.config import AuthConfig, Config, ExportConfig, MetricsConfig, TlsServerConfig
+from processor.service import TrajectoryService
+from processor.sink import CaptureSink
+from tests.support.pki import make_pki
+from tests.support.spans import request, span
+
+TOKEN = "s3cret-token-value"
+
+
+def test_tls_with_client_certificates_and_a_bearer_token(tmp_path: Path) -> None:
+    pki = make_pki(tmp_path / "pki")
+
+    async def scenario() -> tuple[CaptureSink, list[grpc.StatusCode]]:
+        sink = CaptureSink()
+        sink_port = await sink.start()
+        service = TrajectoryService(
+            Config(
+                listen="127.0.0.1:0", http_listen=None, output_dir=str(tmp_path / "out"), decision_wait=0.05,
+                tls=TlsServerConfig(cert_file=pki.server_cert, key_file=pki.server_key, client_ca_file=pki.ca),
+                auth=AuthConfig(bearer_token=TOKEN), export=ExportConfig(endpoint=f"127.0.0.1:{sink_port}"),
+            )
+        )
+        port = await service.start()
+        refusals: list[grpc.StatusCode] = []
+        try:
+            def emit(headers: dict[str, str]) -> None:
+                credentials = grpc.ssl_channel_credentials(
+                    root_certificates=Path(pki.ca).read_bytes(),
+                    private_key=Path(pki.client_key).read_bytes(),
+                    certificate_chain=Path(pki.client_cert).read_bytes(),
+                )
+                exporter = OTLPSpanExporter(endpoint=f"localhost:{port}", credentials=credentials, headers=headers)
+                provider = TracerProvider(resource=Resource.create({"service.name": "secure-agent"}))
+                provider.add_span_processor(SimpleSpanProcessor(exporter))
+                with provider.get_tracer("t").start_as_current_span("invoke_agent a", attributes={"gen_ai.operation.name": "invoke_agent"}):
+                    pass
+                provider.shutdown()
+
+            await asyncio.to_thread(emit, {"authorization": f"Bearer {TOKEN}"})
+            assert await sink.wait_for_spans(1, timeout=30)
+            # Without the token, or without a client certificate, nothing gets in.
+            for credentials, metadata in (
+                (grpc.ssl_channel_credentials(root_certificates=Path(pki.ca).read_bytes(),
+                                              private_key=Path(pki.client_key).read_bytes(),
+                                              certificate_chain=Path(pki.client_cert).read_bytes()), None),
+                (grpc.ssl_channel_credentials(root_certificates=Path(pki.ca).read_bytes()), (("authorization", f"Bearer {TOKEN}"),)),
+            ):
+                async with grpc.aio.secure_channel(f"localhost:{port}", credentials) as channel:
+                    call = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+                                               request_serializer=None, response_deserializer=ExportTraceServiceResponse.FromString)
+                    with pytest.raises(grpc.aio.AioRpcError) as caught:
+                        await call(request([span(1, "x")]).SerializeToString(), timeout=10, metadata=metadata)
+                    refusals.append(caught.value.code())
+        finally:
+            await service.shutdown()
+            await sink.stop()
+        return sink, refusals
+
+    sink, refusals = asyncio.run(scenario())
+    assert sink.span_count == 1
+    assert refusals[0] is grpc.StatusCode.UNAUTHENTICATED
+    assert refusals[1] is grpc.StatusCode.UNAVAILABLE  # the TLS handshake fails without a client certificate
+
+
+def test_http_traces_logs_forwarding_metrics_and_healthcheck(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    logs_received: list[bytes] = []
+
+    async def take_logs(body: bytes, context: grpc.aio.ServicerContext) -> ExportLogsServiceResponse:
+        logs_received.append(body)
+        return ExportLogsServiceResponse()
+
+    async def scenario() -> tuple[str, int]:
+        sink = CaptureSink()
+        sink_port = await sink.start()
+        logs_backend = grpc.aio.server()
+        method = grpc.unary_unary_rpc_method_handler(take_logs, request_deserializer=None,
+                                                     response_serializer=ExportLogsServiceResponse.SerializeToString)
+        logs_backend.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("opentelemetry.proto.collector.logs.v1.LogsService", {"Export": method}),))
+        logs_port = logs_backend.add_insecure_port("127.0.0.1:0")
+        await logs_backend.start()
+        service = TrajectoryService(
+            Config(
+                listen="127.0.0.1:0", http_listen="127.0.0.1:0", output_dir=str(tmp_path), decision_wait=0.05,
+                export=ExportConfig(endpoint=f"127.0.0.1:{sink_port}"),
+                logs_export=ExportConfig(endpoint=f"127.0.0.1:{logs_port}"),
+                metrics=MetricsConfig(prometheus_endpoint="127.0.0.1:0"),
+            )
+        )
+        port = await service.start()
+        try:
+            trace_id = bytes(range(9, 25))
+            body = request([span(1, "invoke_agent a", trace_id=trace_id, attrs={"gen_ai.operation.name": "invoke_agent"})]).SerializeToString()
+            logs = ExportLogsServiceRequest()
+            record = logs.resource_logs.add().scope_logs.add().log_records.add(trace_id=trace_id, span_id=(1).to_bytes(8, "big"))
+            record.event_name = "gen_ai.user.message"
+            record.body.string_value = "hello"
+            async with aiohttp.ClientSession() as session:
+                for path, payload in (("/v1/traces", body), ("/v1/logs", logs.SerializeToString())):
+                    async with session.post(f"http://127.0.0.1:{service.http_port}{path}", data=payload,
+                                            headers={"Content-Type": "application/x-protobuf"}) as response:
+                        assert response.status == 200, await response.text()
+                assert await sink.wait_for_spans(1, timeout=30)
+                await service.flush()
+                async with session.get(f"http://127.0.0.1:{service.metrics_port}/metrics") as response:
+                    metrics = await response.text()
+            code = await asyncio.to_thread(cli.main, ["healthcheck", "--endpoint", f"127.0.0.1:{port}"])
+        finally:
+            await service.shutdown()
+            await sink.stop()
+            await logs_backend.stop(None)
+        return metrics, code
+
+    metrics, code = asyncio.run(scenario())
+    assert logs_received and ExportLogsServiceRequest.FromString(logs_received[0]).resource_logs[0].scope_logs[0].log_records[0].body.string_value == "hello"
+    assert "otel_trajectory_receiver_accepted_spans_total 1.0" in metrics
+    assert "otel_trajectory_receiver_accepted_log_records_total 1.0" in metrics
+    assert code == 0 and "SERVING" in capsys.readouterr().out
+
+
+def test_healthcheck_fails_when_nothing_listens(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["healthcheck", "--endpoint", "127.0.0.1:1", "--timeout", "1"]) == 1
+    assert "UNAVAILABLE" in capsys.readouterr().out
