@@ -1,0 +1,277 @@
+"""Soak: many spans through ``serve`` while the downstream goes away for a while and the processor is killed.
+
+Loopback only, bounded in time and count. Timeline (fractions of the spans to send):
+
+- client processes send synthetic agent traces over OTLP/gRPC, as an SDK would: a request counts as sent only
+  when ``serve`` acknowledged it; a refused or failed request is retried (RetryInfo honoured) until it is;
+- at ``--outage-at`` the downstream sink stops for ``--outage-seconds``, then comes back on the same port;
+- at ``--kill-at`` the processor is killed with SIGKILL and started again on the same spool;
+- after the last acknowledgement, the run waits for the sink to hold every sent span (or ``--drain-timeout``).
+
+Reports spans sent (acknowledged), received downstream (total and unique), lost (sent but never received: must be
+0), duplicates (received more than once: allowed, at-least-once), and the processor's peak RSS.
+
+    .venv/bin/python bench/soak.py --spans 1000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from multiprocessing.synchronize import Event as EventType
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import grpc  # noqa: E402
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (  # noqa: E402
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+
+from bench.synthetic import make_request  # noqa: E402
+from processor.exporter import retry_delay_of  # noqa: E402
+from processor.health import probe  # noqa: E402
+
+METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+
+
+# --- clients (separate processes) --------------------------------------------------------------------------
+
+
+def client(port: int, first_trace: int, traces: int, spans_per_trace: int, batch: int, acked: "multiprocessing.Value[int]", stop: EventType) -> None:  # type: ignore[type-arg]
+    """Send ``traces`` traces, ``batch`` per request; retry every request until it is acknowledged."""
+
+    async def run() -> None:
+        channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+        call = channel.unary_unary(METHOD, request_serializer=None, response_deserializer=ExportTraceServiceResponse.FromString)
+        for start in range(first_trace, first_trace + traces, batch):
+            count = min(batch, first_trace + traces - start)
+            body = make_request(start, count, spans_per_trace).SerializeToString()
+            backoff = 0.05
+            while not stop.is_set():
+                try:
+                    await call(body, timeout=10)
+                except grpc.aio.AioRpcError as error:
+                    delay = retry_delay_of(error) or backoff
+                    backoff = min(backoff * 2, 2.0)
+                    await asyncio.sleep(delay)
+                    continue
+                with acked.get_lock():
+                    acked.value += count * spans_per_trace
+                break
+        await channel.close()
+
+    asyncio.run(run())
+
+
+# --- the downstream sink (in this process): counts unique spans --------------------------------------------
+
+
+class CountingSink:
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.seen: set[bytes] = set()
+        self.total = 0
+        self._server: grpc.aio.Server | None = None
+
+    async def export(self, body: bytes, context: grpc.aio.ServicerContext) -> ExportTraceServiceResponse:
+        request = ExportTraceServiceRequest.FromString(body)
+        for resource in request.resource_spans:
+            for scope in resource.scope_spans:
+                for span in scope.spans:
+                    self.seen.add(span.trace_id + span.span_id)
+                    self.total += 1
+        return ExportTraceServiceResponse()
+
+    async def start(self) -> None:
+        self._server = grpc.aio.server(options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)])
+        method = grpc.unary_unary_rpc_method_handler(
+            self.export, request_deserializer=None, response_serializer=ExportTraceServiceResponse.SerializeToString
+        )
+        self._server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler("opentelemetry.proto.collector.trace.v1.TraceService", {"Export": method}),)
+        )
+        if self._server.add_insecure_port(f"127.0.0.1:{self.port}") == 0:
+            raise OSError(f"sink cannot bind 127.0.0.1:{self.port}")
+        await self._server.start()
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            await self._server.stop(grace=None)
+            self._server = None
+
+
+# --- the processor ------------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def peak_rss_mib(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+class Serve:
+    def __init__(self, config: Path, log: Path, port: int) -> None:
+        self.config, self.log, self.port = config, log, port
+        self.process: subprocess.Popen[bytes] | None = None
+        self.peak_rss = 0.0
+
+    def start(self) -> None:
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "processor.cli", "serve", "--config", str(self.config)],
+                cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + 60
+        while not probe(f"127.0.0.1:{self.port}", timeout=0.5)[0]:
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"serve did not start; see {self.log}")
+            time.sleep(0.1)
+
+    def sample(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.peak_rss = max(self.peak_rss, peak_rss_mib(self.process.pid))
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.sample()
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+    def terminate(self) -> int:
+        assert self.process is not None
+        self.sample()
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=120)
+
+
+async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
+    port, sink_port = free_port(), free_port()
+    config = workdir / "config.yaml"
+    config.write_text(
+        f"receiver: {{endpoint: '127.0.0.1:{port}', http: {{enabled: false}}}}\n"
+        f"processor: {{decision_wait: 500ms, idle_timeout: 5s, analysis_workers: {args.analysis_workers}}}\n"
+        f"exporter:\n  endpoint: '127.0.0.1:{sink_port}'\n  timeout: 5s\n"
+        "  retry_on_failure: {initial_interval: 200ms, max_interval: 2s, max_elapsed_time: 3600s}\n"
+        f"output: {{directory: '{workdir / 'out'}', write_artifacts: false}}\n"
+    )
+    serve = Serve(config, workdir / "serve.log", port)
+    sink = CountingSink(sink_port)
+    await sink.start()
+    serve.start()
+    traces_total = args.spans // args.spans_per_trace
+    per_client = traces_total // args.clients
+    spans_total = per_client * args.clients * args.spans_per_trace
+    context = multiprocessing.get_context("spawn")
+    acked = context.Value("q", 0)
+    stop = context.Event()
+    clients = [
+        context.Process(target=client, args=(port, 1 + n * per_client, per_client, args.spans_per_trace, args.batch, acked, stop))
+        for n in range(args.clients)
+    ]
+    started = time.monotonic()
+    for process in clients:
+        process.start()
+    outage_done = killed = False
+    events: list[str] = []
+    deadline = started + args.max_seconds
+    while any(process.is_alive() for process in clients):
+        await asyncio.sleep(0.2)
+        serve.sample()
+        progress = acked.value / spans_total
+        if not outage_done and progress >= args.outage_at:
+            events.append(f"{time.monotonic() - started:6.1f}s  sink stopped at {acked.value:,} spans acknowledged")
+            await sink.stop()
+            await asyncio.sleep(args.outage_seconds)
+            await sink.start()
+            events.append(f"{time.monotonic() - started:6.1f}s  sink back after {args.outage_seconds:g}s")
+            outage_done = True
+        if not killed and progress >= args.kill_at:
+            events.append(f"{time.monotonic() - started:6.1f}s  kill -9 serve at {acked.value:,} spans acknowledged")
+            await asyncio.to_thread(serve.kill)
+            await asyncio.to_thread(serve.start)
+            events.append(f"{time.monotonic() - started:6.1f}s  serve restarted")
+            killed = True
+        if time.monotonic() > deadline:
+            stop.set()
+            events.append("time bound reached: clients stopped")
+            break
+    for process in clients:
+        process.join(timeout=30)
+    sent_done = time.monotonic()
+    sent = acked.value
+    drain_deadline = time.monotonic() + args.drain_timeout
+    while len(sink.seen) < sent and time.monotonic() < drain_deadline:
+        await asyncio.sleep(0.5)
+        serve.sample()
+    received_done = time.monotonic()
+    code = await asyncio.to_thread(serve.terminate)
+    await sink.stop()
+    expected = {
+        (number.to_bytes(16, "big") + index.to_bytes(8, "big"))
+        for n in range(args.clients)
+        for number in range(1 + n * per_client, 1 + (n + 1) * per_client)
+        for index in range(1, args.spans_per_trace + 1)
+    } if sent == spans_total else set()
+    lost = len(expected - sink.seen) if expected else max(0, sent - len(sink.seen))
+    for line in events:
+        print("  " + line)
+    return {
+        "spans_sent": sent,
+        "received_total": sink.total,
+        "received_unique": len(sink.seen),
+        "lost": lost,
+        "duplicates": sink.total - len(sink.seen),
+        "peak_rss_mib": round(serve.peak_rss, 1),
+        "seconds_to_last_ack": round(sent_done - started, 1),
+        "seconds_to_last_span": round(received_done - started, 1),
+        "serve_exit_code": code,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--spans", type=int, default=1_000_000)
+    parser.add_argument("--spans-per-trace", type=int, default=20)
+    parser.add_argument("--batch", type=int, default=5, help="traces per request")
+    parser.add_argument("--clients", type=int, default=2)
+    parser.add_argument("--outage-at", type=float, default=0.25)
+    parser.add_argument("--outage-seconds", type=float, default=30.0)
+    parser.add_argument("--kill-at", type=float, default=0.6)
+    parser.add_argument("--analysis-workers", type=int, default=1)
+    parser.add_argument("--max-seconds", type=float, default=1800.0, help="bound on the sending phase")
+    parser.add_argument("--drain-timeout", type=float, default=600.0)
+    args = parser.parse_args()
+    print(f"command: {' '.join([os.path.relpath(sys.executable, ROOT), *sys.argv])}")
+    with tempfile.TemporaryDirectory(prefix="otel-trajectory-soak-") as workdir:
+        result = asyncio.run(soak(args, Path(workdir)))
+    width = max(map(len, result))
+    for key, value in result.items():
+        print(f"{key:<{width}}  {value:,}" if isinstance(value, int) else f"{key:<{width}}  {value}")
+    if result["lost"]:
+        raise SystemExit("LOST SPANS")
+
+
+if __name__ == "__main__":
+    main()
