@@ -272,16 +272,20 @@ def _endpoint(value: str | None, path: str, problems: list[str]) -> None:
         problems.append(f"{path}: {exc}")
 
 
+def _headers(reader: _Reader) -> dict[str, str]:
+    """``headers``: names lowercased (gRPC metadata keys must be lowercase)."""
+    raw = reader.raw.get("headers") or {}
+    if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+        reader.problems.append(f"{reader._at('headers')}: expected a mapping of header name to string value")
+        return {}
+    return {str(k).lower(): v for k, v in raw.items()}
+
+
 def _parse_export(reader: _Reader) -> ExportConfig | None:
     endpoint = reader.str("endpoint", None)
     _endpoint(endpoint, reader._at("endpoint"), reader.problems)
     tls = reader.section("tls", {"insecure", "ca_file", "cert_file", "key_file"})
-    headers_raw = reader.raw.get("headers") or {}
-    headers: dict[str, str] = {}
-    if not isinstance(headers_raw, dict) or not all(isinstance(v, str) for v in headers_raw.values()):
-        reader.problems.append(f"{reader._at('headers')}: expected a mapping of header name to string value")
-    else:
-        headers = {str(k).lower(): v for k, v in headers_raw.items()}
+    headers = _headers(reader)
     retry = reader.section(
         "retry_on_failure",
         {"enabled", "initial_interval", "max_interval", "max_elapsed_time", "multiplier", "randomization_factor"},
@@ -365,12 +369,7 @@ def _parse_metrics(reader: _Reader) -> MetricsConfig:
     _endpoint(prometheus_endpoint, prometheus._at("endpoint"), reader.problems)
     otlp_endpoint = otlp.str("endpoint", None)
     _endpoint(otlp_endpoint, otlp._at("endpoint"), reader.problems)
-    headers_raw = otlp.raw.get("headers") or {}
-    headers: dict[str, str] = {}
-    if not isinstance(headers_raw, dict) or not all(isinstance(v, str) for v in headers_raw.values()):
-        reader.problems.append(f"{otlp._at('headers')}: expected a mapping of header name to string value")
-    else:
-        headers = {str(k).lower(): v for k, v in headers_raw.items()}
+    headers = _headers(otlp)
     return MetricsConfig(
         prometheus_endpoint=prometheus_endpoint,
         otlp_endpoint=otlp_endpoint,

@@ -50,8 +50,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from otel_mapper.otlp import split_request
 from otel_mapper.otlp_json import OtlpDecodeError
 from otel_mapper.otlp_salvage import DecodedTraces, WireError, decode_trace_request
-from processor.intake import Backpressure, LogSink, TraceSink
-from processor.receiver import log_record_count
+from processor.intake import Backpressure, LogSink, TraceSink, hand_over_logs, hand_over_traces
 from processor.telemetry import ReceiverCounters
 
 __all__ = ["JSON", "LOGS_PATH", "OtlpHttpReceiver", "PROTOBUF", "TRACES_PATH"]
@@ -438,43 +437,21 @@ class OtlpHttpReceiver:
             body = request.SerializeToString()
             envelopes, rejected = split_request(request)
             decoded = DecodedTraces(envelopes, [], rejected.count if rejected else 0, rejected.reason if rejected else "")
-        accepted = len(decoded.envelopes) + len(decoded.raw_requests)
-        if accepted:
-            try:
-                await self._traces(decoded.envelopes, body, decoded.raw_requests)
-            except Backpressure as exc:
-                self._counters.refused_spans += accepted
-                raise _unavailable(str(exc), exc.retry_after) from exc
-        self._counters.accepted_spans += accepted
-        self._counters.undecodable_spans += len(decoded.raw_requests)
-        response = ExportTraceServiceResponse()
-        if decoded.rejected:
-            self._counters.rejected_spans += decoded.rejected
-            response.partial_success.CopyFrom(
-                ExportTracePartialSuccess(rejected_spans=decoded.rejected, error_message=decoded.reason)
-            )
-        return response
+        try:
+            return await hand_over_traces(decoded, body, self._traces, self._counters)
+        except Backpressure as exc:
+            raise _unavailable(str(exc), exc.retry_after) from exc
 
     async def _export_logs(self, payload: bytes, media_type: str) -> ExportLogsServiceResponse:
         assert self._logs is not None
         request = await _decode(payload, media_type, ExportLogsServiceRequest, _LOGS_LAYOUT)
         body = payload if media_type == PROTOBUF else request.SerializeToString()
-        response = ExportLogsServiceResponse()
         if not request.resource_logs:
-            return response  # empty request: success, nothing to hand on
-        records = log_record_count(request)
+            return ExportLogsServiceResponse()  # empty request: success, nothing to hand on
         try:
-            outcome = await self._logs(request, body)
+            return await hand_over_logs(request, body, self._logs, self._counters)
         except Backpressure as exc:
-            self._counters.refused_log_records += records
             raise _unavailable(str(exc), exc.retry_after) from exc
-        self._counters.accepted_log_records += records - outcome.rejected
-        self._counters.rejected_log_records += outcome.rejected
-        if outcome.rejected > 0 or outcome.message:
-            response.partial_success.CopyFrom(
-                ExportLogsPartialSuccess(rejected_log_records=outcome.rejected, error_message=outcome.message)
-            )
-        return response
 
     def _error(self, refusal: _Refusal, media_type: str | None) -> web.Response:
         encoding = media_type or PROTOBUF

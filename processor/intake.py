@@ -11,10 +11,29 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
+    ExportLogsPartialSuccess,
+    ExportLogsServiceRequest,
+    ExportLogsServiceResponse,
+)
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTracePartialSuccess,
+    ExportTraceServiceResponse,
+)
+
+from otel_mapper.otlp_salvage import DecodedTraces
+from processor.telemetry import ReceiverCounters
 
 
-__all__ = ["Backpressure", "LogSink", "LogsOutcome", "TraceSink"]
+__all__ = [
+    "Backpressure",
+    "LogSink",
+    "LogsOutcome",
+    "TraceSink",
+    "hand_over_logs",
+    "hand_over_traces",
+    "log_record_count",
+]
 
 
 class Backpressure(Exception):
@@ -40,3 +59,50 @@ and (rarely) single-span requests that did not decode and are forwarded as they 
 
 LogSink = Callable[[ExportLogsServiceRequest, bytes], Awaitable[LogsOutcome]]
 """``await sink(request, body)``: a parsed logs request and its serialized protobuf form."""
+
+
+async def hand_over_traces(
+    decoded: DecodedTraces, body: bytes, sink: TraceSink, counters: ReceiverCounters
+) -> ExportTraceServiceResponse:
+    """Give a decoded request to the sink and count it; the response carries partial success. Every receiver
+    calls this; a :class:`Backpressure` from the sink is counted and re-raised for the protocol to answer."""
+    accepted = len(decoded.envelopes) + len(decoded.raw_requests)
+    if accepted:
+        try:
+            await sink(decoded.envelopes, body, decoded.raw_requests)
+        except Backpressure:
+            counters.refused_spans += accepted
+            raise
+    counters.accepted_spans += accepted
+    counters.undecodable_spans += len(decoded.raw_requests)
+    response = ExportTraceServiceResponse()
+    if decoded.rejected:
+        counters.rejected_spans += decoded.rejected
+        response.partial_success.CopyFrom(
+            ExportTracePartialSuccess(rejected_spans=decoded.rejected, error_message=decoded.reason)
+        )
+    return response
+
+
+async def hand_over_logs(
+    request: ExportLogsServiceRequest, body: bytes, sink: LogSink, counters: ReceiverCounters
+) -> ExportLogsServiceResponse:
+    """The same for logs: the sink's outcome becomes the partial success."""
+    records = log_record_count(request)
+    try:
+        outcome = await sink(request, body)
+    except Backpressure:
+        counters.refused_log_records += records
+        raise
+    counters.accepted_log_records += records - outcome.rejected
+    response = ExportLogsServiceResponse()
+    if outcome.rejected or outcome.message:
+        counters.rejected_log_records += outcome.rejected
+        response.partial_success.CopyFrom(
+            ExportLogsPartialSuccess(rejected_log_records=outcome.rejected, error_message=outcome.message)
+        )
+    return response
+
+
+def log_record_count(request: ExportLogsServiceRequest) -> int:
+    return sum(len(scope.log_records) for resource in request.resource_logs for scope in resource.scope_logs)

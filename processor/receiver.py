@@ -14,18 +14,11 @@ import logging
 import grpc
 from google.protobuf import duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
-from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
-    ExportLogsPartialSuccess,
-    ExportLogsServiceRequest,
-    ExportLogsServiceResponse,
-)
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-    ExportTracePartialSuccess,
-    ExportTraceServiceResponse,
-)
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest, ExportLogsServiceResponse
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from otel_mapper.otlp_salvage import WireError, decode_trace_request
-from processor.intake import Backpressure, LogSink, TraceSink
+from processor.intake import Backpressure, LogSink, TraceSink, hand_over_logs, hand_over_traces, log_record_count
 from processor.telemetry import ReceiverCounters
 
 __all__ = [
@@ -77,23 +70,11 @@ class TraceReceiver:
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"request body is not a valid ExportTraceServiceRequest: {str(exc)[:200]}",
             )
-        accepted = len(decoded.envelopes) + len(decoded.raw_requests)
-        if accepted:
-            try:
-                await self._consume(decoded.envelopes, body, decoded.raw_requests)
-            except Backpressure as exc:
-                self._counters.refused_spans += accepted
-                context.set_trailing_metadata(retry_info_trailer(str(exc), exc.retry_after))
-                await context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry after {exc.retry_after:g}s")
-        self._counters.accepted_spans += accepted
-        self._counters.undecodable_spans += len(decoded.raw_requests)
-        response = ExportTraceServiceResponse()
-        if decoded.rejected:
-            self._counters.rejected_spans += decoded.rejected
-            response.partial_success.CopyFrom(
-                ExportTracePartialSuccess(rejected_spans=decoded.rejected, error_message=decoded.reason)
-            )
-        return response
+        try:
+            return await hand_over_traces(decoded, body, self._consume, self._counters)
+        except Backpressure as exc:
+            await _refuse(context, exc)
+            raise  # unreachable: abort raises
 
 
 class LogsReceiver:
@@ -121,22 +102,14 @@ class LogsReceiver:
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"request body is not a valid ExportLogsServiceRequest: {str(exc)[:200]}",
             )
-        records = log_record_count(request)
         try:
-            outcome = await self._consume(request, body)
+            return await hand_over_logs(request, body, self._consume, self._counters)
         except Backpressure as exc:
-            self._counters.refused_log_records += records
-            context.set_trailing_metadata(retry_info_trailer(str(exc), exc.retry_after))
-            await context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry after {exc.retry_after:g}s")
-        self._counters.accepted_log_records += records - outcome.rejected
-        response = ExportLogsServiceResponse()
-        if outcome.rejected:
-            self._counters.rejected_log_records += outcome.rejected
-            response.partial_success.CopyFrom(
-                ExportLogsPartialSuccess(rejected_log_records=outcome.rejected, error_message=outcome.message)
-            )
-        return response
+            await _refuse(context, exc)
+            raise  # unreachable: abort raises
 
 
-def log_record_count(request: ExportLogsServiceRequest) -> int:
-    return sum(len(scope.log_records) for resource in request.resource_logs for scope in resource.scope_logs)
+async def _refuse(context: grpc.aio.ServicerContext, exc: Backpressure) -> None:
+    """UNAVAILABLE with a RetryInfo delay: SDKs and Collectors retry after it."""
+    context.set_trailing_metadata(retry_info_trailer(str(exc), exc.retry_after))
+    await context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry after {exc.retry_after:g}s")

@@ -39,9 +39,9 @@ from processor.exporter import OtlpGrpcExporter, OutboundRequest, Settlement, Si
 from processor.file_exporter import write_raw, write_spans
 from processor.health import HealthState
 from processor.http_receiver import OtlpHttpReceiver
-from processor.intake import Backpressure, LogsOutcome
+from processor.intake import Backpressure, LogsOutcome, log_record_count
 from processor.log_join import LogJoinBuffer
-from processor.receiver import LOGS_SERVICE, TRACE_SERVICE, LogsReceiver, TraceReceiver, log_record_count
+from processor.receiver import LOGS_SERVICE, TRACE_SERVICE, LogsReceiver, TraceReceiver
 from processor.spool import KIND_LOGS, KIND_TRACES, Spool, SpoolFull
 from processor.telemetry import Telemetry
 from processor.tls import channel_credentials, server_credentials, server_ssl_context
