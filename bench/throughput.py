@@ -2,79 +2,52 @@
 
 Synthetic agent traces shaped like the corpus (agent -> model calls -> tool calls, content attributes of
 realistic size) are sent by separate client processes over OTLP/gRPC to a `serve` subprocess, which exports to
-a sink in this process. Reports spans/s delivered (first span sent -> last span received), the ratio to
-pass-through, and the processor's peak RSS. Not a test: it prints figures.
+a sink in this process. Clients build their requests first; the clock starts when all of them can send and
+stops when the last span reaches the sink. Reports spans/s delivered, the ratio to pass-through, the processor's
+peak RSS, and CPU per delivered span of the processor (with its analysis workers), the clients and the sink (the
+machine's cores are shared by all three). Not a test: it prints figures.
 
-    .venv/bin/python bench/throughput.py --traces 2000 --spans-per-trace 20 --clients 2 --runs 3
+    .venv/bin/python bench/throughput.py --traces 10000 --spans-per-trace 20 --clients 2 --runs 3
+
+``--workers N`` sets ``processor.analysis_workers``; ``--coalesce`` runs the processor with the coalescing exporter
+prototype (``bench/serve_coalescing.py``); ``--profile FILE`` records the processor (and its workers) in full mode
+with py-spy (``bench/profile_summary.py`` summarises it).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import multiprocessing
 import os
+import resource
+import signal
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
+from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
 import grpc
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.synthetic import make_request  # noqa: E402
 from processor.sink import CaptureSink  # noqa: E402
 
 
-def _kv(key: str, value: str | int) -> KeyValue:
-    if isinstance(value, int):
-        return KeyValue(key=key, value=AnyValue(int_value=value))
-    return KeyValue(key=key, value=AnyValue(string_value=value))
-
-
-def make_request(first_trace: int, traces: int, spans_per_trace: int) -> ExportTraceServiceRequest:
-    request = ExportTraceServiceRequest()
-    resource_spans = request.resource_spans.add()
-    resource_spans.resource.attributes.append(_kv("service.name", "bench-agent"))
-    scope = resource_spans.scope_spans.add()
-    scope.scope.name = "bench"
-    prompt = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "x" * 400}]}])
-    for number in range(first_trace, first_trace + traces):
-        trace_id = number.to_bytes(16, "big")
-        root = scope.spans.add(trace_id=trace_id, span_id=(1).to_bytes(8, "big"), name="invoke_agent bench",
-                               start_time_unix_nano=1, end_time_unix_nano=2)
-        root.attributes.extend([_kv("gen_ai.operation.name", "invoke_agent"), _kv("gen_ai.agent.name", "bench")])
-        for index in range(2, spans_per_trace + 1):
-            span = scope.spans.add(trace_id=trace_id, span_id=index.to_bytes(8, "big"), parent_span_id=root.span_id,
-                                   start_time_unix_nano=index, end_time_unix_nano=index + 1)
-            if index % 2 == 0:
-                call = f"call_{index}"
-                output = json.dumps([{"role": "assistant", "parts": [{"type": "tool_call", "id": call, "name": "lookup", "arguments": {"q": index}}]}])
-                span.name = "chat model"
-                span.attributes.extend([_kv("gen_ai.operation.name", "chat"), _kv("gen_ai.request.model", "m"),
-                                        _kv("gen_ai.input.messages", prompt), _kv("gen_ai.output.messages", output),
-                                        _kv("gen_ai.usage.input_tokens", 120), _kv("gen_ai.usage.output_tokens", 30)])
-            else:
-                span.name = "execute_tool lookup"
-                span.attributes.extend([_kv("gen_ai.operation.name", "execute_tool"), _kv("gen_ai.tool.name", "lookup"),
-                                        _kv("gen_ai.tool.call.id", f"call_{index - 1}"),
-                                        _kv("gen_ai.tool.call.arguments", json.dumps({"q": index - 1}))])
-    return request
-
-
-def client(port: int, first_trace: int, traces: int, spans_per_trace: int, batch: int) -> None:
+def client(port: int, first_trace: int, traces: int, spans_per_trace: int, batch: int, ready: Barrier) -> None:
     requests = [make_request(first_trace + offset, min(batch, traces - offset), spans_per_trace)
                 for offset in range(0, traces, batch)]
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     stub = TraceServiceStub(channel)
+    ready.wait()  # requests are built: the clock starts when every client can send
     for request in requests:
         while True:
             try:
@@ -103,72 +76,147 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-async def one_run(mode: str, args: argparse.Namespace) -> tuple[float, float]:
+def _stat(pid: int) -> tuple[int, float] | None:
+    """(parent pid, user + system CPU seconds) of a live process."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds used so far by ``root`` and its live descendants (analysis worker processes)."""
+    stats = {int(entry.name): _stat(int(entry.name)) for entry in Path("/proc").iterdir() if entry.name.isdigit()}
+    children: dict[int, list[int]] = {}
+    for pid, stat in stats.items():
+        if stat is not None:
+            children.setdefault(stat[0], []).append(pid)
+    total, pending = 0.0, [root]
+    while pending:
+        pid = pending.pop()
+        stat = stats.get(pid)
+        if stat is not None:
+            total += stat[1]
+        pending.extend(children.get(pid, ()))
+    return total
+
+
+def _children(pid: int) -> list[int]:
+    return [
+        int(entry.name)
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit() and (stat := _stat(int(entry.name))) is not None and stat[0] == pid
+    ]
+
+
+@dataclass(slots=True)
+class RunResult:
+    rate: float
+    rss_mib: float
+    server_cpu_us: float
+    """Processor CPU (main process and its workers) per delivered span."""
+    clients_cpu_us: float
+    sink_cpu_us: float
+    sink_calls: int
+    """Export calls the sink received."""
+
+
+async def one_run(mode: str, args: argparse.Namespace) -> RunResult:
     sink = CaptureSink()
     sink_port = await sink.start()
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "config.yaml"
+        workers = "" if args.workers is None else f", analysis_workers: {args.workers}"
         config.write_text(
-            f"processor: {{decision_wait: 0.2s, idle_timeout: 5s, passthrough: {'true' if mode == 'passthrough' else 'false'}}}\n"
+            f"processor: {{decision_wait: 0.2s, idle_timeout: 5s, passthrough: {'true' if mode == 'passthrough' else 'false'}{workers}}}\n"
             f"exporter: {{endpoint: '127.0.0.1:{sink_port}', compression: none}}\n"
             f"output: {{directory: '{tmp}/out', write_artifacts: {'true' if args.artifacts else 'false'}}}\n"
         )
-        server = subprocess.Popen(
-            [sys.executable, "-m", "processor.cli", "--log-level", "WARNING", "serve", "--config", str(config),
-             "--listen", f"127.0.0.1:{port}"],
-            cwd=ROOT,
-        )
+        program = [str(ROOT / "bench" / "serve_coalescing.py")] if args.coalesce else ["-m", "processor.cli"]
+        command = [sys.executable, *program, "--log-level", "WARNING", "serve", "--config", str(config),
+                   "--listen", f"127.0.0.1:{port}"]
+        if args.profile and mode == "full":
+            # py-spy runs the processor as its child; the processor (and its workers) are its descendants.
+            command = [args.py_spy, "record", "--format", "raw", "--subprocesses", "--rate", "200", "-o",
+                       args.profile, "--", *command]
+        server = subprocess.Popen(command, cwd=ROOT)
         try:
             channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
             await asyncio.wait_for(channel.channel_ready(), timeout=30)
             await channel.close()
             total = args.traces * args.spans_per_trace
             per_client = args.traces // args.clients
-            started = time.perf_counter()
+            context = multiprocessing.get_context("spawn")
+            ready = context.Barrier(args.clients + 1)
             processes = [
-                multiprocessing.get_context("spawn").Process(target=client, args=(port, 1 + c * per_client, per_client, args.spans_per_trace, args.batch))
+                context.Process(target=client, args=(port, 1 + c * per_client, per_client, args.spans_per_trace, args.batch, ready))
                 for c in range(args.clients)
             ]
             for process in processes:
                 process.start()
+            await asyncio.get_running_loop().run_in_executor(None, ready.wait)
+            started = time.perf_counter()
+            server_cpu, sink_cpu = tree_cpu_seconds(server.pid), time.process_time()
+            clients_cpu = sum(stat[1] for stat in (_stat(process.pid) for process in processes) if stat is not None)
             ok = await sink.wait_for_spans(per_client * args.clients * args.spans_per_trace, timeout=args.timeout)
             elapsed = time.perf_counter() - started
+            server_cpu, sink_cpu = tree_cpu_seconds(server.pid) - server_cpu, time.process_time() - sink_cpu
+            before_join = resource.getrusage(resource.RUSAGE_CHILDREN)
             for process in processes:
                 process.join()
+            after_join = resource.getrusage(resource.RUSAGE_CHILDREN)
+            clients_cpu = (after_join.ru_utime + after_join.ru_stime - before_join.ru_utime - before_join.ru_stime) - clients_cpu
             rss = peak_rss_mb(server.pid)
             if not ok:
                 print(f"  {mode}: only {sink.span_count}/{total} spans arrived within {args.timeout}s")
-            return sink.span_count / elapsed, rss
+            spans = max(sink.span_count, 1)
+            return RunResult(sink.span_count / elapsed, rss, server_cpu / spans * 1e6, clients_cpu / spans * 1e6,
+                             sink_cpu / spans * 1e6, len(sink.requests))
         finally:
-            server.terminate()
-            server.wait(timeout=30)
+            if args.profile and mode == "full":
+                processor = [child for child in _children(server.pid)]
+                for pid in processor:  # stop the processor; py-spy then writes its profile and exits
+                    os.kill(pid, signal.SIGTERM)
+                server.wait(timeout=60)
+            else:
+                server.terminate()
+                server.wait(timeout=30)
             await sink.stop()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--traces", type=int, default=2000)
+    parser.add_argument("--traces", type=int, default=10_000)
     parser.add_argument("--spans-per-trace", type=int, default=20)
     parser.add_argument("--clients", type=int, default=2)
     parser.add_argument("--batch", type=int, default=25, help="traces per Export request")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--workers", type=int, default=None, help="processor.analysis_workers (default: the config default)")
     parser.add_argument("--artifacts", action="store_true", help="also write bundle and ledger files")
+    parser.add_argument("--coalesce", action="store_true",
+                        help="run the processor with the coalescing exporter prototype (bench/serve_coalescing.py)")
+    parser.add_argument("--profile", help="record a py-spy raw profile of the processor in full mode to this file")
+    parser.add_argument("--py-spy", default=str(Path(sys.executable).parent / "py-spy"))
     args = parser.parse_args()
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
     print(f"machine: {os.cpu_count()} cores; {args.traces} traces x {args.spans_per_trace} spans, {args.clients} client processes")
-    results: dict[str, list[tuple[float, float]]] = {"full": [], "passthrough": []}
+    results: dict[str, list[RunResult]] = {"full": [], "passthrough": []}
     for run in range(args.runs):
         for mode in ("passthrough", "full"):
-            rate, rss = asyncio.run(one_run(mode, args))
-            results[mode].append((rate, rss))
-            print(f"  run {run + 1} {mode:11s}: {rate:10.0f} spans/s, peak RSS {rss:7.1f} MiB")
+            result = asyncio.run(one_run(mode, args))
+            results[mode].append(result)
+            print(f"  run {run + 1} {mode:11s}: {result.rate:8.0f} spans/s, peak RSS {result.rss_mib:6.1f} MiB; CPU us/span: "
+                  f"processor {result.server_cpu_us:5.1f}, clients {result.clients_cpu_us:5.1f}, sink {result.sink_cpu_us:5.1f}; "
+                  f"{result.sink_calls} export calls")
     for mode, values in results.items():
-        rates = [rate for rate, _ in values]
+        rates = [value.rate for value in values]
         print(f"{mode:11s}: median {statistics.median(rates):.0f} spans/s (min {min(rates):.0f}, max {max(rates):.0f}); "
-              f"peak RSS max {max(r for _, r in values):.1f} MiB")
-    ratio = statistics.median(r for r, _ in results["full"]) / statistics.median(r for r, _ in results["passthrough"])
+              f"processor CPU median {statistics.median(v.server_cpu_us for v in values):.1f} us/span; "
+              f"peak RSS max {max(v.rss_mib for v in values):.1f} MiB")
+    ratio = statistics.median(v.rate for v in results["full"]) / statistics.median(v.rate for v in results["passthrough"])
     print(f"full / passthrough (medians): {ratio:.2f}")
 
 

@@ -52,12 +52,16 @@ def annotate(envelopes: Sequence[SpanEnvelope], mapping: MappingResult, diagnosi
     trajectory = mapping.trajectory
     kind_by_node = {node.id: node.kind.value for node in trajectory.nodes}
     anchor_index: dict[str, int] = {}
+    kind_attributes: dict[str, KeyValue] = {}  # one message per kind: append copies it into each span
     for index, node_id in enumerate(mapping.node_of_span):
         if node_id is None:
             continue
         kind = kind_by_node.get(node_id)
         if kind is not None:
-            envelopes[index].span.attributes.append(_string(names.NODE_KIND, kind))
+            attribute = kind_attributes.get(kind)
+            if attribute is None:
+                attribute = kind_attributes[kind] = _string(names.NODE_KIND, kind)
+            envelopes[index].span.attributes.append(attribute)
         anchor_index.setdefault(node_id, index)
 
     dropped = sorted({d.category.value for d in trajectory.declarations if d.effect is DeclarationEffect.DROPPED})

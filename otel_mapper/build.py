@@ -18,6 +18,7 @@ from otel_mapper.canonical import digest_text
 from otel_mapper.declarations import declare
 from otel_mapper.edges import EdgeSet, derive_edges
 from otel_mapper.facts import ConventionReader, SpanFacts, absorb_facts
+from otel_mapper.graph import CausalIndex, seed_causal_index
 from otel_mapper.model import (
     Bindings,
     Declaration,
@@ -126,7 +127,15 @@ def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None 
             key=lambda ref: (ref.node, ref.span_id),
         )
     )
+    built: list[CausalIndex] = []
+
+    def index() -> CausalIndex:
+        if not built:
+            built.append(CausalIndex.build((node.id for node in nodes), edge_tuple))
+        return built[0]
+
     declarations, completeness = declare(
+        causal_index=index,
         nodes=nodes,
         edges=edge_tuple,
         entries=entries,
@@ -159,6 +168,8 @@ def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None 
         root_node_ids=root_ids,
         released_early=options.released_early,
     )
+    if built:
+        seed_causal_index(trajectory, built[0])
     return MappingResult(trajectory=trajectory, node_of_span=tuple(entry.node_id for entry in entries))
 
 
@@ -187,7 +198,11 @@ def _read_spans(
             scope_name=envelope.scope.name[:MAX_NAME],
         )
         try:
-            reader = next(reader for reader in readers if reader.claims(view))
+            for reader in readers:
+                if reader.claims(view):
+                    break
+            else:
+                raise LookupError("no convention reader claims the span")
             facts = reader.read(view)
         except Exception:  # a reader bug must not lose the span: it becomes an `other` node, declared
             logger.debug("reader failed on span %s", view.span_id, exc_info=True)
@@ -279,6 +294,7 @@ def _merge_double_instrumentation(
             continue
         groups.setdefault((entry.facts.kind.value, entry.facts.dedup_key), []).append(entry)
     merged = 0
+    moved: dict[str, str] = {}
     for group in groups.values():
         if len(group) < 2:
             continue
@@ -302,9 +318,16 @@ def _merge_double_instrumentation(
         others = sorted((entry for entry in group if entry is not keeper), key=lambda entry: entry.view.span_id)
         for entry in others:
             absorb_facts(keeper.facts, entry.facts)
+            if entry.node_id is not None and keeper.node_id is not None:
+                moved[entry.node_id] = keeper.node_id
             entry.node_id = keeper.node_id
             entry.primary = False
             merged += 1
+    if moved:
+        # Redelivered copies of a merged span follow it into the keeper's node.
+        for entry in entries:
+            if not entry.primary and entry.node_id in moved:
+                entry.node_id = moved[entry.node_id]
     if merged:
         notes.append(
             Declaration(

@@ -2,6 +2,10 @@
 
 Used for the bundle's integrity digest (AT-14d), content-derived ids (AT-7.1b) and argument / message digests.
 Iterative serialisation: nesting depth costs memory, not stack.
+
+Fast path: for values whose JCS text is exactly orjson's sorted-keys compact output (string keys, integers
+within 2**53, no floats, strings orjson can encode, no characters at or above U+E000 where UTF-16 and code point
+order differ) orjson's bytes are used; anything else takes the pure-Python serialiser. Both give the same text.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import json
 import math
 import re
 from typing import Final
+
+import orjson
 
 __all__ = ["CANONICALIZATION", "DIGEST_ALGORITHM", "digest", "dumps_canonical", "es_number"]
 
@@ -89,8 +95,59 @@ def es_number(value: float | int) -> str:
     return f"{sign}{body}e{'+' if exp > 0 else '-'}{abs(exp)}"
 
 
+_ORJSON_OPTIONS: Final = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_STRICT_INTEGER  # larger integers: JCS writes them as doubles
+    | orjson.OPT_PASSTHROUGH_SUBCLASS  # str / int / dict / list subclasses, enums among them: the slow path decides
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
+_STRING_TOKEN: Final = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_FLOAT_TOKEN: Final = re.compile(rb"[.E]|[0-9]e")
+"""In orjson output with the strings removed: a float (orjson always writes a point or an exponent)."""
+_HIGH_CHARACTER: Final = re.compile(rb"[\xee-\xff]")
+"""UTF-8 lead bytes of U+E000 and above, where JCS's UTF-16 key order differs from code point order."""
+
+
+def _has_float(value: object) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
+
+
+def _dumps_fast(value: object) -> str | None:
+    """The JCS text of ``value`` from orjson, or ``None`` when orjson's output could differ from JCS."""
+    try:
+        encoded = orjson.dumps(value, option=_ORJSON_OPTIONS)
+    except TypeError:  # orjson.JSONEncodeError too: non-string keys, bytes, lone surrogates, big integers
+        return None
+    if _HIGH_CHARACTER.search(encoded) is not None:
+        return None
+    structure = _STRING_TOKEN.sub(b"", encoded) if b'"' in encoded else encoded
+    if _FLOAT_TOKEN.search(structure) is not None:
+        return None
+    if b"null" in structure and _has_float(value):  # orjson writes NaN and infinities as null
+        return None
+    return encoded.decode()
+
+
 def dumps_canonical(value: object) -> str:
     """JCS text of ``value`` (dicts with string keys, lists/tuples, str, int, float, bool, None, bytes)."""
+    fast = _dumps_fast(value)
+    if fast is not None:
+        return fast
+    return _dumps_jcs(value)
+
+
+def _dumps_jcs(value: object) -> str:
+    """The pure-Python JCS serialiser: every value :func:`dumps_canonical` accepts."""
     out: list[str] = []
     stack: list[object] = [value]
     # Markers for closing brackets and separators are plain strings pushed as _Raw.

@@ -7,7 +7,7 @@ The rest are declared with a count only where this trace actually lost something
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
 from otel_mapper.graph import CausalIndex
@@ -50,7 +50,10 @@ def declare(
     notes: list[Declaration],
     released_early: bool,
     release_reason: str,
+    causal_index: Callable[[], CausalIndex] | None = None,
 ) -> tuple[tuple[Declaration, ...], Completeness]:
+    """Every declaration of one mapping and the completeness it justifies. ``causal_index`` returns the index of
+    ``nodes`` and ``edges`` (built on demand, so the caller can keep it); without it one is built here."""
     declarations = list(notes)
     declarations.append(
         Declaration(
@@ -151,7 +154,7 @@ def declare(
                 count=sum(1 for entry in primary if entry.facts.usage_is_aggregate),
             )
         )
-    unordered, capped = count_unordered_sibling_pairs(nodes, edges, parents)
+    unordered, capped = count_unordered_sibling_pairs(nodes, edges, parents, causal_index)
     if unordered:
         reason = "sibling nodes with no ordering evidence are left concurrent"
         if capped:
@@ -191,7 +194,10 @@ def _completeness(declarations: list[Declaration], released_early: bool) -> Comp
 
 
 def count_unordered_sibling_pairs(
-    nodes: tuple[Node, ...], edges: tuple[Edge, ...], parents: dict[str, str]
+    nodes: tuple[Node, ...],
+    edges: tuple[Edge, ...],
+    parents: dict[str, str],
+    causal_index: Callable[[], CausalIndex] | None = None,
 ) -> tuple[int, bool]:
     """Pairs of nodes under the same parent that no ordering path joins. Returns (count, capped)."""
     children: dict[str, list[str]] = defaultdict(list)
@@ -199,7 +205,7 @@ def count_unordered_sibling_pairs(
         children[parent].append(child)
     if not any(len(group) > 1 for group in children.values()):
         return 0, False
-    index = CausalIndex.build((node.id for node in nodes), edges)
+    index = causal_index() if causal_index is not None else CausalIndex.build((node.id for node in nodes), edges)
     unordered = 0
     capped = False
     for parent, group in children.items():

@@ -46,6 +46,10 @@ _CYCLE_REMOVAL_ORDER = (
 )
 
 
+def _edge_key(item: tuple[tuple[str, EdgeType, str], Edge]) -> tuple[str, EdgeType, str]:
+    return item[0]
+
+
 class EdgeSet:
     """Edges keyed by (from, type, to): the first evidence found for a pair is kept."""
 
@@ -70,7 +74,9 @@ class EdgeSet:
         return self._parents
 
     def sorted(self) -> tuple[Edge, ...]:
-        return tuple(sorted(self._edges.values()))
+        # Keys are (from, type, to), unique per edge: sorting them gives the edges' own order without comparing
+        # Edge objects field by field.
+        return tuple(edge for _, edge in sorted(self._edges.items(), key=_edge_key))
 
     def break_cycles(self, node_ids: Iterable[str], notes: list[Declaration]) -> None:
         """Remove the weakest edges inside each cycle until the graph is acyclic.

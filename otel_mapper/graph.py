@@ -11,10 +11,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
-from otel_mapper.model import Edge
+from otel_mapper.model import Edge, Trajectory
 from semconv.trajectory import ORDERING_EDGE_TYPES, EdgeType
 
-__all__ = ["CausalIndex", "MAX_WALK", "containment_intervals", "encloses", "find_cycle_nodes", "strongly_connected"]
+__all__ = [
+    "CausalIndex",
+    "MAX_WALK",
+    "causal_index",
+    "seed_causal_index",
+    "containment_intervals",
+    "encloses",
+    "find_cycle_nodes",
+    "strongly_connected",
+]
 
 MAX_WALK: Final = 200_000
 """A single reachability walk visits at most this many nodes; beyond it the answer is "unknown"."""
@@ -93,6 +102,24 @@ class CausalIndex:
                     seen.add(previous)
                     queue.append(previous)
         return seen
+
+
+_CAUSAL_INDEX: Final = "causal_index"
+
+
+def _build_causal_index(trajectory: Trajectory) -> CausalIndex:
+    return CausalIndex.build((node.id for node in trajectory.nodes), trajectory.edges)
+
+
+def causal_index(trajectory: Trajectory) -> CausalIndex:
+    """The trajectory's :class:`CausalIndex` over the ordering edges, built once per trajectory and shared."""
+    return trajectory.derived(_CAUSAL_INDEX, _build_causal_index)
+
+
+def seed_causal_index(trajectory: Trajectory, index: CausalIndex) -> None:
+    """Hand an index built from exactly ``trajectory``'s nodes and edges to later readers (the mapper builds one
+    for its declarations before the trajectory exists)."""
+    trajectory.derived(_CAUSAL_INDEX, lambda _: index)
 
 
 def _longest_depth(ids: tuple[str, ...], earlier: dict[str, list[str]], later: dict[str, list[str]]) -> dict[str, int]:

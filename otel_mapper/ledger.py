@@ -18,7 +18,7 @@ import orjson
 
 from otel_mapper.bundle_common import LEDGER_VERSION
 from otel_mapper.diagnosis import Diagnosis
-from otel_mapper.graph import CausalIndex
+from otel_mapper.graph import causal_index
 from otel_mapper.model import Node, Trajectory
 from otel_mapper.redact import ContentMode, content_slot, label, scrub_tree
 from semconv.trajectory import NodeKind
@@ -75,7 +75,7 @@ def _content(node: Node, mode: ContentMode) -> dict[str, object]:
 
 
 def _display_order(trajectory: Trajectory) -> list[Node]:
-    index = CausalIndex.build((node.id for node in trajectory.nodes), trajectory.edges)
+    index = causal_index(trajectory)
     return sorted(trajectory.nodes, key=lambda node: (index.depth.get(node.id, 0), node.id))
 
 

@@ -97,7 +97,7 @@ def _normal_part(part: dict[str, Decoded]) -> dict[str, Decoded]:
     if part_type == genai.PART_TOOL_CALL_RESPONSE:
         response = part.get("response", part.get("result"))
         return {"type": part_type, "id": part.get("id"), "response": response}
-    return {key: value for key, value in part.items()}
+    return part  # serialised as it is: no copy needed
 
 
 MESSAGE_DIGEST_CANONICALIZATION: Final = "orjson-sorted-keys"

@@ -7,8 +7,10 @@ Timestamps are kept as metadata for display and latency; nothing in here orders 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TypeVar
 
 from semconv.trajectory import (
     Authority,
@@ -35,6 +37,8 @@ __all__ = [
     "span_node_id",
     "derived_node_id",
 ]
+
+_T = TypeVar("_T")
 
 
 def span_node_id(span_id_hex: str) -> str:
@@ -198,6 +202,8 @@ class Trajectory:
     """Nodes of local root spans (no parent span id)."""
     released_early: bool = False
     _index: dict[str, Node] = field(default_factory=dict, compare=False, repr=False)
+    _derived: dict[str, object] = field(default_factory=dict, init=False, compare=False, repr=False)
+    """Lookups derived from nodes and edges, built once; not an init field, so ``replace`` starts afresh."""
 
     def __post_init__(self) -> None:
         if not self._index:
@@ -205,3 +211,11 @@ class Trajectory:
 
     def node(self, node_id: str) -> Node | None:
         return self._index.get(node_id)
+
+    def derived(self, key: str, build: Callable[[Trajectory], _T]) -> _T:
+        """The lookup ``key`` derived from this trajectory's nodes and edges: ``build(self)`` on first use, then
+        shared (the mapper's declarations, the detectors, drift and the ledger all read one causal index)."""
+        value = self._derived.get(key)
+        if value is None:
+            value = self._derived[key] = build(self)
+        return value  # type: ignore[return-value]

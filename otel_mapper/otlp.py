@@ -19,6 +19,7 @@ __all__ = [
     "SpanEnvelope",
     "build_requests",
     "build_requests_with_origins",
+    "fits_one_request",
     "split_request",
     "span_id_problem",
 ]
@@ -112,6 +113,29 @@ def build_requests(envelopes: Sequence[SpanEnvelope], max_bytes: int) -> list[Ex
     (protobuf has no shared ownership). Order of spans within a group is kept.
     """
     return [request for request, _ in build_requests_with_origins(envelopes, max_bytes)]
+
+
+def fits_one_request(envelopes: Sequence[SpanEnvelope], max_bytes: int) -> bool:
+    """Whether :func:`build_requests_with_origins` would put all of ``envelopes`` in one request (the same size
+    accounting, without building anything)."""
+    current_size = 0
+    slots: set[tuple[int, int]] = set()
+    resource_slots: set[int] = set()
+    for group in _group(envelopes):
+        head = group[0]
+        group_key = (id(head.resource), id(head.scope))
+        for envelope in group:
+            span_size = envelope.span.ByteSize() + 8
+            if current_size and current_size + span_size > max_bytes:
+                return False
+            if group_key not in slots:
+                if group_key[0] not in resource_slots:
+                    resource_slots.add(group_key[0])
+                    current_size += head.resource.ByteSize() + 16
+                slots.add(group_key)
+                current_size += head.scope.ByteSize() + 16
+            current_size += span_size
+    return True
 
 
 def build_requests_with_origins(

@@ -64,19 +64,22 @@ class SpanView:
 
     @property
     def attrs(self) -> Mapping[str, AnyValue]:
-        if self._attrs is None:
-            self._attrs = attribute_map(self.span.attributes)
-        return self._attrs
+        attrs = self._attrs
+        if attrs is None:
+            attrs = self._attrs = attribute_map(self.span.attributes)
+        return attrs
 
     def release(self) -> None:
         """Drop the decoded attribute map (rebuilt on the next read) once a reader is done with the span."""
         self._attrs = None
 
     def has(self, key: str) -> bool:
-        return key in self.attrs
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        return key in attrs
 
     def str_attr(self, key: str, limit: int = MAX_NAME) -> str | None:
-        value = self.attrs.get(key)
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        value = attrs.get(key)
         if value is None:
             return None
         which = value.WhichOneof("value")
@@ -87,7 +90,8 @@ class SpanView:
         return None
 
     def int_attr(self, key: str) -> int | None:
-        value = self.attrs.get(key)
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        value = attrs.get(key)
         if value is None:
             return None
         which = value.WhichOneof("value")
@@ -105,7 +109,8 @@ class SpanView:
         return None
 
     def bool_attr(self, key: str) -> bool | None:
-        value = self.attrs.get(key)
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        value = attrs.get(key)
         if value is None:
             return None
         which = value.WhichOneof("value")
@@ -118,7 +123,8 @@ class SpanView:
         return None
 
     def str_list_attr(self, key: str) -> tuple[str, ...] | None:
-        value = self.attrs.get(key)
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        value = attrs.get(key)
         if value is None:
             return None
         which = value.WhichOneof("value")
@@ -135,7 +141,8 @@ class SpanView:
 
     def text_attr(self, key: str) -> str | None:
         """Full text of an attribute (strings as they are, structures as JSON), unbounded: for digests only."""
-        value = self.attrs.get(key)
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        value = attrs.get(key)
         if value is None:
             return None
         if value.WhichOneof("value") == "string_value":
@@ -149,7 +156,8 @@ class SpanView:
 
     def json_attr(self, key: str) -> Decoded:
         """An "any"-typed content attribute: structured values decoded, JSON strings parsed (also double-encoded)."""
-        value = self.attrs.get(key)
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        value = attrs.get(key)
         if value is None:
             return None
         if value.WhichOneof("value") == "string_value":

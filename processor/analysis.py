@@ -20,6 +20,7 @@ from otel_mapper.bundle import BundleOptions
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp import SpanEnvelope, build_requests_with_origins
+from processor.analysis_pool import AnalysisPool, WorkerLost, WorkerResult, pack_trace
 from processor.artifacts import ArtifactWriter
 from processor.assembler import ReleasedTrace
 from processor.config import Config
@@ -86,49 +87,177 @@ class AnalysisStage:
     """The whole per-trace stage between the assembler and the exporters.
 
     ``await process(released)`` maps, detects (drift included), annotates, writes the trace's artifacts and
-    returns the annotated spans as serialized Export requests, each under ``max_request_bytes``. Work runs off the
-    event loop (a worker thread). Drift baselines have one owner: this stage.
+    returns the annotated spans as serialized Export requests, each under ``max_request_bytes``.
+
+    Where the work runs follows ``config.analysis_workers``: ``0`` in one thread of this process (the
+    trajectory and the annotated envelopes are kept on the result); ``N >= 1`` in N worker processes
+    (:mod:`processor.analysis_pool`), so analysis uses other cores than the event loop's. Then
+    ``AnalysedTrace.trajectory`` is ``None`` unless ``keep_trajectories`` (it stays in the worker: sending it back
+    costs more than analysing a small trace), ``diagnosis`` is filled, and the annotated spans exist only as
+    ``requests`` (``released.envelopes`` are left as received).
+
+    Drift baselines have one owner, this stage, and see runs in the order ``process`` was called, whatever order
+    the workers finish in: each call takes a ticket and drift is evaluated in ticket order. Several calls may be
+    in flight at once (the service runs a few process loops per worker). Fail open: if a worker raises, dies or
+    hangs, the trace's spans still go out with verdict ``error`` and the worker is restarted.
     """
 
-    def __init__(self, config: Config, counters: ProcessorCounters, max_request_bytes: int) -> None:
+    def __init__(
+        self, config: Config, counters: ProcessorCounters, max_request_bytes: int, *, keep_trajectories: bool = False
+    ) -> None:
         output_dir = Path(config.output_dir)
         self._drift = DriftEvaluator(config.detectors.drift, output_dir / "drift")
-        self._analyser = Analyser(
-            DetectorChain(load_detectors(config.detectors), config.detectors), post_chain=self._with_drift
-        )
-        self._artifacts = (
-            ArtifactWriter(output_dir, BundleOptions(content_mode=config.content_mode)) if config.write_artifacts else None
-        )
         self._counters = counters
         self._max_request_bytes = max_request_bytes
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="otel-trajectory-analysis")
+        self._turns = _Turns()
+        self._pool: AnalysisPool | None = None
+        self._analyser: Analyser | None = None
+        self._artifacts: ArtifactWriter | None = None
+        if config.analysis_workers >= 1:
+            self._pool = AnalysisPool(
+                config.analysis_workers, config, max_request_bytes, keep_trajectories=keep_trajectories
+            )
+        else:
+            self._analyser = Analyser(
+                DetectorChain(load_detectors(config.detectors), config.detectors), post_chain=self._with_drift
+            )
+            self._artifacts = (
+                ArtifactWriter(output_dir, BundleOptions(content_mode=config.content_mode))
+                if config.write_artifacts
+                else None
+            )
+        self._closed = False
+
+    @property
+    def pool(self) -> AnalysisPool | None:
+        """The worker processes (``None`` when analysis runs in a thread of this process)."""
+        return self._pool
 
     def _with_drift(self, trajectory: Trajectory, diagnosis: Diagnosis) -> Diagnosis:
         return replace(diagnosis, drift=self._drift.evaluate(trajectory, diagnosis))
 
+    async def start(self) -> None:
+        """Start the worker processes now rather than on the first trace (optional)."""
+        if self._pool is not None:
+            self._pool.start()
+
     async def process(self, released: ReleasedTrace) -> AnalysedTrace:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._process, released)
+        if self._pool is None:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._executor, self._process, released)
+        return await self._process_in_pool(self._pool, released)
 
     def _process(self, released: ReleasedTrace) -> AnalysedTrace:
+        assert self._analyser is not None
         analysed = self._analyser.analyse(released)
-        counters = self._counters
-        counters.traces_analysed += 1
-        counters.analysis_seconds_total += analysed.seconds
-        if analysed.error is not None:
-            counters.analysis_errors += 1
-        elif self._artifacts is not None and analysed.trajectory is not None and analysed.diagnosis is not None:
+        if analysed.error is None and self._artifacts is not None and analysed.trajectory is not None and analysed.diagnosis is not None:
             try:
                 self._artifacts.write(analysed.trajectory, analysed.diagnosis)
             except Exception:  # artifacts are a by-product: failing to write them never blocks delivery
                 logger.exception("writing artifacts for trace %s failed", released.trace_id.hex())
         analysed.requests = outbound_requests(released.envelopes, self._max_request_bytes)
+        self._count(analysed)
+        return analysed
+
+    async def _process_in_pool(self, pool: AnalysisPool, released: ReleasedTrace) -> AnalysedTrace:
+        ticket = self._turns.take()
+        try:
+            result = await self._run_in_pool(pool, released, ticket)
+        except (WorkerLost, OSError) as exc:
+            return self._count(await self._fail_open(released, str(exc)))
+        finally:
+            self._turns.done(ticket)  # no-op when drift already took its turn
+        analysed = AnalysedTrace(released, result.trajectory, result.diagnosis, result.error, result.seconds)
+        analysed.requests = [OutboundRequest(payload, len(origins), origins) for payload, origins in result.requests]
+        return self._count(analysed)
+
+    async def _run_in_pool(self, pool: AnalysisPool, released: ReleasedTrace, ticket: int) -> WorkerResult:
+        handle, generation, job, reply = await pool.analyse(pack_trace(released))
+        if reply[0] == "mapped":
+            try:
+                await self._turns.wait(ticket)
+            except BaseException:  # cancelled while waiting: phase two never comes
+                pool.forget(handle, generation, job)
+                raise
+            drift = self._drift.evaluate_input(reply[2])
+            self._turns.done(ticket)
+            reply = await pool.finish(handle, generation, job, drift)
+        if reply[0] == "failed":
+            raise WorkerLost(f"analysis worker failed: {reply[2]}")
+        result = reply[2]
+        assert isinstance(result, WorkerResult)
+        return result
+
+    async def _fail_open(self, released: ReleasedTrace, why: str) -> AnalysedTrace:
+        reason = f"analysis failed: {why[:200]}"
+        logger.error("trace %s: %s", released.trace_id.hex(), reason)
+
+        def annotate_here() -> AnalysedTrace:
+            trace_hex = released.trace_id.hex()
+            annotate_failure(released.envelopes, trajectory_id_for(trace_hex), released.revision, reason)
+            analysed = AnalysedTrace(released, None, None, reason, 0.0)
+            analysed.requests = outbound_requests(released.envelopes, self._max_request_bytes)
+            return analysed
+
+        if self._closed:  # the executor is gone: small work, done here
+            return annotate_here()
+        return await asyncio.get_running_loop().run_in_executor(self._executor, annotate_here)
+
+    def _count(self, analysed: AnalysedTrace) -> AnalysedTrace:
+        counters = self._counters
+        counters.traces_analysed += 1
+        counters.analysis_seconds_total += analysed.seconds
+        if analysed.error is not None:
+            counters.analysis_errors += 1
         return analysed
 
     async def close(self) -> None:
-        """Finish the work in hand and persist drift baselines. Safe twice."""
+        """Finish the work in hand, stop the workers and persist drift baselines. Safe twice."""
+        if self._pool is not None:
+            await self._pool.close()
+        self._closed = True
         self._executor.shutdown(wait=True)
         self._drift.save()
+
+
+class _Turns:
+    """Tickets in call order; drift for ticket N is evaluated only after every earlier ticket is done."""
+
+    def __init__(self) -> None:
+        self._issued = 0
+        self._current = 0
+        self._finished: set[int] = set()
+        self._waiters: dict[int, asyncio.Future[None]] = {}
+
+    def take(self) -> int:
+        ticket = self._issued
+        self._issued += 1
+        return ticket
+
+    def is_current(self, ticket: int) -> bool:
+        return self._current == ticket
+
+    async def wait(self, ticket: int) -> None:
+        if self._current == ticket:
+            return
+        waiter = self._waiters[ticket] = asyncio.get_running_loop().create_future()
+        try:
+            await waiter
+        finally:
+            self._waiters.pop(ticket, None)
+
+    def done(self, ticket: int) -> None:
+        """Mark ``ticket`` done (again: no effect) and wake the next one in line."""
+        if ticket < self._current or ticket in self._finished:
+            return
+        self._finished.add(ticket)
+        while self._current in self._finished:
+            self._finished.discard(self._current)
+            self._current += 1
+        waiter = self._waiters.get(self._current)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
 
 def outbound_requests(envelopes: Sequence[SpanEnvelope], max_bytes: int) -> list[OutboundRequest]:

@@ -5,7 +5,11 @@ A trace is released when
 - no span arrived for ``idle_timeout`` (no root seen: parts of the trace live elsewhere); or
 - ``max_trace_wait`` passed since its first span; or
 - the buffer is full (``num_traces`` or ``max_buffered_spans``): the oldest traces go first, marked early
-  (bundle ``open``), counted and logged with the setting to raise.
+  (bundle ``open``), counted and logged with the setting to raise;
+- the owner sheds memory (:meth:`TraceAssembler.shed`): the oldest traces go first, marked early.
+
+``buffered_bytes`` estimates the memory held as the protobuf wire size of the buffered spans (the caller's
+per-span estimate, summed when spans are added), so the owner can enforce a memory limit without walking the buffer.
 
 Late spans (for a trace already released) are a documented case: a bounded cache remembers released trace ids
 and their revision, and late spans start a new revision of the same trajectory.

@@ -37,6 +37,7 @@ __all__ = ["ADKReader", "CONVENTION"]
 logger = logging.getLogger(__name__)
 
 CONVENTION: Final = "google_adk"
+_MARKERS: Final = frozenset(adk.MARKERS)
 
 
 class ADKReader:
@@ -46,7 +47,7 @@ class ADKReader:
         if view.scope_name == adk.SCOPE_NAME:
             return True
         attrs = view.attrs
-        return any(key in attrs for key in adk.MARKERS)
+        return not attrs.keys().isdisjoint(_MARKERS)
 
     def classify(self, view: SpanView) -> NodeKind:
         operation = view.str_attr(genai.OPERATION_NAME)

@@ -33,10 +33,12 @@ class ErrorFacts:
 def read_error(view: SpanView) -> ErrorFacts:
     """Status ERROR, ``error.type``, the first ``exception`` event, and an HTTP status code if one is recorded."""
     span = view.span
-    failed = span.status.code == Status.STATUS_CODE_ERROR
+    status = span.status
+    failed = status.code == Status.STATUS_CODE_ERROR
     error_type = view.str_attr(genai.ERROR_TYPE)
-    message = span.status.message[:MAX_ERROR_MESSAGE] if span.status.message else None
-    for event in span.events:
+    status_message = status.message
+    message = status_message[:MAX_ERROR_MESSAGE] if status_message else None
+    for event in span.events if len(span.events) else ():
         if event.name != genai.EXCEPTION_EVENT:
             continue
         for kv in event.attributes:
@@ -55,10 +57,18 @@ def read_error(view: SpanView) -> ErrorFacts:
     return ErrorFacts(failed=failed, error_type=error_type, error_message=message, http_status=http_status)
 
 
+def _first_int(view: SpanView, keys: tuple[str, ...]) -> int | None:
+    attrs = view.attrs
+    for key in keys:
+        if key in attrs and (value := view.int_attr(key)) is not None:
+            return value
+    return None
+
+
 def read_usage(view: SpanView, input_keys: tuple[str, ...], output_keys: tuple[str, ...]) -> TokenUsage | None:
     """Token usage from the first present key of each list; ``None`` when neither is recorded."""
-    input_tokens = next((value for key in input_keys if (value := view.int_attr(key)) is not None), None)
-    output_tokens = next((value for key in output_keys if (value := view.int_attr(key)) is not None), None)
+    input_tokens = _first_int(view, input_keys)
+    output_tokens = _first_int(view, output_keys)
     if input_tokens is None and output_tokens is None:
         return None
     return TokenUsage(input_tokens=max(input_tokens or 0, 0), output_tokens=max(output_tokens or 0, 0))
@@ -73,24 +83,26 @@ def fill_error(view: SpanView, facts: "SpanFacts") -> None:
     facts.http_status = facts.http_status or error.http_status
 
 
-_GENAI_MARKERS: Final = (
-    genai.OPERATION_NAME,
-    genai.PROVIDER_NAME,
-    genai.SYSTEM,
-    genai.REQUEST_MODEL,
-    genai.TOOL_NAME,
-    genai.TOOL_CALL_ID,
-    genai.AGENT_NAME,
-    genai.INPUT_MESSAGES,
-    genai.OUTPUT_MESSAGES,
-    genai.HANDOFF_TO_AGENT,
+_GENAI_MARKERS: Final = frozenset(
+    {
+        genai.OPERATION_NAME,
+        genai.PROVIDER_NAME,
+        genai.SYSTEM,
+        genai.REQUEST_MODEL,
+        genai.TOOL_NAME,
+        genai.TOOL_CALL_ID,
+        genai.AGENT_NAME,
+        genai.INPUT_MESSAGES,
+        genai.OUTPUT_MESSAGES,
+        genai.HANDOFF_TO_AGENT,
+    }
 )
 
 
 def has_genai(view: SpanView) -> bool:
     """Whether the span also carries GenAI attributes worth reading (a few key lookups, no content decoded)."""
     attrs = view.attrs
-    return any(key in attrs for key in _GENAI_MARKERS)
+    return not attrs.keys().isdisjoint(_GENAI_MARKERS)
 
 
 def clean_name(value: str | None) -> str | None:

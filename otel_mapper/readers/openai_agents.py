@@ -31,7 +31,7 @@ __all__ = ["CONVENTION", "OpenAIAgentsReader", "handoff_tool_name"]
 logger = logging.getLogger(__name__)
 
 CONVENTION: Final = "openai_agents"
-_MARKERS: Final = (oa.ORCHESTRATOR_AGENT_DEFINITIONS, oa.GUARDRAIL_TRIGGERED, oa.GUARDRAIL_NAME)
+_MARKERS: Final = frozenset({oa.ORCHESTRATOR_AGENT_DEFINITIONS, oa.GUARDRAIL_TRIGGERED, oa.GUARDRAIL_NAME})
 
 
 def handoff_tool_name(agent: str) -> str:
@@ -47,7 +47,7 @@ class OpenAIAgentsReader:
         if view.scope_name == oa.CONTRIB_SCOPE_NAME:
             return True
         attrs = view.attrs
-        if any(key in attrs for key in _MARKERS):
+        if not attrs.keys().isdisjoint(_MARKERS):
             return True
         return view.str_attr(genai.OPERATION_NAME) in oa.CONTRIB_OPERATIONS
 

@@ -34,7 +34,7 @@ __all__ = ["CONVENTION", "OpenLLMetryReader", "langchain_arguments"]
 logger = logging.getLogger(__name__)
 
 CONVENTION: Final = "openllmetry"
-_MARKERS: Final = (tl.SPAN_KIND, tl.ENTITY_NAME, tl.WORKFLOW_NAME, tl.LLM_REQUEST_TYPE)
+_MARKERS: Final = frozenset({tl.SPAN_KIND, tl.ENTITY_NAME, tl.WORKFLOW_NAME, tl.LLM_REQUEST_TYPE})
 _SPAN_KINDS: Final = {
     tl.KIND_WORKFLOW: NodeKind.WORKFLOW_STEP,
     tl.KIND_TASK: NodeKind.WORKFLOW_STEP,
@@ -50,7 +50,7 @@ class OpenLLMetryReader:
 
     def claims(self, view: SpanView) -> bool:
         attrs = view.attrs
-        return any(key in attrs for key in _MARKERS)
+        return not attrs.keys().isdisjoint(_MARKERS)
 
     def classify(self, view: SpanView) -> NodeKind:
         operation = view.str_attr(genai.OPERATION_NAME)

@@ -30,14 +30,16 @@ __all__ = ["CONVENTION", "PydanticAIReader"]
 logger = logging.getLogger(__name__)
 
 CONVENTION: Final = "pydantic_ai"
-_MARKERS: Final = (
-    pa.SPAN_TYPE,
-    pa.MSG,
-    pa.AGENT_CALL_ID,
-    pa.AGGREGATED_USAGE_INPUT_TOKENS,
-    pa.AGGREGATED_USAGE_OUTPUT_TOKENS,
-    pa.ALL_MESSAGES,
-    pa.TOOL_ARGUMENTS_V2,
+_MARKERS: Final = frozenset(
+    {
+        pa.SPAN_TYPE,
+        pa.MSG,
+        pa.AGENT_CALL_ID,
+        pa.AGGREGATED_USAGE_INPUT_TOKENS,
+        pa.AGGREGATED_USAGE_OUTPUT_TOKENS,
+        pa.ALL_MESSAGES,
+        pa.TOOL_ARGUMENTS_V2,
+    }
 )
 
 
@@ -46,7 +48,7 @@ class PydanticAIReader:
 
     def claims(self, view: SpanView) -> bool:
         attrs = view.attrs
-        return any(key in attrs for key in _MARKERS) or (
+        return not attrs.keys().isdisjoint(_MARKERS) or (
             pa.AGENT_NAME_V2 in attrs and view.span.name == pa.AGENT_RUN_SPAN
         )
 

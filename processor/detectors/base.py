@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from otel_mapper.diagnosis import Finding
-from otel_mapper.graph import CausalIndex
+from otel_mapper.graph import CausalIndex, causal_index
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.config import DetectorsConfig
 from semconv.trajectory import NodeKind
@@ -66,7 +66,7 @@ class DetectorContext:
     def build(
         cls, trajectory: Trajectory, config: DetectorsConfig, clock: Callable[[], float] = time.perf_counter
     ) -> DetectorContext:
-        index = CausalIndex.build((node.id for node in trajectory.nodes), trajectory.edges)
+        index = causal_index(trajectory)
         by_kind: dict[NodeKind, list[Node]] = {}
         for node in trajectory.nodes:
             by_kind.setdefault(node.kind, []).append(node)

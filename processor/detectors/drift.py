@@ -17,41 +17,90 @@ Usage (the service owns one instance)::
     diagnosis = chain.run(trajectory)
     diagnosis = dataclasses.replace(diagnosis, drift=evaluator.evaluate(trajectory, diagnosis))
     ...
-    evaluator.save()    # on shutdown (also saved every ``save_every`` evaluations)
+    evaluator.save()    # on shutdown (also saved every ``save_every`` evaluations, at most every ``save_interval`` s)
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from otel_mapper.diagnosis import Diagnosis, DriftResult
-from otel_mapper.graph import CausalIndex
+from otel_mapper.graph import causal_index
 from otel_mapper.model import Trajectory
 from processor.detectors.config import DriftConfig
-from processor.detectors.drift_baseline import BaselineStore, compare, summarize
+from processor.detectors.drift_baseline import BaselineStore, RunSummary, compare, summarize
 from processor.detectors.identity import run_identity
 from semconv.trajectory import DriftVerdict, FindingCategory, FindingStatus
 
-__all__ = ["BASELINE_FILE", "DriftEvaluator"]
+__all__ = ["BASELINE_FILE", "DriftEvaluator", "DriftInput", "drift_input"]
 
 logger = logging.getLogger(__name__)
 
 BASELINE_FILE: Final = "drift-baselines.json"
+SAVE_INTERVAL: Final = 10.0
+"""Seconds between two periodic saves at least: writing every baseline is far costlier than judging a run, and
+at thousands of traces a second a save every ``save_every`` runs would dominate; shutdown always saves."""
 MAX_DETAIL_CHARS: Final = 512
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DriftInput:
+    """What drift needs of one analysed run, small enough to send between processes."""
+
+    service: str | None
+    agent: str | None
+    """Top agent name; ``None``: the run is not evaluated against a baseline."""
+    summary: RunSummary | None
+    reference: tuple[tuple[bool, str], ...]
+    """The reference-path detector's findings in ranked order: (failed, evidence); not failed = undecided."""
+    counted: bool
+    """The run joins its baseline after it is judged (not released early, first revision)."""
+
+
+def drift_input(trajectory: Trajectory, diagnosis: Diagnosis) -> DriftInput:
+    """The pure half of drift: who ran, the run summary and the reference-path findings."""
+    index = causal_index(trajectory)
+    service, agent, _ = run_identity(trajectory, index)
+    reference = tuple(
+        (item.finding.status is FindingStatus.FAIL, item.finding.evidence)
+        for item in diagnosis.chain
+        if item.finding.category is FindingCategory.DRIFT
+        and item.finding.status in (FindingStatus.FAIL, FindingStatus.INDETERMINATE)
+    )
+    return DriftInput(
+        service=service,
+        agent=agent,
+        summary=summarize(trajectory, index) if agent else None,
+        reference=reference,
+        counted=not trajectory.released_early and trajectory.revision <= 1,
+    )
 
 
 class DriftEvaluator:
     """Thread-safe: one lock around the baselines (evaluations are short: a summary and a window's arithmetic)."""
 
-    def __init__(self, config: DriftConfig, directory: Path | None = None, save_every: int = 50) -> None:
+    def __init__(
+        self,
+        config: DriftConfig,
+        directory: Path | None = None,
+        save_every: int = 50,
+        save_interval: float = SAVE_INTERVAL,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._config = config
         self._store = BaselineStore(directory / BASELINE_FILE if directory else None, config.window, config.max_baselines)
         self._store.load()
         self._lock = threading.Lock()
         self._save_every = save_every
+        self._save_interval = save_interval
+        self._clock = clock
+        self._saved_at = clock()
         self._unsaved = 0
 
     @property
@@ -59,25 +108,26 @@ class DriftEvaluator:
         return self._store
 
     def evaluate(self, trajectory: Trajectory, diagnosis: Diagnosis) -> DriftResult:
-        index = CausalIndex.build((node.id for node in trajectory.nodes), trajectory.edges)
-        service, agent, _ = run_identity(trajectory, index)
+        return self.evaluate_input(drift_input(trajectory, diagnosis))
+
+    def evaluate_input(self, run: DriftInput) -> DriftResult:
+        """Judge one run from its compact summary (:func:`drift_input`) and add it to its baseline."""
         dimensions: list[str] = []
         details: list[str] = []
-        reference = [item.finding for item in diagnosis.chain if item.finding.category is FindingCategory.DRIFT]
         reference_undecided = False
-        for finding in reference:
-            if finding.status is FindingStatus.FAIL and "reference_path" not in dimensions:
+        for failed, evidence in run.reference:
+            if failed and "reference_path" not in dimensions:
                 dimensions.append("reference_path")
-                details.append(finding.evidence)
-            elif finding.status is FindingStatus.INDETERMINATE:
+                details.append(evidence)
+            elif not failed:
                 reference_undecided = True
-                details.append(finding.evidence)
-        if not agent:
+                details.append(evidence)
+        if not run.agent or run.summary is None:
             verdict = DriftVerdict.DRIFTED if dimensions else DriftVerdict.NOT_EVALUATED
             return self._result(verdict, dimensions, details or ["no top agent invocation with an agent name"])
-        summary = summarize(trajectory, index)
+        service, agent, summary = run.service or "", run.agent, run.summary
         with self._lock:
-            history = self._store.history(service or "", agent)
+            history = self._store.window(service, agent)
             if len(history) >= self._config.min_runs:
                 for dimension, detail in compare(history, summary, self._config):
                     dimensions.append(dimension)
@@ -86,10 +136,10 @@ class DriftEvaluator:
             else:
                 verdict = DriftVerdict.DRIFTED if dimensions else DriftVerdict.BASELINE_BUILDING
                 details.append(f"baseline has {len(history)} of {self._config.min_runs} runs")
-            if not trajectory.released_early and trajectory.revision <= 1:
-                self._store.append(service or "", agent, summary)
+            if run.counted:
+                self._store.append(service, agent, summary)
                 self._unsaved += 1
-                if self._save_every and self._unsaved >= self._save_every:
+                if self._save_every and self._unsaved >= self._save_every and self._clock() - self._saved_at >= self._save_interval:
                     self._save_locked()
         if verdict is DriftVerdict.STABLE and reference_undecided:
             details.append("reference path order undecidable")
@@ -100,6 +150,7 @@ class DriftEvaluator:
             self._save_locked()
 
     def _save_locked(self) -> None:
+        self._saved_at = self._clock()
         try:
             self._store.save()
             self._unsaved = 0

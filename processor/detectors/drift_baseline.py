@@ -12,8 +12,8 @@ import logging
 import math
 import os
 from collections import Counter, deque
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -25,7 +25,7 @@ from otel_mapper.model import Trajectory
 from processor.detectors.config import DriftConfig
 from semconv.trajectory import NodeKind, NodeStatus
 
-__all__ = ["BaselineStore", "RunSummary", "compare", "summarize"]
+__all__ = ["BaselineStore", "BaselineWindow", "RunSummary", "compare", "summarize"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +47,14 @@ class RunSummary:
     duration_s: float | None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "path": self.path,
+            "tools": dict(self.tools),
+            "model_calls": self.model_calls,
+            "tokens": self.tokens,
+            "tool_error_rate": self.tool_error_rate,
+            "duration_s": self.duration_s,
+        }
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> RunSummary:
@@ -79,36 +86,88 @@ def summarize(trajectory: Trajectory, index: CausalIndex) -> RunSummary:
     )
 
 
-def _numeric(name: str, values: list[float], current: float, config: DriftConfig) -> str | None:
+_NUMERIC: Final = ("model_calls", "tokens", "tool_error_rate", "duration_s")
+
+
+class BaselineWindow:
+    """The last ``size`` run summaries of one baseline, with the aggregates :func:`compare` reads kept up to
+    date on every append and eviction (path counts, summed tool mix, each numeric dimension's values), so
+    judging a run costs the number of distinct paths and tools, not the window length."""
+
+    __slots__ = ("runs", "paths", "tool_mix", "numeric")
+
+    def __init__(self, size: int, runs: Iterable[RunSummary] = ()) -> None:
+        self.runs: deque[RunSummary] = deque(maxlen=size)
+        self.paths: Counter[str] = Counter()
+        self.tool_mix: Counter[str] = Counter()
+        self.numeric: dict[str, deque[float]] = {name: deque() for name in _NUMERIC}
+        for run in runs:
+            self.append(run)
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def append(self, run: RunSummary) -> None:
+        runs = self.runs
+        if runs.maxlen is not None and len(runs) >= runs.maxlen:
+            if not runs.maxlen:
+                return
+            self._forget(runs[0])
+        runs.append(run)
+        self.paths[run.path] += 1
+        self.tool_mix.update(run.tools)
+        for name, values in self.numeric.items():
+            value = getattr(run, name)
+            if value is not None:
+                values.append(float(value))
+
+    def _forget(self, run: RunSummary) -> None:
+        """Take the oldest run out of the aggregates (the deque drops it on the next append)."""
+        left = self.paths[run.path] - 1
+        if left:
+            self.paths[run.path] = left
+        else:
+            del self.paths[run.path]
+        self.tool_mix.subtract(run.tools)
+        for name, values in self.numeric.items():
+            if getattr(run, name) is not None:
+                values.popleft()
+
+
+def _numeric(name: str, values: Sequence[float], current: float, config: DriftConfig) -> str | None:
     mean = math.fsum(values) / len(values)
-    std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values))
     delta = abs(current - mean)
-    if delta > config.z_threshold * std and delta > config.relative_tolerance * abs(mean) and delta > ABSOLUTE_FLOOR[name]:
+    # The cheap bounds first: the spread is only needed when both are exceeded.
+    if not (delta > config.relative_tolerance * abs(mean) and delta > ABSOLUTE_FLOOR[name]):
+        return None
+    std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values))
+    if delta > config.z_threshold * std:
         return f"{name} {current:g} vs baseline mean {mean:.4g} (std {std:.3g})"
     return None
 
 
-def compare(history: list[RunSummary], current: RunSummary, config: DriftConfig) -> list[tuple[str, str]]:
-    """(dimension, detail) for every dimension on which ``current`` drifted from ``history``."""
+def compare(history: list[RunSummary] | BaselineWindow, current: RunSummary, config: DriftConfig) -> list[tuple[str, str]]:
+    """(dimension, detail) for every dimension on which ``current`` drifted from ``history`` (a list of runs,
+    oldest first, or a :class:`BaselineWindow` holding them)."""
+    window = history if isinstance(history, BaselineWindow) else BaselineWindow(len(history), history)
     drifted: list[tuple[str, str]] = []
-    if not history:
+    runs = len(window)
+    if not runs:
         return drifted
-    paths = Counter(run.path for run in history)
-    top_share = paths.most_common(1)[0][1] / len(history)
+    paths = window.paths
+    top_share = max(paths.values()) / runs
     if current.path not in paths and top_share >= config.path_dominance:
-        drifted.append(("tool_path", f"tool path never seen in {len(history)} runs (usual path share {top_share:.0%})"))
-    baseline_mix: Counter[str] = Counter()
-    for run in history:
-        baseline_mix.update(run.tools)
+        drifted.append(("tool_path", f"tool path never seen in {runs} runs (usual path share {top_share:.0%})"))
+    baseline_mix = window.tool_mix
     total_base, total_now = sum(baseline_mix.values()), sum(current.tools.values())
     if total_base and total_now:
         names = sorted(set(baseline_mix) | set(current.tools))
         distance = 0.5 * math.fsum(abs(baseline_mix[n] / total_base - current.tools.get(n, 0) / total_now) for n in names)
         if distance > config.max_mix_distance:
             drifted.append(("tool_mix", f"tool-call mix distance {distance:.2f} > {config.max_mix_distance:g}"))
-    for name in ("model_calls", "tokens", "tool_error_rate", "duration_s"):
+    for name in _NUMERIC:
         now = getattr(current, name)
-        values = [float(getattr(run, name)) for run in history if getattr(run, name) is not None]
+        values = window.numeric[name]
         if now is None or len(values) < config.min_runs:
             continue
         detail = _numeric(name, values, float(now), config)
@@ -127,7 +186,7 @@ class BaselineStore:
         self.path = path
         self._window = window
         self._max = max_baselines
-        self._runs: dict[tuple[str, str], deque[RunSummary]] = {}
+        self._runs: dict[tuple[str, str], BaselineWindow] = {}
         self._touched: dict[tuple[str, str], int] = {}
         self._tick = 0
 
@@ -135,12 +194,20 @@ class BaselineStore:
         return sorted(self._runs)
 
     def history(self, service: str, agent: str) -> list[RunSummary]:
-        return list(self._runs.get((service[:MAX_KEY_CHARS], agent[:MAX_KEY_CHARS]), ()))
+        window = self._runs.get((service[:MAX_KEY_CHARS], agent[:MAX_KEY_CHARS]))
+        return list(window.runs) if window is not None else []
+
+    def window(self, service: str, agent: str) -> BaselineWindow:
+        """The baseline of (service, agent) as it stands (empty when none); read it before the next append."""
+        return self._runs.get((service[:MAX_KEY_CHARS], agent[:MAX_KEY_CHARS])) or BaselineWindow(self._window)
 
     def append(self, service: str, agent: str, summary: RunSummary) -> None:
         key = (service[:MAX_KEY_CHARS], agent[:MAX_KEY_CHARS])
         self._tick += 1
-        self._runs.setdefault(key, deque(maxlen=self._window)).append(summary)
+        window = self._runs.get(key)
+        if window is None:
+            window = self._runs[key] = BaselineWindow(self._window)
+        window.append(summary)
         self._touched[key] = self._tick
         if len(self._runs) > self._max:
             # Evict the baseline updated longest ago (a counter, not a clock: deterministic).
@@ -153,7 +220,7 @@ class BaselineStore:
             "version": FILE_VERSION,
             "tick": self._tick,
             "baselines": [
-                {"service": s, "agent": a, "touched": self._touched[(s, a)], "runs": [r.to_json() for r in self._runs[(s, a)]]}
+                {"service": s, "agent": a, "touched": self._touched[(s, a)], "runs": [r.to_json() for r in self._runs[(s, a)].runs]}
                 for s, a in self.keys()
             ],
         }
@@ -181,7 +248,7 @@ class BaselineStore:
         for entry in raw["baselines"]:
             key = (str(entry["service"])[:MAX_KEY_CHARS], str(entry["agent"])[:MAX_KEY_CHARS])
             runs: Iterable[dict[str, Any]] = entry["runs"]
-            self._runs[key] = deque((RunSummary.from_json(r) for r in runs), maxlen=self._window)
+            self._runs[key] = BaselineWindow(self._window, (RunSummary.from_json(r) for r in runs))
             self._touched[key] = int(entry.get("touched", 0))
 
     def save(self) -> None:

@@ -96,3 +96,19 @@ def test_corrupt_file_is_moved_aside_and_the_store_starts_empty(tmp_path: Path) 
     evaluator = DriftEvaluator(config(DRIFT).drift, tmp_path)
     assert evaluator.store.keys() == []
     assert (tmp_path / (BASELINE_FILE + ".corrupt")).exists()
+
+
+def test_periodic_saves_wait_for_the_save_interval(tmp_path: Path) -> None:
+    now = [100.0]
+    evaluator = DriftEvaluator(config(DRIFT).drift, tmp_path, save_every=2, save_interval=5.0, clock=lambda: now[0])
+    for _ in range(3):
+        _evaluate(evaluator, _run(["a"]))
+    assert not (tmp_path / BASELINE_FILE).exists()  # enough runs, but too soon after the start
+
+    now[0] += 5.0
+    _evaluate(evaluator, _run(["a"]))
+    assert len(DriftEvaluator(config(DRIFT).drift, tmp_path).store.history("checkout", "support_agent")) == 4
+
+    _evaluate(evaluator, _run(["a"]))
+    _evaluate(evaluator, _run(["a"]))  # two more runs, but within the interval: the file keeps four
+    assert len(DriftEvaluator(config(DRIFT).drift, tmp_path).store.history("checkout", "support_agent")) == 4

@@ -91,3 +91,24 @@ def test_span_links_typed_only_by_their_attribute() -> None:
     assert has_edge(trajectory, node_id(4), EdgeType.LINKED, node_id(3))  # unknown type value: untyped link
     assert not [e for e in trajectory.edges if e.from_node == node_id(5) and e.type is not EdgeType.CAUSED_BY]
     assert len([e for e in trajectory.edges if e.from_node == node_id(4)]) == 3  # parent + two links, none to 0x77
+
+
+def test_redelivered_copy_of_a_span_merged_by_double_instrumentation_joins_the_merged_node() -> None:
+    from tests.support.spans import envelopes, span
+
+    tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup", "gen_ai.tool.call.id": "c1"}
+    outer = span(2, "execute_tool lookup", parent=1, attrs=tool)
+    spans = [
+        span(1, "invoke_agent a", attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}),
+        outer,
+        span(3, "execute_tool lookup", parent=2, attrs=tool),  # the same call, instrumented twice (nested)
+    ]
+    spans.append(outer.__deepcopy__())  # at-least-once delivery of the outer span
+
+    result = map_trace(envelopes(spans))
+
+    inner = node_id(3)
+    assert result.node_of_span == (node_id(1), inner, inner, inner)
+    merged = result.trajectory.node(inner)
+    assert merged is not None and result.trajectory.node(node_id(2)) is None
+    assert [ref.span_id for ref in merged.references] == [hex_id(2), hex_id(2)]

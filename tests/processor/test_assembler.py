@@ -146,3 +146,53 @@ def test_next_due_in_tells_the_owner_how_long_to_wait() -> None:
     assert assembler.next_due_in() == 2.0
     clock.advance(0.5)
     assert assembler.next_due_in() == 1.5
+
+
+
+def test_buffered_bytes_sum_the_callers_wire_size_estimates() -> None:
+    clock = FakeClock()
+    assembler = make(clock)
+    assembler.add([span(1, 1), span(1, 2, parent=1)], wire_bytes_per_span=100)
+    assembler.add([span(2, 1)], wire_bytes_per_span=40)
+    assert assembler.buffered_bytes == 240
+    clock.advance(2.1)
+    assert len(assembler.poll()) == 2
+    assert assembler.buffered_bytes == 0
+
+
+def test_shed_releases_oldest_traces_until_enough_is_freed() -> None:
+    clock = FakeClock()
+    assembler = make(clock)
+    for trace in (1, 2, 3):
+        assembler.add([span(trace, 1), span(trace, 2, parent=1)], wire_bytes_per_span=50)
+        clock.advance(0.1)
+    assembler.add([span(1, 3, parent=1)], wire_bytes_per_span=50)  # activity does not make trace 1 younger
+
+    released = assembler.shed(151)  # trace 1 holds 150 bytes: trace 2 must go too
+
+    assert [item.trace_id[-1] for item in released] == [1, 2]
+    assert all(item.reason is ReleaseReason.MEMORY_LIMIT and item.reason.early for item in released)
+    assert [len(item.envelopes) for item in released] == [3, 2]
+    assert assembler.buffered_bytes == 100 and assembler.traces_held == 1
+    assert assembler.stats.released_early == 2
+
+
+def test_shed_with_nothing_to_free_or_nothing_held_releases_nothing() -> None:
+    clock = FakeClock()
+    assembler = make(clock)
+    assert assembler.shed(1_000) == []
+    assembler.add([span(1, 1)], wire_bytes_per_span=10)
+    assert assembler.shed(0) == []
+    (released,) = assembler.shed(10**9)  # more than is held: everything goes, nothing more
+    assert released.trace_id[-1] == 1 and assembler.buffered_bytes == 0 and assembler.traces_held == 0
+
+
+def test_a_shed_trace_that_gets_more_spans_starts_a_new_revision() -> None:
+    clock = FakeClock()
+    assembler = make(clock)
+    assembler.add([span(1, 1)], wire_bytes_per_span=10)
+    (shed,) = assembler.shed(1)
+    assembler.add([span(1, 2, parent=1)], wire_bytes_per_span=10)
+    clock.advance(31.0)
+    (late,) = assembler.poll()
+    assert shed.revision == 1 and late.revision == 2 and late.late

@@ -1,0 +1,118 @@
+"""How cost grows with trace size: per-span CPU of map, detect (drift included) and annotate for traces of 10 to
+100,000 spans, and the memory the assembler holds per buffered span against the span's protobuf wire size.
+
+Traces are the synthetic corpus shape (:mod:`bench.synthetic`: one agent, alternating model and tool calls, so
+the biggest trace is also the widest sibling group). Each size analyses about ``--spans`` spans in total (at
+least one trace). CPU time, not wall time (the machine is shared). The collector is set up as in an analysis worker
+unless ``--default-gc``. Not a test: it prints figures.
+
+    .venv/bin/python bench/scaling.py --spans 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.synthetic import trace_request  # noqa: E402
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest  # noqa: E402
+from otel_mapper.annotate import annotate  # noqa: E402
+from otel_mapper.build import MappingOptions, map_trace  # noqa: E402
+from otel_mapper.otlp import split_request  # noqa: E402
+from processor.analysis_pool import tune_gc  # noqa: E402
+from processor.assembler import AssemblerLimits, TraceAssembler  # noqa: E402
+from processor.config import Config  # noqa: E402
+from processor.detectors.chain import DetectorChain  # noqa: E402
+from processor.detectors.drift import DriftEvaluator  # noqa: E402
+from processor.detectors.registry import load_detectors  # noqa: E402
+
+SIZES = (10, 100, 1_000, 10_000, 100_000)
+
+
+def per_span_costs(size: int, total_spans: int, drift_dir: Path) -> tuple[float, float, float, int]:
+    """(map, detect, annotate) CPU microseconds per span, and the number of traces analysed."""
+    config = Config()
+    chain = DetectorChain(load_detectors(config.detectors), config.detectors)
+    drift = DriftEvaluator(config.detectors.drift, drift_dir, save_every=0)
+    traces = max(1, total_spans // size)
+    bodies = [trace_request(number, size).SerializeToString() for number in range(1, traces + 1)]
+    clock = time.process_time
+    mapping_s = detect_s = annotate_s = 0.0
+    for body in bodies:
+        envelopes, _ = split_request(ExportTraceServiceRequest.FromString(body))
+        started = clock()
+        mapping = map_trace(envelopes, MappingOptions(release_reason="released by decision_wait"))
+        mapped = clock()
+        diagnosis = chain.run(mapping.trajectory)
+        diagnosis = replace(diagnosis, drift=drift.evaluate(mapping.trajectory, diagnosis))
+        detected = clock()
+        annotate(envelopes, mapping, diagnosis)
+        annotated = clock()
+        mapping_s += mapped - started
+        detect_s += detected - mapped
+        annotate_s += annotated - detected
+    spans = traces * size
+    return mapping_s / spans * 1e6, detect_s / spans * 1e6, annotate_s / spans * 1e6, traces
+
+
+def _rss_bytes() -> int:
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def buffered_memory(size: int, traces: int) -> tuple[float, float]:
+    """(resident bytes per buffered span, wire bytes per span) for ``traces`` traces of ``size`` spans held by an
+    assembler, each arriving as its own Export request (parsed as the receiver parses it)."""
+    bodies = [trace_request(number, size).SerializeToString() for number in range(1, traces + 1)]
+    wire = sum(len(body) for body in bodies) / (traces * size)
+    assembler = TraceAssembler(limits=AssemblerLimits(decision_wait=3600, idle_timeout=3600), clock=time.monotonic)
+    gc.collect()
+    before = _rss_bytes()
+    for body in bodies:
+        envelopes, _ = split_request(ExportTraceServiceRequest.FromString(body))
+        assembler.add(envelopes, wire_bytes_per_span=len(body) // len(envelopes))
+    gc.collect()
+    held = _rss_bytes() - before
+    assert assembler.spans_held == traces * size
+    return held / (traces * size), wire
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--spans", type=int, default=100_000, help="spans analysed per trace size")
+    parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
+    parser.add_argument("--memory-traces", type=int, default=200, help="100-span traces buffered for the memory figure")
+    parser.add_argument("--default-gc", action="store_true", help="keep the default collector settings instead of "
+                        "an analysis worker's (processor.analysis_pool.tune_gc)")
+    args = parser.parse_args()
+    print(f"command: {' '.join([sys.executable, *sys.argv])}")
+    if not args.default_gc:
+        tune_gc()
+    print(f"collector: {'default' if args.default_gc else 'as in an analysis worker'} {gc.get_threshold()}")
+    print(f"{'spans/trace':>11s} {'traces':>7s} {'map us/span':>12s} {'detect us/span':>15s} {'annotate us/span':>17s} "
+          f"{'total us/span':>14s} {'vs 100':>7s}")
+    reference: float | None = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for number, size in enumerate(args.sizes):
+            mapping, detect, annotated, traces = per_span_costs(size, args.spans, Path(tmp) / f"drift{number}")
+            total = mapping + detect + annotated
+            if size == 100:
+                reference = total
+            ratio = f"{total / reference:7.2f}" if reference else f"{'-':>7s}"
+            print(f"{size:11d} {traces:7d} {mapping:12.1f} {detect:15.1f} {annotated:17.1f} {total:14.1f} {ratio}")
+    held, wire = buffered_memory(100, args.memory_traces)
+    print(f"assembler memory: {held:.0f} resident bytes per buffered span, wire size {wire:.0f} bytes per span "
+          f"({held / wire:.2f}x), {args.memory_traces} traces x 100 spans")
+
+
+if __name__ == "__main__":
+    main()
