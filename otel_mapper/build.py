@@ -60,6 +60,8 @@ class MappingOptions:
     released_early: bool = False
     release_reason: str = ""
     readers: tuple[ConventionReader, ...] = field(default_factory=default_readers)
+    declarations: tuple[Declaration, ...] = ()
+    """Losses the caller knows of before mapping (e.g. ``events_in_logs``); added to the trajectory's own."""
 
 
 @dataclass(slots=True)
@@ -101,7 +103,7 @@ def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None 
         raise ValueError("map_trace needs at least one span")
     trace_id = envelopes[0].span.trace_id.hex()
     readers = options.readers
-    notes: list[Declaration] = []
+    notes: list[Declaration] = list(options.declarations)
 
     entries = _read_spans(envelopes, readers, notes)
     by_span_id = _assign_node_ids(entries, notes)

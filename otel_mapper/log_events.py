@@ -15,7 +15,8 @@ position, same ids). Copies are bounded (records per span, text per value).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Final
 
 import orjson
@@ -25,9 +26,18 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.anyvalue import Decoded, decode
 from otel_mapper.messages import parts_message, text_part, tool_call_part, tool_result_part
+from otel_mapper.model import Declaration
+from otel_mapper.otlp import SpanEnvelope
 from semconv import genai
+from semconv.trajectory import DeclarationCategory, DeclarationEffect
 
-__all__ = ["MAX_RECORDS_PER_SPAN", "event_name", "span_with_logs"]
+__all__ = [
+    "MAX_RECORDS_PER_SPAN",
+    "event_name",
+    "events_in_logs_declaration",
+    "mapping_envelopes",
+    "span_with_logs",
+]
 
 MAX_RECORDS_PER_SPAN: Final = 256
 MAX_MESSAGES_TEXT: Final = 1 << 20
@@ -145,3 +155,28 @@ def _set_messages(span: Span, present: set[str], key: str, messages: list[dict[s
         return
     span.attributes.append(KeyValue(key=key, value=AnyValue(string_value=text)))
     present.add(key)
+
+
+def mapping_envelopes(
+    envelopes: Sequence[SpanEnvelope], logs: Mapping[bytes, Sequence[LogRecord]] | None
+) -> Sequence[SpanEnvelope]:
+    """The envelopes to map: same order, a span with log records replaced by its copy with them folded in."""
+    if not logs:
+        return envelopes
+    return [
+        replace(envelope, span=span_with_logs(envelope.span, records))
+        if (records := logs.get(envelope.span.span_id))
+        else envelope
+        for envelope in envelopes
+    ]
+
+
+def events_in_logs_declaration() -> Declaration:
+    """The trace's service sends GenAI events as OTLP logs, but none arrived for this trace."""
+    return Declaration(
+        category=DeclarationCategory.EVENTS_IN_LOGS,
+        effect=DeclarationEffect.DROPPED,
+        qualifier="missing",
+        reason="this service sends GenAI events as OTLP log records, but none arrived for this trace before it "
+        "was released (send logs to this processor, or check the logs pipeline)",
+    )

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from otel_mapper.annotate import annotate, annotate_failure
 from otel_mapper.build import MappingOptions, map_trace, trajectory_id_for
+from otel_mapper.log_events import events_in_logs_declaration, mapping_envelopes
 from otel_mapper.bundle import BundleOptions
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.model import Trajectory
@@ -46,6 +47,17 @@ class AnalysedTrace:
     """The annotated spans, serialized for export (filled by :class:`AnalysisStage`)."""
 
 
+def mapping_options(released: ReleasedTrace) -> MappingOptions:
+    """How a released trace is mapped: its revision, why it was released, and what is known lost already."""
+    declarations = (events_in_logs_declaration(),) if released.logs_expected and not released.logs else ()
+    return MappingOptions(
+        revision=released.revision,
+        released_early=released.reason.early,
+        release_reason=f"released by {released.reason.value}",
+        declarations=declarations,
+    )
+
+
 class Analyser:
     """Runs map -> detect -> annotate on released traces. Stateless apart from its configuration."""
 
@@ -63,14 +75,7 @@ class Analyser:
         started = self._clock()
         trace_hex = released.trace_id.hex()
         try:
-            mapping = map_trace(
-                released.envelopes,
-                MappingOptions(
-                    revision=released.revision,
-                    released_early=released.reason.early,
-                    release_reason=f"released by {released.reason.value}",
-                ),
-            )
+            mapping = map_trace(mapping_envelopes(released.envelopes, released.logs), mapping_options(released))
             diagnosis = self._chain.run(mapping.trajectory)
             if self._post_chain is not None:
                 diagnosis = self._post_chain(mapping.trajectory, diagnosis)

@@ -37,6 +37,7 @@ from typing import Any, Final
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
+from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 
@@ -44,6 +45,7 @@ from otel_mapper.annotate import annotate, annotate_failure
 from otel_mapper.build import MappingOptions, MappingResult, map_trace, trajectory_id_for
 from otel_mapper.bundle import BundleOptions
 from otel_mapper.diagnosis import Diagnosis, DriftResult
+from otel_mapper.log_events import events_in_logs_declaration, span_with_logs
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp import SpanEnvelope, build_requests_with_origins, fits_one_request
 from processor.artifacts import ArtifactWriter
@@ -99,6 +101,9 @@ class PackedTrace:
     revision: int
     reason: str
     early: bool
+    logs: tuple[tuple[int, tuple[bytes, ...]], ...] = ()
+    """(span position, serialized log records joined to that span)."""
+    logs_expected: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +148,15 @@ def pack_trace(released: ReleasedTrace) -> PackedTrace:
     groups = [(0, "", 0, "")] * len(group_index)
     for (resource_id, resource_schema, scope_id, scope_schema), number in group_index.items():
         groups[number] = (resource_index[resource_id], resource_schema, scope_index[scope_id], scope_schema)
+    logs: list[tuple[int, tuple[bytes, ...]]] = []
+    if released.logs:
+        for position, envelope in enumerate(released.envelopes):
+            records = released.logs.get(envelope.span.span_id)
+            if records:
+                logs.append((position, tuple(record.SerializeToString() for record in records)))
     return PackedTrace(
+        logs=tuple(logs),
+        logs_expected=released.logs_expected,
         resources=tuple(resources),
         scopes=tuple(scopes),
         groups=tuple(groups),
@@ -252,8 +265,13 @@ class _Worker:
         started = time.perf_counter()
         try:
             mapping = map_trace(
-                envelopes,
-                MappingOptions(revision=packed.revision, released_early=packed.early, release_reason=f"released by {packed.reason}"),
+                _with_logs(envelopes, packed.logs),
+                MappingOptions(
+                    revision=packed.revision,
+                    released_early=packed.early,
+                    release_reason=f"released by {packed.reason}",
+                    declarations=(events_in_logs_declaration(),) if packed.logs_expected and not packed.logs else (),
+                ),
             )
             diagnosis = self._chain.run(mapping.trajectory)
             run = drift_input(mapping.trajectory, diagnosis)
@@ -307,6 +325,19 @@ class _Worker:
             (request.SerializeToString(), tuple(origins))
             for request, origins in build_requests_with_origins(envelopes, self._max_request_bytes)
         )
+
+
+def _with_logs(envelopes: list[SpanEnvelope], logs: tuple[tuple[int, tuple[bytes, ...]], ...]) -> list[SpanEnvelope]:
+    """The envelopes to map, with joined log records folded into copies of their spans (originals untouched)."""
+    if not logs:
+        return envelopes
+    mapped = list(envelopes)
+    for position, records in logs:
+        envelope = envelopes[position]
+        mapped[position] = replace(
+            envelope, span=span_with_logs(envelope.span, [LogRecord.FromString(data) for data in records])
+        )
+    return mapped
 
 
 def tune_gc() -> None:

@@ -26,6 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
+
 from otel_mapper.otlp import SpanEnvelope
 
 __all__ = ["AssemblerLimits", "AssemblerStats", "ReleaseReason", "ReleasedTrace", "TraceAssembler"]
@@ -67,6 +69,10 @@ class ReleasedTrace:
     reason: ReleaseReason
     late: bool = False
     """This revision holds spans that arrived after an earlier revision was released."""
+    logs: dict[bytes, list[LogRecord]] | None = None
+    """Log records joined to the trace, by span id (set by the service before analysis)."""
+    logs_expected: bool = False
+    """The trace's service sends trace-correlated log records (so none arriving is a loss to declare)."""
 
 
 @dataclass(slots=True)

@@ -119,6 +119,7 @@ class TrajectoryService:
             config,
             self.telemetry.processor,
             self._exporter.max_message_bytes if self._exporter is not None else FILE_MAX_REQUEST_BYTES,
+            keep_trajectories=on_analysed is not None,
         )
         spooling = not config.passthrough
         traces_dir = _spool_directory(config, config.export, "spool") if spooling else None
@@ -164,6 +165,7 @@ class TrajectoryService:
         self._released = asyncio.Queue()
         self._wake = asyncio.Event()
         replay = await self._open_spools()
+        await self._analysis.start()
         for exporter in (self._exporter, self._logs_exporter):
             if exporter is not None:
                 await exporter.start()
@@ -455,7 +457,7 @@ class TrajectoryService:
         while True:
             released = await self._released.get()
             try:
-                joined = self._log_join.take(released.trace_id)
+                self._join_logs(released)
                 analysed = await self._analysis.process(released)
                 self._count_detectors(analysed)
                 await self._export(analysed)
@@ -469,6 +471,16 @@ class TrajectoryService:
             finally:
                 self._pending_spans -= len(released.envelopes)
                 self._released.task_done()
+
+    def _join_logs(self, released: ReleasedTrace) -> None:
+        joined = self._log_join.take(released.trace_id)
+        if joined is not None:
+            released.logs = joined.by_span
+            return
+        head = released.envelopes[0] if released.envelopes else None
+        if head is not None:
+            service = next((kv.value.string_value for kv in head.resource.attributes if kv.key == "service.name"), "")
+            released.logs_expected = bool(service) and self._log_join.expects_logs(service[:256])
 
     def _count_detectors(self, analysed: AnalysedTrace) -> None:
         if analysed.diagnosis is None:

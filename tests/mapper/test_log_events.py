@@ -83,3 +83,28 @@ def test_non_text_bodies_do_not_break_the_copy() -> None:
     record = LogRecord(event_name="gen_ai.user.message", body=AnyValue(bytes_value=b"\xff\x00"))
     copy = span_with_logs(_span(), [record])
     assert orjson.loads(_attrs(copy)["gen_ai.input.messages"]) == [{"role": "user", "parts": []}]
+
+
+def test_joined_choice_events_recover_the_tool_call_edge_the_span_alone_lacks() -> None:
+    from otel_mapper.build import map_trace
+    from otel_mapper.log_events import mapping_envelopes
+    from tests.support.spans import envelopes, span
+
+    spans = [
+        span(1, "invoke_agent a", attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}),
+        span(2, "chat m", parent=1, attrs={"gen_ai.operation.name": "chat", "gen_ai.response.finish_reasons": ["tool_calls"]}),
+        span(3, "execute_tool search", parent=1,
+             attrs={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search", "gen_ai.tool.call.id": "call_1"}),
+    ]
+    items = envelopes(spans)
+    call = _kvlist(id=_s("call_1"), type=_s("function"), function=_kvlist(name=_s("search"), arguments=_s("{}")))
+    choice = LogRecord(event_name="gen_ai.choice", body=_kvlist(
+        finish_reason=_s("tool_calls"), message=_kvlist(role=_s("assistant"), tool_calls=AnyValue(array_value={"values": [call]}))))
+    alone = map_trace(items).trajectory
+    joined = map_trace(mapping_envelopes(items, {(2).to_bytes(8, "big"): [choice]})).trajectory
+    evidence = lambda t: {edge.evidence for edge in t.edges}  # noqa: E731
+    assert "tool call id call_1" not in evidence(alone)
+    assert "tool call id call_1" in evidence(joined)
+    assert "tool_proposal" in {d.category.value for d in alone.declarations}
+    assert "tool_proposal" not in {d.category.value for d in joined.declarations}
+    assert [e.span.SerializeToString() for e in items] == [s.SerializeToString() for s in spans]  # originals untouched

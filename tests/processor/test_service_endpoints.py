@@ -142,3 +142,74 @@ def test_http_traces_logs_forwarding_metrics_and_healthcheck(tmp_path: Path, cap
 def test_healthcheck_fails_when_nothing_listens(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["healthcheck", "--endpoint", "127.0.0.1:1", "--timeout", "1"]) == 1
     assert "UNAVAILABLE" in capsys.readouterr().out
+
+
+def test_logs_are_joined_to_their_spans_for_analysis_and_missing_ones_are_declared(tmp_path: Path) -> None:
+    from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue, KeyValueList
+
+    def kvlist(**fields: AnyValue) -> AnyValue:
+        return AnyValue(kvlist_value=KeyValueList(values=[KeyValue(key=k, value=v) for k, v in fields.items()]))
+
+    def text(value: str) -> AnyValue:
+        return AnyValue(string_value=value)
+
+    def agent_trace(trace_id: bytes) -> list:
+        return [
+            span(1, "invoke_agent a", trace_id=trace_id, attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}),
+            span(2, "chat m", parent=1, trace_id=trace_id,
+                 attrs={"gen_ai.operation.name": "chat", "gen_ai.response.finish_reasons": ["tool_calls"]}),
+            span(3, "execute_tool search", parent=1, trace_id=trace_id,
+                 attrs={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search", "gen_ai.tool.call.id": "call_1"}),
+        ]
+
+    with_logs, without_logs, other_service = (bytes([n]) * 16 for n in (1, 2, 3))
+
+    async def scenario() -> CaptureSink:
+        sink = CaptureSink()
+        sink_port = await sink.start()
+        service = TrajectoryService(
+            Config(listen="127.0.0.1:0", http_listen=None, output_dir=str(tmp_path), decision_wait=0.2,
+                   export=ExportConfig(endpoint=f"127.0.0.1:{sink_port}"))
+        )
+        port = await service.start()
+        try:
+            logs = ExportLogsServiceRequest()
+            resource_logs = logs.resource_logs.add()
+            resource_logs.resource.attributes.add(key="service.name").value.string_value = "agent-with-logs"
+            call = kvlist(id=text("call_1"), type=text("function"), function=kvlist(name=text("search"), arguments=text("{}")))
+            record = resource_logs.scope_logs.add().log_records.add(trace_id=with_logs, span_id=(2).to_bytes(8, "big"))
+            record.event_name = "gen_ai.choice"
+            record.body.CopyFrom(kvlist(finish_reason=text("tool_calls"),
+                                        message=kvlist(role=text("assistant"), tool_calls=AnyValue(array_value={"values": [call]}))))
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                export_logs = channel.unary_unary("/opentelemetry.proto.collector.logs.v1.LogsService/Export",
+                                                  request_serializer=None, response_deserializer=ExportLogsServiceResponse.FromString)
+                await export_logs(logs.SerializeToString(), timeout=10)  # logs first: they wait for their trace
+                export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+                                             request_serializer=None, response_deserializer=ExportTraceServiceResponse.FromString)
+                for trace_id, service_name in ((with_logs, "agent-with-logs"), (without_logs, "agent-with-logs"), (other_service, "agent-without-logs")):
+                    await export(request(agent_trace(trace_id), service=service_name).SerializeToString(), timeout=10)
+            assert await sink.wait_for_spans(9, timeout=30)
+            await service.flush()
+        finally:
+            await service.shutdown()
+            await sink.stop()
+        return sink
+
+    sink = asyncio.run(scenario())
+    import json
+
+    def lost(trace_id: bytes) -> set[str]:
+        bundle = json.loads((tmp_path / trace_id.hex() / "bundle.json").read_text())
+        return {loss["category"] for loss in bundle["transform"]["lossy_mappings"]}
+
+    def edges(trace_id: bytes) -> set[str]:
+        bundle = json.loads((tmp_path / trace_id.hex() / "bundle.json").read_text())
+        return {json.dumps(edge, sort_keys=True) for edge in bundle["edges"]}
+
+    assert "tool_proposal" not in lost(with_logs) and "events_in_logs" not in lost(with_logs)
+    assert len(edges(with_logs)) > len(edges(without_logs))  # the proposal and its tool-call-id edge
+    assert "events_in_logs" in lost(without_logs)  # the service sends logs, none came for this trace
+    assert "events_in_logs" not in lost(other_service)  # this service never sent logs: nothing expected
+    exported = [s for r in sink.requests for rs in r.resource_spans for ss in rs.scope_spans for s in ss.spans]
+    assert not any(kv.key == "gen_ai.output.messages" for s in exported for kv in s.attributes)  # spans unchanged
