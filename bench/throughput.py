@@ -9,8 +9,7 @@ machine's cores are shared by all three). Not a test: it prints figures.
 
     .venv/bin/python bench/throughput.py --traces 10000 --spans-per-trace 20 --clients 2 --runs 3
 
-``--workers N`` sets ``processor.analysis_workers``; ``--coalesce`` runs the processor with the coalescing exporter
-prototype (``bench/serve_coalescing.py``); ``--profile FILE`` records the processor (and its workers) in full mode
+``--workers N`` sets ``processor.analysis_workers``; ``--profile FILE`` records the processor (and its workers) in full mode
 with py-spy (``bench/profile_summary.py`` summarises it).
 """
 
@@ -130,11 +129,12 @@ async def one_run(mode: str, args: argparse.Namespace) -> RunResult:
         config = Path(tmp) / "config.yaml"
         workers = "" if args.workers is None else f", analysis_workers: {args.workers}"
         config.write_text(
+            "receiver: {http: {enabled: false}}\n"
             f"processor: {{decision_wait: 0.2s, idle_timeout: 5s, passthrough: {'true' if mode == 'passthrough' else 'false'}{workers}}}\n"
             f"exporter: {{endpoint: '127.0.0.1:{sink_port}', compression: none}}\n"
             f"output: {{directory: '{tmp}/out', write_artifacts: {'true' if args.artifacts else 'false'}}}\n"
         )
-        program = [str(ROOT / "bench" / "serve_coalescing.py")] if args.coalesce else ["-m", "processor.cli"]
+        program = ["-m", "processor.cli"]
         command = [sys.executable, *program, "--log-level", "WARNING", "serve", "--config", str(config),
                    "--listen", f"127.0.0.1:{port}"]
         if args.profile and mode == "full":
@@ -196,8 +196,6 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--workers", type=int, default=None, help="processor.analysis_workers (default: the config default)")
     parser.add_argument("--artifacts", action="store_true", help="also write bundle and ledger files")
-    parser.add_argument("--coalesce", action="store_true",
-                        help="run the processor with the coalescing exporter prototype (bench/serve_coalescing.py)")
     parser.add_argument("--profile", help="record a py-spy raw profile of the processor in full mode to this file")
     parser.add_argument("--py-spy", default=str(Path(sys.executable).parent / "py-spy"))
     args = parser.parse_args()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,9 +23,13 @@ def artifact_names(revision: int) -> tuple[str, str]:
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
-    partial = path.with_name(path.name + ".tmp")
-    partial.write_bytes(data)
-    os.replace(partial, path)
+    """Write beside ``path`` under a name no other writer uses, then rename over it (readers never see half)."""
+    partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        partial.write_bytes(data)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True, slots=True)

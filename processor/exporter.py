@@ -51,6 +51,10 @@ RETRYABLE = frozenset(
 )
 
 
+LINGER = 0.005
+"""Seconds an export worker waits for more requests when the queue holds only the one it took."""
+
+
 class ExportQueueFull(Exception):
     """The sending queue is full; the caller applies backpressure (the receiver answers UNAVAILABLE)."""
 
@@ -162,6 +166,7 @@ class OtlpGrpcExporter:
         self._channel: grpc.aio.Channel | None = None
         self._call: grpc.aio.UnaryUnaryMultiCallable | None = None
         self._stopping = asyncio.Event()
+        self._gathering = asyncio.Lock()
         counters.queue_capacity = config.sending_queue.queue_size
 
     @property
@@ -223,20 +228,51 @@ class OtlpGrpcExporter:
                 logger.exception("settlement callback failed")
 
     async def _consume(self) -> None:
+        """One export worker. Workers take turns gathering a batch: every request queued (waiting ``LINGER``
+        for more when only one is there), up to ``max_message_bytes``, sent as one Export call. Serialized
+        Export requests of one signal concatenate into a valid request (repeated fields merge), so the batch is
+        their joined bytes; every request of the batch is then settled with the outcome of that call."""
+        carried: OutboundRequest | None = None
         while True:
-            request = await self._queue.get()
+            async with self._gathering:  # the other workers are sending their batches meanwhile
+                batch, carried = await self._gather(carried)
+            merged = batch[0] if len(batch) == 1 else OutboundRequest(
+                b"".join(item.payload for item in batch),
+                sum(item.items for item in batch),
+                tuple(origin for item in batch for origin in item.origins),
+            )
             try:
-                self._settle(request, await self._deliver(request))
+                how = await self._deliver(merged)
+                for item in batch:
+                    self._settle(item, how)
             except asyncio.CancelledError:
-                self._settle(request, Settlement.ABANDONED)
+                for item in batch:
+                    self._settle(item, Settlement.ABANDONED)
                 raise
             except Exception:  # the worker survives anything a single send does
                 logger.exception("unexpected error while exporting; the request is dropped and counted")
-                self._counters.send_failed_spans += request.items
-                self._settle(request, Settlement.FAILED)
+                for item in batch:
+                    self._counters.send_failed_spans += item.items
+                    self._settle(item, Settlement.FAILED)
             finally:
-                self._queue.task_done()
+                for _ in batch:
+                    self._queue.task_done()
                 self._counters.queue_size = self._queue.qsize()
+
+    async def _gather(self, carried: OutboundRequest | None) -> tuple[list[OutboundRequest], OutboundRequest | None]:
+        first = carried if carried is not None else await self._queue.get()
+        if self._queue.empty() and LINGER:
+            await asyncio.sleep(LINGER)  # let a few more traces arrive: one call for many (not the retry clock)
+        batch = [first]
+        size = len(first.payload)
+        limit = self._config.max_message_bytes
+        while not self._queue.empty():
+            following = self._queue.get_nowait()
+            if size + len(following.payload) > limit:
+                return batch, following
+            batch.append(following)
+            size += len(following.payload)
+        return batch, None
 
     async def _deliver(self, request: OutboundRequest) -> Settlement:
         send = self._send_override or self._default_send

@@ -87,3 +87,55 @@ def test_partial_success_is_counted_not_retried() -> None:
 def test_headers_are_sent_for_tenants() -> None:
     backend, _, _ = asyncio.run(_run([Reply()], headers={"x-scope-orgid": "tenant-a"}))
     assert backend.metadata[0]["x-scope-orgid"] == "tenant-a"
+
+
+def test_queued_requests_are_coalesced_into_one_call_and_each_is_settled() -> None:
+    from processor.exporter import OutboundRequest, Settlement, outbound
+
+    async def scenario() -> tuple[ScriptedBackend, list[tuple[OutboundRequest, Settlement]]]:
+        backend = ScriptedBackend([Reply()] * 10)
+        port = await backend.start()
+        settled: list[tuple[OutboundRequest, Settlement]] = []
+        config = ExportConfig(endpoint=f"127.0.0.1:{port}", sending_queue=QueueConfig(queue_size=8, num_consumers=2))
+        exporter = OtlpGrpcExporter(config, ExporterCounters(), on_settled=lambda r, how: settled.append((r, how)))
+        for number in range(5):
+            exporter.enqueue(outbound(request(2), origins=(number, number)))
+        await exporter.start()
+        try:
+            await exporter.flush()
+        finally:
+            await exporter.shutdown(deadline=5)
+            await backend.stop()
+        return backend, settled
+
+    backend, settled = asyncio.run(scenario())
+    assert len(backend.received) == 1  # five queued requests, one Export call
+    assert sum(len(ss.spans) for rs in backend.received[0].resource_spans for ss in rs.scope_spans) == 10
+    assert sorted(tuple(r.origins) for r, _ in settled) == [(n, n) for n in range(5)]
+    assert {how for _, how in settled} == {Settlement.DELIVERED}
+
+
+def test_coalescing_stays_under_the_message_size_limit() -> None:
+    from processor.exporter import outbound
+
+    async def scenario() -> ScriptedBackend:
+        backend = ScriptedBackend([Reply()] * 20)
+        port = await backend.start()
+        one = outbound(request(3))
+        config = ExportConfig(endpoint=f"127.0.0.1:{port}", max_message_bytes=max(1024, len(one.payload) * 2 + 1),
+                              sending_queue=QueueConfig(queue_size=8, num_consumers=1))
+        exporter = OtlpGrpcExporter(config, ExporterCounters())
+        for _ in range(6):
+            exporter.enqueue(outbound(request(3)))
+        await exporter.start()
+        try:
+            await exporter.flush()
+        finally:
+            await exporter.shutdown(deadline=5)
+            await backend.stop()
+        return backend
+
+    backend = asyncio.run(scenario())
+    assert sum(sum(len(ss.spans) for rs in r.resource_spans for ss in rs.scope_spans) for r in backend.received) == 18
+    assert all(r.ByteSize() <= max(1024, len(outbound(request(3)).payload) * 2 + 1) for r in backend.received)
+    assert len(backend.received) < 6
