@@ -38,6 +38,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (  # noqa: 
 )
 
 from bench.synthetic import make_request  # noqa: E402
+from bench.throughput import free_port, peak_rss_mb  # noqa: E402
 from processor.exporter import retry_delay_of  # noqa: E402
 from processor.health import probe  # noqa: E402
 
@@ -113,24 +114,6 @@ class CountingSink:
 # --- the processor ------------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def peak_rss_mib(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
 class Serve:
     def __init__(self, config: Path, log: Path, port: int) -> None:
         self.config, self.log, self.port = config, log, port
@@ -151,7 +134,7 @@ class Serve:
 
     def sample(self) -> None:
         if self.process is not None and self.process.poll() is None:
-            self.peak_rss = max(self.peak_rss, peak_rss_mib(self.process.pid))
+            self.peak_rss = max(self.peak_rss, peak_rss_mb(self.process.pid))
 
     def kill(self) -> None:
         assert self.process is not None

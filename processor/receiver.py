@@ -10,8 +10,10 @@ gzip-compressed requests are decompressed by gRPC itself.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
 import grpc
+from google.protobuf.message import Message
 from google.protobuf import duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest, ExportLogsServiceResponse
@@ -54,12 +56,7 @@ class TraceReceiver:
         self._counters = counters
 
     def handler(self) -> grpc.GenericRpcHandler:
-        method = grpc.unary_unary_rpc_method_handler(
-            self._export,
-            request_deserializer=None,  # raw bytes: we parse, so we can answer INVALID_ARGUMENT ourselves
-            response_serializer=ExportTraceServiceResponse.SerializeToString,
-        )
-        return grpc.method_handlers_generic_handler(TRACE_SERVICE, {"Export": method})
+        return _export_handler(TRACE_SERVICE, self._export, ExportTraceServiceResponse)
 
     async def _export(self, body: bytes, context: grpc.aio.ServicerContext) -> ExportTraceServiceResponse:
         try:
@@ -85,12 +82,7 @@ class LogsReceiver:
         self._counters = counters
 
     def handler(self) -> grpc.GenericRpcHandler:
-        method = grpc.unary_unary_rpc_method_handler(
-            self._export,
-            request_deserializer=None,
-            response_serializer=ExportLogsServiceResponse.SerializeToString,
-        )
-        return grpc.method_handlers_generic_handler(LOGS_SERVICE, {"Export": method})
+        return _export_handler(LOGS_SERVICE, self._export, ExportLogsServiceResponse)
 
     async def _export(self, body: bytes, context: grpc.aio.ServicerContext) -> ExportLogsServiceResponse:
         request = ExportLogsServiceRequest()
@@ -107,6 +99,17 @@ class LogsReceiver:
         except Backpressure as exc:
             await _refuse(context, exc)
             raise  # unreachable: abort raises
+
+
+def _export_handler(
+    service: str, export: Callable[..., Awaitable[Message]], response_type: type[Message]
+) -> grpc.GenericRpcHandler:
+    method = grpc.unary_unary_rpc_method_handler(
+        export,
+        request_deserializer=None,  # raw bytes: we parse, so we can answer INVALID_ARGUMENT ourselves
+        response_serializer=response_type.SerializeToString,
+    )
+    return grpc.method_handlers_generic_handler(service, {"Export": method})
 
 
 async def _refuse(context: grpc.aio.ServicerContext, exc: Backpressure) -> None:
