@@ -92,6 +92,9 @@ class OutboundRequest:
     """Spans (traces) or log records (logs) in the payload."""
     origins: Sequence[int] = field(default_factory=tuple)
     """Spool entry per item (``-1`` when not spooled): acknowledged once the request is settled."""
+    alone: bool = False
+    """Never coalesced with other requests (spans that did not decode here: if the next hop refuses them, the
+    refusal must not take other spans with it)."""
 
 
 def outbound(request: ExportTraceServiceRequest, origins: Sequence[int] = ()) -> OutboundRequest:
@@ -234,8 +237,13 @@ class OtlpGrpcExporter:
         their joined bytes; every request of the batch is then settled with the outcome of that call."""
         carried: OutboundRequest | None = None
         while True:
-            async with self._gathering:  # the other workers are sending their batches meanwhile
-                batch, carried = await self._gather(carried)
+            if carried is not None:
+                # The request that did not fit the last batch goes on its own, without waiting for the gathering
+                # turn: the worker holding it may be blocked on an empty queue.
+                batch, carried = [carried], None
+            else:
+                async with self._gathering:  # the other workers are sending their batches meanwhile
+                    batch, carried = await self._gather()
             merged = batch[0] if len(batch) == 1 else OutboundRequest(
                 b"".join(item.payload for item in batch),
                 sum(item.items for item in batch),
@@ -259,8 +267,11 @@ class OtlpGrpcExporter:
                     self._queue.task_done()
                 self._counters.queue_size = self._queue.qsize()
 
-    async def _gather(self, carried: OutboundRequest | None) -> tuple[list[OutboundRequest], OutboundRequest | None]:
-        first = carried if carried is not None else await self._queue.get()
+    async def _gather(self) -> tuple[list[OutboundRequest], OutboundRequest | None]:
+        """A batch from the queue, and the request that did not fit in it (taken out, so it goes next)."""
+        first = await self._queue.get()
+        if first.alone:
+            return [first], None
         if self._queue.empty() and LINGER:
             await asyncio.sleep(LINGER)  # let a few more traces arrive: one call for many (not the retry clock)
         batch = [first]
@@ -268,7 +279,7 @@ class OtlpGrpcExporter:
         limit = self._config.max_message_bytes
         while not self._queue.empty():
             following = self._queue.get_nowait()
-            if size + len(following.payload) > limit:
+            if following.alone or size + len(following.payload) > limit:
                 return batch, following
             batch.append(following)
             size += len(following.payload)

@@ -520,7 +520,7 @@ class TrajectoryService:
                 self._tracker.delivered([origin] * len(raw_requests))
             return
         for raw in raw_requests:
-            self._exporter.enqueue(OutboundRequest(raw, 1, (origin,)))
+            self._exporter.enqueue(OutboundRequest(raw, 1, (origin,), alone=True))
 
     async def flush(self) -> None:
         """Wait until everything released so far is analysed and exported (tests and the demo)."""

@@ -139,3 +139,27 @@ def test_coalescing_stays_under_the_message_size_limit() -> None:
     assert sum(sum(len(ss.spans) for rs in r.resource_spans for ss in rs.scope_spans) for r in backend.received) == 18
     assert all(r.ByteSize() <= max(1024, len(outbound(request(3)).payload) * 2 + 1) for r in backend.received)
     assert len(backend.received) < 6
+
+
+def test_a_request_that_does_not_fit_the_batch_is_still_sent_when_the_queue_runs_dry() -> None:
+    from processor.exporter import outbound
+
+    async def scenario() -> ScriptedBackend:
+        backend = ScriptedBackend([Reply()] * 10)
+        port = await backend.start()
+        config = ExportConfig(endpoint=f"127.0.0.1:{port}", max_message_bytes=1024,
+                              sending_queue=QueueConfig(queue_size=8, num_consumers=2))
+        exporter = OtlpGrpcExporter(config, ExporterCounters())
+        big = request(1)
+        big.resource_spans[0].scope_spans[0].spans[0].name = "x" * 2000  # alone over max_message_bytes
+        exporter.enqueue(outbound(big))
+        exporter.enqueue(outbound(big))
+        await exporter.start()
+        try:
+            await asyncio.wait_for(exporter.flush(), timeout=10)
+        finally:
+            await exporter.shutdown(deadline=5)
+            await backend.stop()
+        return backend
+
+    assert len(asyncio.run(scenario()).received) == 2
