@@ -73,6 +73,8 @@ class ReleasedTrace:
     """Log records joined to the trace, by span id (set by the service before analysis)."""
     logs_expected: bool = False
     """The trace's service sends trace-correlated log records (so none arriving is a loss to declare)."""
+    wire_bytes: int = 0
+    """Estimated wire size of the spans (see ``TraceAssembler.add``)."""
 
 
 @dataclass(slots=True)
@@ -218,7 +220,12 @@ class TraceAssembler:
             while len(self._released) > self.limits.released_cache_size:
                 self._released.popitem(last=False)
         return ReleasedTrace(
-            trace_id=trace_id, envelopes=buffer.envelopes, revision=buffer.revision, reason=reason, late=buffer.late
+            trace_id=trace_id,
+            envelopes=buffer.envelopes,
+            revision=buffer.revision,
+            reason=reason,
+            late=buffer.late,
+            wire_bytes=buffer.wire_bytes,
         )
 
     @property

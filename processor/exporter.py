@@ -170,6 +170,7 @@ class OtlpGrpcExporter:
         self._call: grpc.aio.UnaryUnaryMultiCallable | None = None
         self._stopping = asyncio.Event()
         self._gathering = asyncio.Lock()
+        self._queued_bytes = 0
         counters.queue_capacity = config.sending_queue.queue_size
 
     @property
@@ -196,6 +197,11 @@ class OtlpGrpcExporter:
             self._workers.append(asyncio.create_task(self._consume(), name=f"otlp-export-{self._signal}-{number}"))
         logger.info("OTLP/gRPC %s exporter started for %s", self._signal, self._config.endpoint)
 
+    @property
+    def queued_bytes(self) -> int:
+        """Payload bytes queued or being sent (memory held by this exporter)."""
+        return self._queued_bytes
+
     def has_room(self, requests: int = 1) -> bool:
         return self._queue.maxsize - self._queue.qsize() >= requests
 
@@ -206,6 +212,7 @@ class OtlpGrpcExporter:
         except asyncio.QueueFull:
             self._counters.enqueue_failed_spans += request.items
             raise ExportQueueFull(f"sending queue full ({self._queue.maxsize} requests)") from None
+        self._queued_bytes += len(request.payload)
         self._counters.queue_size = self._queue.qsize()
 
     async def put(self, request: OutboundRequest | ExportTraceServiceRequest) -> None:
@@ -213,6 +220,7 @@ class OtlpGrpcExporter:
         if isinstance(request, ExportTraceServiceRequest):
             request = outbound(request)
         await self._queue.put(request)
+        self._queued_bytes += len(request.payload)
         self._counters.queue_size = self._queue.qsize()
 
     async def _default_send(self, request: OutboundRequest, timeout: float) -> SendResult:
@@ -263,7 +271,8 @@ class OtlpGrpcExporter:
                     self._counters.send_failed_spans += item.items
                     self._settle(item, Settlement.FAILED)
             finally:
-                for _ in batch:
+                for item in batch:
+                    self._queued_bytes -= len(item.payload)
                     self._queue.task_done()
                 self._counters.queue_size = self._queue.qsize()
 

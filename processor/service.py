@@ -140,6 +140,9 @@ class TrajectoryService:
         self._tasks: list[asyncio.Task[None]] = []
         self._wake: asyncio.Event | None = None
         self._pending_spans = 0
+        self._pending_bytes = 0
+        """Wire bytes of released traces not yet handed to the exporter; with the exporters' queued bytes, the work
+        in hand that the memory limit bounds (the buffer is bounded by early release)."""
         self._started = False
         self._stopped = False
         self.port: int | None = None
@@ -305,6 +308,10 @@ class TrajectoryService:
             raise Backpressure("shutting down", retry_after=5.0)
         if self._pending_spans > self._config.max_buffered_spans:
             raise Backpressure("analysis and export are behind", retry_after=1.0)
+        held = self._pending_bytes + sum(e.queued_bytes for e in (self._exporter, self._logs_exporter) if e is not None)
+        if held > self._memory_limit:
+            # Buffered traces were already released early to stay under the limit; what is left is work in hand.
+            raise Backpressure("analysis and export are behind (processor.memory_limit_mib reached)", retry_after=2.0)
         if self._exporter is not None and not self._exporter.has_room(1):
             raise Backpressure("export queue is full", retry_after=2.0)
 
@@ -385,6 +392,7 @@ class TrajectoryService:
     def _enqueue_release(self, released: ReleasedTrace) -> None:
         assert self._released is not None
         self._pending_spans += len(released.envelopes)
+        self._pending_bytes += released.wire_bytes
         if released.reason.early:
             self.telemetry.processor.traces_released_early += 1
         if released.late:
@@ -470,6 +478,7 @@ class TrajectoryService:
                     self._tracker.delivered(envelope.origin for envelope in released.envelopes)
             finally:
                 self._pending_spans -= len(released.envelopes)
+                self._pending_bytes -= released.wire_bytes
                 self._released.task_done()
 
     def _join_logs(self, released: ReleasedTrace) -> None:

@@ -43,11 +43,23 @@ def traces(count: int, spans_per_trace: int, first: int = 1) -> list[ExportTrace
     return out
 
 
-async def send_all(port: int, requests: Sequence[ExportTraceServiceRequest]) -> None:
+async def send_all(port: int, requests: Sequence[ExportTraceServiceRequest], *, retry: bool = False) -> None:
+    """Send each request; with ``retry``, retry UNAVAILABLE after the RetryInfo delay, as SDKs do."""
+    from processor.exporter import retry_delay_of
+
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         call = channel.unary_unary(METHOD, request_serializer=None, response_deserializer=ExportTraceServiceResponse.FromString)
         for item in requests:
-            response = await call(item.SerializeToString(), timeout=30)
+            for _ in range(30):
+                try:
+                    response = await call(item.SerializeToString(), timeout=30)
+                    break
+                except grpc.aio.AioRpcError as error:
+                    if not retry or error.code() is not grpc.StatusCode.UNAVAILABLE:
+                        raise
+                    await asyncio.sleep(retry_delay_of(error) or 1.0)
+            else:
+                raise AssertionError("still refused after 30 attempts")
             assert not response.partial_success.rejected_spans
 
 
@@ -169,7 +181,7 @@ def test_memory_limit_releases_the_oldest_traces_early(tmp_path: Path) -> None:
         port = await service.start()
         try:
             big = [request([span(1, "x", trace_id=n.to_bytes(16, "big"), attrs={"blob": "y" * 200_000})]) for n in range(1, 21)]
-            await send_all(port, big)
+            await send_all(port, big, retry=True)  # work in hand over the limit is refused for a moment
             assert service.telemetry.processor.memory_limit_releases > 0
             assert service.buffered_traces < 20
             assert await sink.wait_for_spans(service.telemetry.processor.memory_limit_releases, timeout=30)
@@ -211,3 +223,39 @@ def test_spans_refused_for_good_do_not_stay_in_the_spool(tmp_path: Path) -> None
     service = asyncio.run(scenario())
     assert service.telemetry.exporter.send_failed_spans == 6
     assert not list((tmp_path / "spool").glob("*.seg"))
+
+
+def test_work_in_hand_over_the_memory_limit_is_refused_with_retry_info(tmp_path: Path) -> None:
+    from processor.exporter import retry_delay_of
+
+    async def scenario() -> tuple[TrajectoryService, list[grpc.aio.AioRpcError]]:
+        # The downstream is not there: released traces pile up in the sending queue as work in hand.
+        service = TrajectoryService(
+            Config(listen="127.0.0.1:0", http_listen=None, output_dir=str(tmp_path), decision_wait=0.01,
+                   memory_limit_mib=1,
+                   export=ExportConfig(endpoint=f"127.0.0.1:{free_port()}", timeout=0.5,
+                                       retry_on_failure=RetryConfig(initial_interval=5.0),
+                                       sending_queue=QueueConfig(queue_size=1000, num_consumers=1)))
+        )
+        port = await service.start()
+        refusals: list[grpc.aio.AioRpcError] = []
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                call = channel.unary_unary(METHOD, request_serializer=None, response_deserializer=ExportTraceServiceResponse.FromString)
+                for number in range(1, 41):
+                    body = request([span(1, "x", trace_id=number.to_bytes(16, "big"), attrs={"blob": "y" * 100_000})])
+                    try:
+                        await call(body.SerializeToString(), timeout=10)
+                    except grpc.aio.AioRpcError as error:
+                        refusals.append(error)
+                        break
+                    await until(lambda: service.buffered_traces == 0, timeout=10)
+        finally:
+            await service.shutdown(deadline=1)
+        return service, refusals
+
+    service, refusals = asyncio.run(scenario())
+    assert refusals, "work in hand grew past the memory limit without a refusal"
+    assert refusals[0].code() is grpc.StatusCode.UNAVAILABLE and retry_delay_of(refusals[0]) is not None
+    assert "memory_limit_mib" in (refusals[0].details() or "")
+    assert service.telemetry.receiver.refused_spans >= 1
