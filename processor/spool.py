@@ -16,46 +16,33 @@ Threading: ``open``, ``append``, ``ack``, ``close`` and the properties belong to
 thread owns every file descriptor of the spool: it takes all queued work at once, writes it, syncs each touched
 segment once (group commit), then resolves the appends on the loop. Acks are written as they come but synced only
 at ``close``: losing some to a crash means those entries are delivered twice, never that data is lost.
+
+The record format lives in :mod:`processor.spool_format`, the writer thread in :mod:`processor.spool_writer`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import fcntl
-import itertools
 import logging
 import os
-import queue
-import re
 import struct
-import threading
 import weakref
-import zlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from processor.spool_format import ACK_KIND, ENTRY_KINDS, HEADER, KIND_LOGS, KIND_TRACES, SEGMENT_NAME, scan, segment_path
+from processor.spool_writer import Ack, Append, Delete, Stop, Writer, release, resolve, write_all
 
 __all__ = ["KIND_LOGS", "KIND_TRACES", "Spool", "SpoolEntry", "SpoolFull", "SpoolRecovery", "SpoolStats"]
 
 logger = logging.getLogger(__name__)
-
-KIND_TRACES = 1
-"""Entry kind of a serialized ``ExportTraceServiceRequest``."""
-KIND_LOGS = 2
-"""Entry kind of a serialized ``ExportLogsServiceRequest``."""
-_ACK_KIND = 3
-_ENTRY_KINDS = frozenset({KIND_TRACES, KIND_LOGS})
 
 DEFAULT_MAX_BYTES = 1 << 30
 DEFAULT_SEGMENT_BYTES = 32 << 20
 DEFAULT_QUEUE_BYTES = 64 << 20
 """Payload bytes handed to the writer thread and not yet written; further appends wait (bounds memory)."""
 
-_MAGIC = b"OTSP"
-_VERSION = 1
-_HEADER = struct.Struct("<4sBBHQII")
-_CRC_AT = _HEADER.size - 4
-_SEGMENT_NAME = re.compile(r"spool-(\d{20})\.seg")
 _QUARANTINE = "quarantine"
 _LOCK = "LOCK"
 
@@ -90,277 +77,6 @@ class SpoolStats:
     syncs: int = 0
     """``fdatasync`` calls on segments: with group commit, far fewer than ``appended`` under load."""
     write_errors: int = 0
-
-
-# --- record framing ------------------------------------------------------------------------------------
-
-
-def _header(kind: int, entry_id: int, payload: bytes) -> bytes:
-    head = _HEADER.pack(_MAGIC, _VERSION, kind, 0, entry_id, len(payload), 0)[:_CRC_AT]
-    return head + struct.pack("<I", zlib.crc32(payload, zlib.crc32(head)))
-
-
-@dataclass(frozen=True, slots=True)
-class _Scan:
-    records: list[tuple[int, int, memoryview]]
-    """(entry id, kind, payload) of every good record before ``good_end``."""
-    good_end: int
-    problem: str | None
-
-
-def _scan(data: bytes, kinds: frozenset[int], after_id: int | None) -> _Scan:
-    """Parse records up to the first bad one. ``after_id``: ids must exceed it and increase (None: no check)."""
-    view = memoryview(data)
-    records: list[tuple[int, int, memoryview]] = []
-    offset = 0
-    while offset < len(data):
-        if len(data) - offset < _HEADER.size:
-            return _Scan(records, offset, f"truncated record header ({len(data) - offset} bytes)")
-        magic, version, kind, _reserved, entry_id, length, crc = _HEADER.unpack_from(data, offset)
-        if magic != _MAGIC or version != _VERSION:
-            return _Scan(records, offset, "not a spool record (bad magic or version)")
-        if kind not in kinds:
-            return _Scan(records, offset, f"unexpected record kind {kind}")
-        end = offset + _HEADER.size + length
-        if end > len(data):
-            return _Scan(records, offset, f"truncated record (length {length}, {len(data) - offset} bytes left)")
-        payload = view[offset + _HEADER.size : end]
-        if zlib.crc32(payload, zlib.crc32(view[offset : offset + _CRC_AT])) != crc:
-            return _Scan(records, offset, "checksum mismatch")
-        if after_id is not None:
-            if entry_id <= after_id:
-                return _Scan(records, offset, f"entry id {entry_id} out of order")
-            after_id = entry_id
-        records.append((entry_id, kind, payload))
-        offset = end
-    return _Scan(records, offset, None)
-
-
-# --- writer thread -------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True, eq=False)
-class _Append:
-    entry_id: int
-    kind: int
-    payload: bytes
-    size: int
-    """Record size on disk."""
-    segment: int
-    loop: asyncio.AbstractEventLoop
-    done: Callable[[list[_Append], int], None]
-    future: asyncio.Future[None]
-    error: OSError | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Ack:
-    segment: int
-    entry_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Delete:
-    segment: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Stop:
-    loop: asyncio.AbstractEventLoop | None = None
-    future: asyncio.Future[None] | None = None
-
-
-_Op = _Append | _Ack | _Delete | _Stop
-
-
-def _segment_path(directory: Path, key: int, suffix: str) -> Path:
-    return directory / f"spool-{key:020d}{suffix}"
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _sync_directory(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-class _Writer:
-    """Owns the spool's file descriptors; runs in its own thread and never touches the Spool's state."""
-
-    def __init__(self, directory: Path, fsync: bool) -> None:
-        self._directory = directory
-        self._fsync = fsync
-        self._ops: queue.SimpleQueue[_Op] = queue.SimpleQueue()
-        self._segments: dict[int, int] = {}  # key -> fd of the segment being appended to
-        self._acks: dict[int, int] = {}  # key -> fd of its ack file
-        self._broken: set[int] = set()
-        self._thread = threading.Thread(target=self._run, name="otel-trajectory-spool", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def submit(self, op: _Op) -> None:
-        self._ops.put(op)
-
-    def join(self) -> None:
-        self._thread.join()
-
-    def _run(self) -> None:
-        while self._process(self._take()):
-            pass
-
-    def _take(self) -> list[_Op]:
-        batch = [self._ops.get()]
-        try:  # everything already queued joins this batch: that is the group commit
-            while True:
-                batch.append(self._ops.get_nowait())
-        except queue.Empty:
-            pass
-        return batch
-
-    def _process(self, batch: list[_Op]) -> bool:
-        """Write one batch; False once stopped. Holds no reference to the batch afterwards (lets a dropped
-        Spool be collected)."""
-        appends = [op for op in batch if isinstance(op, _Append)]
-        deleted = {op.segment for op in batch if isinstance(op, _Delete)}
-        if appends:
-            syncs = 0
-            try:
-                syncs = self._write(appends)
-            except Exception as exc:  # never leave an append waiting forever
-                logger.exception("spool writer failed")
-                for op in appends:
-                    op.error = op.error or OSError(0, f"spool writer failed: {exc!r}")
-            finally:
-                try:
-                    appends[0].loop.call_soon_threadsafe(appends[0].done, appends, syncs)
-                except RuntimeError:  # the loop is gone: nobody waits for these results any more
-                    pass
-        self._write_acks([op for op in batch if isinstance(op, _Ack) and op.segment not in deleted])
-        for key in sorted(deleted):
-            self._delete(key)
-        stops = [op for op in batch if isinstance(op, _Stop)]
-        if stops:
-            self._close_all()
-            for stop in stops:
-                if stop.loop is not None and stop.future is not None:
-                    try:
-                        stop.loop.call_soon_threadsafe(_resolve, stop.future)
-                    except RuntimeError:
-                        pass
-            return False
-        return True
-
-    def _write(self, appends: list[_Append]) -> int:
-        syncs = 0
-        for key, group in itertools.groupby(appends, key=lambda op: op.segment):
-            ops = list(group)
-            fd = -1
-            start = 0
-            try:
-                fd = self._segment_fd(key)
-                start = os.fstat(fd).st_size
-                for op in ops:
-                    _write_all(fd, _header(op.kind, op.entry_id, op.payload))
-                    _write_all(fd, op.payload)
-                if self._fsync:
-                    os.fdatasync(fd)
-                    syncs += 1
-            except OSError as exc:
-                name = _segment_path(self._directory, key, ".seg").name
-                error = OSError(exc.errno, f"cannot write spool segment {name}: {exc.strerror or exc}")
-                for op in ops:
-                    op.error = error
-                if fd >= 0:
-                    self._roll_back(key, fd, start)
-            for op in ops:
-                op.payload = b""  # written (or failed): the payload is not kept in memory
-        return syncs
-
-    def _segment_fd(self, key: int) -> int:
-        fd = self._segments.get(key)
-        if fd is not None:
-            return fd
-        if key in self._broken:
-            raise OSError(0, "segment left unusable by an earlier write error")
-        for old in list(self._segments):  # appends only ever go to the newest segment
-            os.close(self._segments.pop(old))
-        fd = os.open(
-            _segment_path(self._directory, key, ".seg"), os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644
-        )
-        self._segments[key] = fd
-        if self._fsync:  # the new file's directory entry must be durable too
-            _sync_directory(self._directory)
-        return fd
-
-    def _roll_back(self, key: int, fd: int, size: int) -> None:
-        """Cut a failed batch off so later records stay readable; if that fails, never write here again."""
-        try:
-            os.ftruncate(fd, size)
-        except OSError:
-            logger.exception("cannot truncate spool segment %d after a write error; it is sealed", key)
-            self._broken.add(key)
-            os.close(self._segments.pop(key))
-
-    def _write_acks(self, acks: list[_Ack]) -> None:
-        by_segment: dict[int, list[int]] = {}
-        for ack in acks:
-            by_segment.setdefault(ack.segment, []).append(ack.entry_id)
-        for key, ids in by_segment.items():
-            payload = struct.pack(f"<{len(ids)}Q", *ids)
-            try:
-                fd = self._acks.get(key)
-                if fd is None:
-                    path = _segment_path(self._directory, key, ".ack")
-                    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
-                    self._acks[key] = fd
-                _write_all(fd, _header(_ACK_KIND, 0, payload) + payload)
-            except OSError as exc:  # only costs duplicates after a crash
-                logger.warning("cannot record %d acknowledgement(s) of spool segment %d: %s", len(ids), key, exc)
-
-    def _delete(self, key: int) -> None:
-        for fds in (self._segments, self._acks):
-            fd = fds.pop(key, None)
-            if fd is not None:
-                os.close(fd)
-        self._broken.discard(key)
-        for suffix in (".seg", ".ack"):
-            path = _segment_path(self._directory, key, suffix)
-            try:
-                path.unlink(missing_ok=True)
-            except OSError as exc:  # bytes are released already; at worst its entries are replayed after a restart
-                logger.warning("cannot delete delivered spool file %s: %s", path, exc)
-
-    def _close_all(self) -> None:
-        for fd in self._acks.values():
-            try:
-                if self._fsync:
-                    os.fsync(fd)
-            except OSError as exc:
-                logger.warning("cannot sync spool acknowledgements: %s", exc)
-            os.close(fd)
-        for fd in self._segments.values():
-            os.close(fd)
-        self._acks.clear()
-        self._segments.clear()
-
-
-def _resolve(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
-def _release(writer: _Writer, lock_fd: int) -> None:
-    """Runs when a Spool is closed or dropped without close: stop the writer, release the directory."""
-    writer.submit(_Stop())
-    os.close(lock_fd)
 
 
 # --- the spool -----------------------------------------------------------------------------------------
@@ -406,7 +122,7 @@ class Spool:
         self._max_bytes = max_bytes
         self._segment_bytes = segment_bytes
         self._queue_bytes = queue_bytes
-        self._writer = _Writer(self._directory, fsync)
+        self._writer = Writer(self._directory, fsync)
         self._state = _State()
         self._queued = 0
         self._room_waiters: list[asyncio.Future[None]] = []
@@ -458,7 +174,7 @@ class Spool:
             os.close(lock_fd)
             raise OSError(exc.errno, f"{where} is not usable: {exc}; check its permissions and disk") from exc
         self._writer.start()
-        self._finalizer = weakref.finalize(self, _release, self._writer, lock_fd)
+        self._finalizer = weakref.finalize(self, release, self._writer, lock_fd)
         self._phase = "open"
         for problem in recovery.problems:
             logger.warning("spool recovery: %s", problem)
@@ -477,7 +193,7 @@ class Spool:
         problems: list[str] = []
         segments: list[tuple[int, Path]] = []
         for path in sorted(self._directory.glob("spool-*.seg")):
-            match = _SEGMENT_NAME.fullmatch(path.name)
+            match = SEGMENT_NAME.fullmatch(path.name)
             if match is None:
                 quarantined.append(self._quarantine(path, b"", 0))
                 problems.append(f"{path.name}: not a spool segment name; moved to {_QUARANTINE}/")
@@ -488,7 +204,7 @@ class Spool:
         for key, path in segments:
             last_id = max(last_id, key - 1)
             data = path.read_bytes()
-            found = _scan(data, _ENTRY_KINDS, after_id=last_id)
+            found = scan(data, ENTRY_KINDS, after_id=last_id)
             if found.problem is not None:
                 target = self._quarantine(path, data, found.good_end)
                 quarantined.append(target)
@@ -498,11 +214,11 @@ class Spool:
                 )
             if found.records:
                 last_id = found.records[-1][0]
-            acked = self._read_acks(_segment_path(self._directory, key, ".ack"), quarantined, problems)
+            acked = self._read_acks(segment_path(self._directory, key, ".ack"), quarantined, problems)
             live = [(entry_id, kind, payload) for entry_id, kind, payload in found.records if entry_id not in acked]
             if not live:
                 path.unlink(missing_ok=True)
-                _segment_path(self._directory, key, ".ack").unlink(missing_ok=True)
+                segment_path(self._directory, key, ".ack").unlink(missing_ok=True)
                 continue
             state.segments[key] = _Segment(key, bytes=found.good_end, live=len(live))
             state.bytes_held += found.good_end
@@ -521,7 +237,7 @@ class Spool:
             data = path.read_bytes()
         except FileNotFoundError:
             return set()
-        found = _scan(data, frozenset({_ACK_KIND}), after_id=None)
+        found = scan(data, frozenset({ACK_KIND}), after_id=None)
         acked: set[int] = set()
         for _entry_id, _kind, payload in found.records:
             if len(payload) % 8 == 0:
@@ -548,7 +264,7 @@ class Spool:
             return target
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
         try:  # copy first: a crash before the truncation just quarantines the same bytes again
-            _write_all(fd, data[good_end:])
+            write_all(fd, data[good_end:])
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -567,7 +283,7 @@ class Spool:
         Raises SpoolFull when it would exceed ``max_bytes``, OSError when the disk write fails. If the caller
         is cancelled the entry is dropped (acknowledged), as the client was never told it was accepted.
         """
-        if kind not in _ENTRY_KINDS:
+        if kind not in ENTRY_KINDS:
             raise ValueError(f"unknown spool entry kind {kind}")
         self._check_room(len(payload))
         loop = asyncio.get_running_loop()
@@ -577,7 +293,7 @@ class Spool:
             await waiter
             self._check_room(len(payload))
         state = self._state
-        size = _HEADER.size + len(payload)
+        size = HEADER.size + len(payload)
         entry_id = state.next_id
         state.next_id += 1
         segment = state.active
@@ -591,7 +307,7 @@ class Spool:
         state.entries[entry_id] = segment.key
         self._queued += len(payload)
         future: asyncio.Future[None] = loop.create_future()
-        self._writer.submit(_Append(entry_id, kind, payload, size, segment.key, loop, self._written, future))
+        self._writer.submit(Append(entry_id, kind, payload, size, segment.key, loop, self._written, future))
         try:
             await future
         except asyncio.CancelledError:
@@ -602,7 +318,7 @@ class Spool:
     def _check_room(self, payload_bytes: int) -> None:
         if self._phase != "open":
             raise RuntimeError("the spool is not open: call open() first, and no append after close()")
-        size = _HEADER.size + payload_bytes
+        size = HEADER.size + payload_bytes
         active = self._state.active
         if self._state.bytes_held + size > self._max_bytes and active is not None and active.live == 0:
             self._drop(active)  # its entries are all delivered; the next append starts a new segment
@@ -612,13 +328,13 @@ class Spool:
                 f"{payload_bytes} bytes fits only after export targets acknowledge held data"
             )
 
-    def _written(self, appends: list[_Append], syncs: int) -> None:
+    def _written(self, appends: list[Append], syncs: int) -> None:
         """On the loop: results of one writer batch."""
         failed = 0
         for op in appends:
-            self._queued -= op.size - _HEADER.size
+            self._queued -= op.size - HEADER.size
             if op.error is None:
-                _resolve(op.future)
+                resolve(op.future)
                 continue
             failed += 1
             self._forget(op)
@@ -632,9 +348,9 @@ class Spool:
         )
         waiters, self._room_waiters = self._room_waiters, []
         for waiter in waiters:
-            _resolve(waiter)
+            resolve(waiter)
 
-    def _forget(self, op: _Append) -> None:
+    def _forget(self, op: Append) -> None:
         """A failed write: the entry never existed, and its segment takes no more appends."""
         state = self._state
         segment = state.segments.get(op.segment)
@@ -662,7 +378,7 @@ class Spool:
         if segment.live == 0 and segment is not state.active:
             self._drop(segment)
         else:  # the segment being appended to stays until it is full: no file churn when traffic is light
-            self._writer.submit(_Ack(key, entry_id))
+            self._writer.submit(Ack(key, entry_id))
 
     def _drop(self, segment: _Segment) -> None:
         state = self._state
@@ -670,7 +386,7 @@ class Spool:
         state.bytes_held -= segment.bytes
         if state.active is segment:
             state.active = None
-        self._writer.submit(_Delete(segment.key))
+        self._writer.submit(Delete(segment.key))
 
     async def close(self) -> None:
         """Write everything queued, sync acknowledgements, stop the writer. Safe before open and twice."""
@@ -683,10 +399,10 @@ class Spool:
             self._drop(active)
         waiters, self._room_waiters = self._room_waiters, []
         for waiter in waiters:
-            _resolve(waiter)
+            resolve(waiter)
         loop = asyncio.get_running_loop()
         stopped: asyncio.Future[None] = loop.create_future()
-        self._writer.submit(_Stop(loop, stopped))
+        self._writer.submit(Stop(loop, stopped))
         await stopped
         await asyncio.to_thread(self._writer.join)
         if self._finalizer is not None:

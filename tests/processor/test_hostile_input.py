@@ -7,17 +7,13 @@ import asyncio
 import json
 import math
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
-import pytest
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-    ExportTraceServiceRequest,
-    ExportTraceServiceResponse,
-)
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.protowire import length_delimited
@@ -161,7 +157,6 @@ def test_deep_anyvalue_and_invalid_utf8_spans_go_out_unchanged_and_their_batch_i
         async with running(tmp_path) as run:
             trace = bytes(range(3, 19))
             nested = span(9, "deep", trace_id=trace).SerializeToString()
-            inner = span(1, "leaf").attributes[:0]  # no attribute: build the value at the wire level below
             value = b"\x0a\x01x"  # AnyValue{string_value: "x"}
             for _ in range(1000):
                 value = length_delimited(5, length_delimited(1, value))
@@ -175,7 +170,6 @@ def test_deep_anyvalue_and_invalid_utf8_spans_go_out_unchanged_and_their_batch_i
             body = length_delimited(
                 1, length_delimited(1, good.resource_spans[0].resource.SerializeToString()) + length_delimited(2, scope_bytes)
             )
-            del inner
             result = await send(run.port, body)
             assert isinstance(result, ExportTraceServiceResponse) and result.partial_success.rejected_spans == 0
             assert run.service.telemetry.receiver.undecodable_spans == 2

@@ -5,11 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import shutil
 import ssl
-import subprocess
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
