@@ -149,7 +149,8 @@ class Config:
     passthrough: bool = False
     """Receiver -> exporter only, no grouping, mapping or detection (a baseline for benchmarks)."""
     memory_limit_mib: int = 0
-    """Bound on memory held by buffered traces; over it the oldest are released early. 0: a quarter of the RAM."""
+    """Bound on span data held (wire size); the buffer gets half (then oldest traces go early), over the whole
+    intake is refused with a retry delay. 0: a quarter of the RAM."""
     analysis_workers: int = 1
     """Worker processes for map + detect + annotate; 0: a thread of the main process."""
     detectors: DetectorsConfig = field(default_factory=DetectorsConfig)

@@ -49,6 +49,7 @@ async def _run(output_dir: Path, timeout: float) -> int:
     config = replace(
         base,
         listen="127.0.0.1:0",
+        http_listen=None,
         output_dir=str(output_dir),
         decision_wait=0.3,
         idle_timeout=2.0,

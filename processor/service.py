@@ -58,7 +58,10 @@ REPLAY_RETRY_SECONDS = 0.2
 
 
 def effective_memory_limit(config: Config) -> int:
-    """Bytes of buffered span data allowed before the oldest traces are released early."""
+    """Bytes of span data (wire size) the processor may hold: buffered traces plus work in hand.
+
+    The buffer may use half of it (beyond, the oldest traces are released early); beyond the whole, intake is
+    refused with a retry delay until exports catch up."""
     if config.memory_limit_mib:
         return config.memory_limit_mib * MiB
     try:
@@ -308,9 +311,8 @@ class TrajectoryService:
             raise Backpressure("shutting down", retry_after=5.0)
         if self._pending_spans > self._config.max_buffered_spans:
             raise Backpressure("analysis and export are behind", retry_after=1.0)
-        held = self._pending_bytes + sum(e.queued_bytes for e in (self._exporter, self._logs_exporter) if e is not None)
-        if held > self._memory_limit:
-            # Buffered traces were already released early to stay under the limit; what is left is work in hand.
+        if self.held_bytes > self._memory_limit:
+            # The buffer already released its oldest traces early to stay within its half; the rest is work in hand.
             raise Backpressure("analysis and export are behind (processor.memory_limit_mib reached)", retry_after=2.0)
         if self._exporter is not None and not self._exporter.has_room(1):
             raise Backpressure("export queue is full", retry_after=2.0)
@@ -354,15 +356,21 @@ class TrajectoryService:
         if self._wake is not None:
             self._wake.set()
 
+    @property
+    def held_bytes(self) -> int:
+        """Span data held (wire size): buffered traces, released traces in analysis, queued exports."""
+        exporters = sum(e.queued_bytes for e in (self._exporter, self._logs_exporter) if e is not None)
+        return self._assembler.buffered_bytes + self._pending_bytes + exporters
+
     def _enforce_memory_limit(self) -> None:
-        excess = self._assembler.buffered_bytes - self._memory_limit
+        excess = self._assembler.buffered_bytes - self._memory_limit // 2
         if excess <= 0:
             return
         shed = self._assembler.shed(excess)
         if shed:
             self.telemetry.processor.memory_limit_releases += len(shed)
             logger.warning(
-                "buffered spans reached processor.memory_limit_mib (%d MiB): released %d oldest trace(s) early",
+                "buffered spans reached half of processor.memory_limit_mib (%d MiB): released %d oldest trace(s) early",
                 self._memory_limit // MiB,
                 len(shed),
             )
