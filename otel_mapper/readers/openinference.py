@@ -32,7 +32,7 @@ from otel_mapper.readers.common import clean_name, fill_error, has_genai, read_u
 from otel_mapper.readers.genai import fill_genai_facts
 from otel_mapper.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.readers.openai_agents import handoff_tool_name
-from otel_mapper.spans import MAX_NAME, SpanView, parse_json_text
+from otel_mapper.spans import SpanView, parse_json_text
 from semconv import langgraph
 from semconv import openinference as oi
 from semconv.trajectory import NodeKind
