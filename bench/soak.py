@@ -119,8 +119,11 @@ class Serve:
         self.config, self.log, self.port = config, log, port
         self.process: subprocess.Popen[bytes] | None = None
         self.peak_rss = 0.0
+        self.lives: list[float] = []
+        """Peak RSS of each life of the process (it is killed and started again)."""
 
     def start(self) -> None:
+        self.lives.append(0.0)
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "processor.cli", "serve", "--config", str(self.config)],
@@ -134,7 +137,10 @@ class Serve:
 
     def sample(self) -> None:
         if self.process is not None and self.process.poll() is None:
-            self.peak_rss = max(self.peak_rss, peak_rss_mb(self.process.pid))
+            peak = peak_rss_mb(self.process.pid)
+            if peak == peak:  # not NaN: the process was readable
+                self.lives[-1] = max(self.lives[-1], peak)
+                self.peak_rss = max(self.peak_rss, peak)
 
     def kill(self) -> None:
         assert self.process is not None
@@ -228,6 +234,7 @@ async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
         "lost": lost,
         "duplicates": sink.total - len(sink.seen),
         "peak_rss_mib": round(serve.peak_rss, 1),
+        "peak_rss_mib_per_life": " / ".join(f"{peak:.1f}" for peak in serve.lives),
         "seconds_to_last_ack": round(sent_done - started, 1),
         "seconds_to_last_span": round(received_done - started, 1),
         "serve_exit_code": code,
