@@ -14,22 +14,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.otlp import SpanEnvelope, span_id_problem
+from otel_mapper.otlp import SpanEnvelope, span_id_problem, split_request
 from otel_mapper.protowire import LEN, WireError, fields, length_delimited
 
 __all__ = ["DecodedTraces", "Salvaged", "WireError", "decode_trace_request", "salvage_trace_request"]
 
 # Field numbers (opentelemetry/proto/collector/trace/v1, trace/v1).
 _REQUEST_RESOURCE_SPANS = 1
-_RESOURCE = 1
-_SCOPE_SPANS = 2
+_HEAD = 1
+"""``ResourceSpans.resource`` / ``ScopeSpans.scope``."""
+_CHILDREN = 2
+"""``ResourceSpans.scope_spans`` / ``ScopeSpans.spans``."""
 _SCHEMA_URL = 3
-_SCOPE = 1
-_SPANS = 2
 
 
 @dataclass(slots=True)
@@ -57,28 +58,10 @@ def salvage_trace_request(body: bytes) -> Salvaged:
             continue
         if wire_type != LEN or not isinstance(resource_spans, memoryview):
             raise WireError("resource_spans is not length-delimited")
-        resource_raw = b""
-        resource_schema = ""
-        scope_spans_list: list[memoryview] = []
-        for sub, sub_type, value in fields(resource_spans):
-            if sub == _RESOURCE and isinstance(value, memoryview):
-                resource_raw = bytes(value)
-            elif sub == _SCOPE_SPANS and isinstance(value, memoryview):
-                scope_spans_list.append(value)
-            elif sub == _SCHEMA_URL:
-                resource_schema = _text(value)
+        resource_raw, scope_spans_list, resource_schema = _level(resource_spans)
         resource = _decode(Resource, resource_raw)
         for scope_spans in scope_spans_list:
-            scope_raw = b""
-            scope_schema = ""
-            spans: list[memoryview] = []
-            for sub, sub_type, value in fields(scope_spans):
-                if sub == _SCOPE and isinstance(value, memoryview):
-                    scope_raw = bytes(value)
-                elif sub == _SPANS and isinstance(value, memoryview):
-                    spans.append(value)
-                elif sub == _SCHEMA_URL:
-                    scope_schema = _text(value)
+            scope_raw, spans, scope_schema = _level(scope_spans)
             scope = _decode(InstrumentationScope, scope_raw)
             for raw_span in spans:
                 span = _decode(Span, raw_span) if resource is not None and scope is not None else None
@@ -97,6 +80,22 @@ def salvage_trace_request(body: bytes) -> Salvaged:
     return out
 
 
+def _level(message: memoryview) -> tuple[bytes, list[memoryview], str]:
+    """``ResourceSpans`` and ``ScopeSpans`` share one shape: field 1 its resource or scope, field 2 its repeated
+    children, field 3 its schema URL."""
+    head = b""
+    children: list[memoryview] = []
+    schema = ""
+    for number, _wire_type, value in fields(message):
+        if number == _HEAD and isinstance(value, memoryview):
+            head = bytes(value)
+        elif number == _CHILDREN and isinstance(value, memoryview):
+            children.append(value)
+        elif number == _SCHEMA_URL:
+            schema = _text(value)
+    return head, children, schema
+
+
 def _decode(message_type: type[Span] | type[Resource] | type[InstrumentationScope], raw: bytes | memoryview):  # type: ignore[no-untyped-def]
     try:
         return message_type.FromString(bytes(raw))
@@ -105,10 +104,10 @@ def _decode(message_type: type[Span] | type[Resource] | type[InstrumentationScop
 
 
 def _single_span_request(resource: bytes, resource_schema: str, scope: bytes, scope_schema: str, span: memoryview) -> bytes:
-    scope_spans = length_delimited(_SCOPE, scope) + length_delimited(_SPANS, span)
+    scope_spans = length_delimited(_HEAD, scope) + length_delimited(_CHILDREN, span)
     if scope_schema:
         scope_spans += length_delimited(_SCHEMA_URL, scope_schema.encode())
-    resource_spans = length_delimited(_RESOURCE, resource) + length_delimited(_SCOPE_SPANS, scope_spans)
+    resource_spans = length_delimited(_HEAD, resource) + length_delimited(_CHILDREN, scope_spans)
     if resource_schema:
         resource_spans += length_delimited(_SCHEMA_URL, resource_schema.encode())
     return length_delimited(_REQUEST_RESOURCE_SPANS, resource_spans)
@@ -129,10 +128,6 @@ def decode_trace_request(body: bytes) -> DecodedTraces:
 
     Raises :class:`WireError` (a ``ValueError``) when the body is not a well-formed request at all.
     """
-    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
-    from otel_mapper.otlp import split_request
-
     request = ExportTraceServiceRequest()
     try:
         request.ParseFromString(body)
