@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.synthetic import trace_request  # noqa: E402
-from otel_mapper.otlp import split_request  # noqa: E402
+from otel_mapper.held import hold_request  # noqa: E402
 from processor.analysis import AnalysisStage  # noqa: E402
 from processor.assembler import ReleasedTrace, ReleaseReason  # noqa: E402
 from processor.config import Config  # noqa: E402
@@ -32,8 +32,8 @@ from processor.telemetry import ProcessorCounters  # noqa: E402
 
 
 def released(number: int, spans: int) -> ReleasedTrace:
-    envelopes = split_request(trace_request(number, spans))[0]
-    return ReleasedTrace(trace_id=envelopes[0].span.trace_id, envelopes=envelopes, revision=1, reason=ReleaseReason.DECISION_WAIT)
+    held = hold_request(trace_request(number, spans))[0]
+    return ReleasedTrace(trace_id=held[0].trace_id, spans=held, revision=1, reason=ReleaseReason.DECISION_WAIT)
 
 
 async def drive(stage: AnalysisStage, traces: list[ReleasedTrace], loops: int, interval: float) -> tuple[float, list[float]]:

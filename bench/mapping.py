@@ -27,8 +27,9 @@ sys.path.insert(0, str(ROOT))
 from bench.synthetic import make_request  # noqa: E402
 from otel_mapper.annotate import annotate  # noqa: E402
 from otel_mapper.build import MappingOptions, map_trace  # noqa: E402
-from otel_mapper.otlp import SpanEnvelope, fits_one_request, split_request  # noqa: E402
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest  # noqa: E402
+from otel_mapper.held import HeldSpan  # noqa: E402
+from otel_mapper.otlp import fits_one_request  # noqa: E402
+from otel_mapper.otlp_salvage import decode_trace_request  # noqa: E402
 from processor.analysis import outbound_requests  # noqa: E402
 from processor.analysis_pool import pack_trace, tune_gc, unpack_into_request  # noqa: E402
 from processor.assembler import ReleasedTrace, ReleaseReason  # noqa: E402
@@ -52,17 +53,16 @@ def one_pass(bodies: list[bytes], drift_dir: Path) -> tuple[dict[str, float], in
     clock = time.process_time  # CPU time: the machine is shared, wall time would count other processes
 
     started = clock()
-    by_trace: dict[bytes, list[SpanEnvelope]] = defaultdict(list)
+    by_trace: dict[bytes, list[HeldSpan]] = defaultdict(list)
     for body in bodies:
-        envelopes, _ = split_request(ExportTraceServiceRequest.FromString(body))
-        for envelope in envelopes:
-            by_trace[envelope.span.trace_id].append(envelope)
+        for span in decode_trace_request(body).spans:  # as the receivers decode: spans held as bytes
+            by_trace[span.trace_id].append(span)
     seconds["decode"] = clock() - started
     spans = 0
     for trace_id, received in by_trace.items():
         spans += len(received)
         started = clock()
-        released = ReleasedTrace(trace_id=trace_id, envelopes=received, revision=1, reason=ReleaseReason.DECISION_WAIT)
+        released = ReleasedTrace(trace_id=trace_id, spans=received, revision=1, reason=ReleaseReason.DECISION_WAIT)
         packed = pickle.loads(pickle.dumps(pack_trace(released), protocol=pickle.HIGHEST_PROTOCOL))
         envelopes, request, origins = unpack_into_request(packed)
         shipped = clock()

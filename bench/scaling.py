@@ -28,6 +28,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from otel_mapper.annotate import annotate  # noqa: E402
 from otel_mapper.build import MappingOptions, map_trace  # noqa: E402
 from otel_mapper.otlp import split_request  # noqa: E402
+from otel_mapper.otlp_salvage import decode_trace_request  # noqa: E402
 from processor.analysis_pool import tune_gc  # noqa: E402
 from processor.assembler import AssemblerLimits, TraceAssembler  # noqa: E402
 from processor.config import Config  # noqa: E402
@@ -71,15 +72,14 @@ def _rss_bytes() -> int:
 
 def buffered_memory(size: int, traces: int) -> tuple[float, float]:
     """(resident bytes per buffered span, wire bytes per span) for ``traces`` traces of ``size`` spans held by an
-    assembler, each arriving as its own Export request (parsed as the receiver parses it)."""
+    assembler, each arriving as its own Export request (decoded as the receivers decode it)."""
     bodies = [trace_request(number, size).SerializeToString() for number in range(1, traces + 1)]
     wire = sum(len(body) for body in bodies) / (traces * size)
     assembler = TraceAssembler(limits=AssemblerLimits(decision_wait=3600, idle_timeout=3600), clock=time.monotonic)
     gc.collect()
     before = _rss_bytes()
     for body in bodies:
-        envelopes, _ = split_request(ExportTraceServiceRequest.FromString(body))
-        assembler.add(envelopes, wire_bytes_per_span=len(body) // len(envelopes))
+        assembler.add(decode_trace_request(body).spans)  # as the receivers decode: spans held as bytes
     gc.collect()
     held = _rss_bytes() - before
     assert assembler.spans_held == traces * size

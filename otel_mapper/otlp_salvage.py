@@ -5,7 +5,7 @@ a string that is not UTF-8. Refusing the request would drop every other span of 
 
 - the request's wire structure is walked (``ResourceSpans`` → ``ScopeSpans`` → ``Span``); if that structure itself
   is broken (truncated, bad lengths) the request is malformed and refused as a whole;
-- each span is decoded on its own; the ones that decode become envelopes as usual (analysed and annotated);
+- each span is decoded on its own; the ones that decode are held as usual (analysed and annotated);
 - a span that does not decode is forwarded unchanged, as raw bytes under its raw resource and scope, without
   analysis (the next hop decides about it); it is counted.
 """
@@ -19,7 +19,8 @@ from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.otlp import SpanEnvelope, span_id_problem, split_request
+from otel_mapper.held import HeldResource, HeldSpan, SpanGroup, hold_request, service_name
+from otel_mapper.otlp import span_id_problem
 from otel_mapper.protowire import LEN, WireError, fields, length_delimited
 
 __all__ = ["DecodedTraces", "Salvaged", "WireError", "decode_trace_request", "salvage_trace_request"]
@@ -35,7 +36,7 @@ _SCHEMA_URL = 3
 
 @dataclass(slots=True)
 class Salvaged:
-    envelopes: list[SpanEnvelope] = field(default_factory=list)
+    spans: list[HeldSpan] = field(default_factory=list)
     raw_requests: list[bytes] = field(default_factory=list)
     """One serialized ExportTraceServiceRequest per span that did not decode, to forward as it is."""
     undecodable: int = 0
@@ -60,9 +61,12 @@ def salvage_trace_request(body: bytes) -> Salvaged:
             raise WireError("resource_spans is not length-delimited")
         resource_raw, scope_spans_list, resource_schema = _level(resource_spans)
         resource = _decode(Resource, resource_raw)
+        held_resource = HeldResource(resource_raw, resource_schema, service_name(resource) if resource is not None else "")
         for scope_spans in scope_spans_list:
             scope_raw, spans, scope_schema = _level(scope_spans)
             scope = _decode(InstrumentationScope, scope_raw)
+            group = SpanGroup(held_resource, scope_raw, scope_schema)
+            trace_ids: dict[bytes, bytes] = {}
             for raw_span in spans:
                 span = _decode(Span, raw_span) if resource is not None and scope is not None else None
                 if span is None:
@@ -75,8 +79,8 @@ def salvage_trace_request(body: bytes) -> Salvaged:
                     out.rejected += 1
                     out.first_problem = out.first_problem or problem
                     continue
-                assert resource is not None and scope is not None
-                out.envelopes.append(SpanEnvelope(resource, resource_schema, scope, scope_schema, span))
+                trace_id = trace_ids.setdefault(span.trace_id, span.trace_id)
+                out.spans.append(HeldSpan(trace_id, bytes(raw_span), group, not span.parent_span_id))
     return out
 
 
@@ -117,7 +121,7 @@ def _single_span_request(resource: bytes, resource_schema: str, scope: bytes, sc
 class DecodedTraces:
     """A trace request as the receivers see it: spans to analyse, spans to forward as they are, spans refused."""
 
-    envelopes: list[SpanEnvelope]
+    spans: list[HeldSpan]
     raw_requests: list[bytes]
     rejected: int
     reason: str
@@ -136,8 +140,8 @@ def decode_trace_request(body: bytes) -> DecodedTraces:
         reason = ""
         if salvaged.rejected:
             reason = f"{salvaged.rejected} span(s) rejected for malformed ids (first: {salvaged.first_problem})"
-        return DecodedTraces(salvaged.envelopes, salvaged.raw_requests, salvaged.rejected, reason)
-    envelopes, rejected = split_request(request)
+        return DecodedTraces(salvaged.spans, salvaged.raw_requests, salvaged.rejected, reason)
+    spans, rejected = hold_request(request)
     if rejected is None:
-        return DecodedTraces(envelopes, [], 0, "")
-    return DecodedTraces(envelopes, [], rejected.count, rejected.reason)
+        return DecodedTraces(spans, [], 0, "")
+    return DecodedTraces(spans, [], rejected.count, rejected.reason)

@@ -19,6 +19,7 @@ from otel_mapper.build import MappingOptions, map_trace, trajectory_id_for
 from otel_mapper.log_events import events_in_logs_declaration, mapping_envelopes
 from otel_mapper.bundle import BundleOptions
 from otel_mapper.diagnosis import Diagnosis
+from otel_mapper.held import open_spans
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp import SpanEnvelope, build_requests_with_origins
 from processor.analysis_pool import AnalysisPool, WorkerLost, WorkerResult, pack_trace
@@ -45,6 +46,8 @@ class AnalysedTrace:
     seconds: float
     requests: list[OutboundRequest] = field(default_factory=list)
     """The annotated spans, serialized for export (filled by :class:`AnalysisStage`)."""
+    envelopes: list[SpanEnvelope] = field(default_factory=list)
+    """The annotated spans, parsed (analysis in this process only; empty when a worker analysed the trace)."""
 
 
 def mapping_options(released: ReleasedTrace) -> MappingOptions:
@@ -74,18 +77,19 @@ class Analyser:
     def analyse(self, released: ReleasedTrace) -> AnalysedTrace:
         started = self._clock()
         trace_hex = released.trace_id.hex()
+        envelopes = open_spans(released.spans)
         try:
-            mapping = map_trace(mapping_envelopes(released.envelopes, released.logs), mapping_options(released))
+            mapping = map_trace(mapping_envelopes(envelopes, released.logs), mapping_options(released))
             diagnosis = self._chain.run(mapping.trajectory)
             if self._post_chain is not None:
                 diagnosis = self._post_chain(mapping.trajectory, diagnosis)
-            annotate(released.envelopes, mapping, diagnosis)
+            annotate(envelopes, mapping, diagnosis)
         except Exception as exc:  # fail open: never lose spans because analysis broke
             reason = f"analysis failed: {type(exc).__name__}: {str(exc)[:200]}"
             logger.error("trace %s: %s", trace_hex, reason, exc_info=logger.isEnabledFor(logging.DEBUG))
-            annotate_failure(released.envelopes, trajectory_id_for(trace_hex), released.revision, reason)
-            return AnalysedTrace(released, None, None, reason, self._clock() - started)
-        return AnalysedTrace(released, mapping.trajectory, diagnosis, None, self._clock() - started)
+            annotate_failure(envelopes, trajectory_id_for(trace_hex), released.revision, reason)
+            return AnalysedTrace(released, None, None, reason, self._clock() - started, envelopes=envelopes)
+        return AnalysedTrace(released, mapping.trajectory, diagnosis, None, self._clock() - started, envelopes=envelopes)
 
 
 class AnalysisStage:
@@ -99,7 +103,7 @@ class AnalysisStage:
     (:mod:`processor.analysis_pool`), so analysis uses other cores than the event loop's. Then
     ``AnalysedTrace.trajectory`` is ``None`` unless ``keep_trajectories`` (it stays in the worker: sending it back
     costs more than analysing a small trace), ``diagnosis`` is filled, and the annotated spans exist only as
-    ``requests`` (``released.envelopes`` are left as received).
+    ``requests`` (``released.spans`` are left as received).
 
     Drift baselines have one owner, this stage, and see runs in the order ``process`` was called, whatever order
     the workers finish in: each call takes a ticket and drift is evaluated in ticket order. Several calls may be
@@ -161,7 +165,7 @@ class AnalysisStage:
                 self._artifacts.write(analysed.trajectory, analysed.diagnosis)
             except Exception:  # artifacts are a by-product: failing to write them never blocks delivery
                 logger.exception("writing artifacts for trace %s failed", released.trace_id.hex())
-        analysed.requests = outbound_requests(released.envelopes, self._max_request_bytes)
+        analysed.requests = outbound_requests(analysed.envelopes, self._max_request_bytes)
         self._count(analysed)
         return analysed
 
@@ -200,9 +204,10 @@ class AnalysisStage:
 
         def annotate_here() -> AnalysedTrace:
             trace_hex = released.trace_id.hex()
-            annotate_failure(released.envelopes, trajectory_id_for(trace_hex), released.revision, reason)
-            analysed = AnalysedTrace(released, None, None, reason, 0.0)
-            analysed.requests = outbound_requests(released.envelopes, self._max_request_bytes)
+            envelopes = open_spans(released.spans)
+            annotate_failure(envelopes, trajectory_id_for(trace_hex), released.revision, reason)
+            analysed = AnalysedTrace(released, None, None, reason, 0.0, envelopes=envelopes)
+            analysed.requests = outbound_requests(envelopes, self._max_request_bytes)
             return analysed
 
         if self._closed:  # the executor is gone: small work, done here

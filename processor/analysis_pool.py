@@ -30,6 +30,7 @@ import signal
 import socket
 import struct
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -45,7 +46,7 @@ from otel_mapper.annotate import annotate, annotate_failure
 from otel_mapper.build import MappingOptions, MappingResult, map_trace, trajectory_id_for
 from otel_mapper.bundle import BundleOptions
 from otel_mapper.diagnosis import Diagnosis, DriftResult
-from otel_mapper.log_events import events_in_logs_declaration, span_with_logs
+from otel_mapper.log_events import events_in_logs_declaration, mapping_envelopes
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp import SpanEnvelope, build_requests_with_origins, fits_one_request
 from processor.artifacts import ArtifactWriter
@@ -101,8 +102,8 @@ class PackedTrace:
     revision: int
     reason: str
     early: bool
-    logs: tuple[tuple[int, tuple[bytes, ...]], ...] = ()
-    """(span position, serialized log records joined to that span)."""
+    logs: tuple[tuple[bytes, tuple[bytes, ...]], ...] = ()
+    """(span id, serialized log records joined to that span)."""
     logs_expected: bool = False
 
 
@@ -119,50 +120,41 @@ class WorkerResult:
 
 
 def pack_trace(released: ReleasedTrace) -> PackedTrace:
-    """Serialize a released trace for a worker. Resource and scope identity is kept, so the worker regroups the
-    spans exactly as the main process would."""
+    """A released trace for a worker. Spans are held serialized already; resource and scope identity is kept,
+    so the worker regroups the spans exactly as the main process would."""
     resource_index: dict[int, int] = {}
-    scope_index: dict[int, int] = {}
     resources: list[bytes] = []
+    group_index: dict[int, int] = {}
+    groups: list[tuple[int, str, int, str]] = []
     scopes: list[bytes] = []
-    group_index: dict[tuple[int, str, int, str], int] = {}
     group_of_span: list[int] = []
-    spans: list[bytes] = []
-    origins: list[int] = []
-    for envelope in released.envelopes:
-        key = id(envelope.resource), envelope.resource_schema_url, id(envelope.scope), envelope.scope_schema_url
-        group = group_index.get(key)
-        if group is None:
-            resource = resource_index.get(key[0])
+    for span in released.spans:
+        group = span.group
+        number = group_index.get(id(group))
+        if number is None:
+            resource = resource_index.get(id(group.resource))
             if resource is None:
-                resource = resource_index[key[0]] = len(resources)
-                resources.append(envelope.resource.SerializeToString())
-            scope = scope_index.get(key[2])
-            if scope is None:
-                scope = scope_index[key[2]] = len(scopes)
-                scopes.append(envelope.scope.SerializeToString())
-            group = group_index[key] = len(group_index)
-        group_of_span.append(group)
-        spans.append(envelope.span.SerializeToString())
-        origins.append(envelope.origin)
-    groups = [(0, "", 0, "")] * len(group_index)
-    for (resource_id, resource_schema, scope_id, scope_schema), number in group_index.items():
-        groups[number] = (resource_index[resource_id], resource_schema, scope_index[scope_id], scope_schema)
-    logs: list[tuple[int, tuple[bytes, ...]]] = []
+                resource = resource_index[id(group.resource)] = len(resources)
+                resources.append(group.resource.data)
+            number = group_index[id(group)] = len(groups)
+            groups.append((resource, group.resource.schema_url, len(scopes), group.scope_schema_url))
+            scopes.append(group.scope)
+        group_of_span.append(number)
+    logs: tuple[tuple[bytes, tuple[bytes, ...]], ...] = ()
     if released.logs:
-        for position, envelope in enumerate(released.envelopes):
-            records = released.logs.get(envelope.span.span_id)
-            if records:
-                logs.append((position, tuple(record.SerializeToString() for record in records)))
+        logs = tuple(
+            (span_id, tuple(record.SerializeToString() for record in records))
+            for span_id, records in released.logs.items()
+        )
     return PackedTrace(
-        logs=tuple(logs),
+        logs=logs,
         logs_expected=released.logs_expected,
         resources=tuple(resources),
         scopes=tuple(scopes),
         groups=tuple(groups),
-        spans=tuple(spans),
+        spans=tuple(span.data for span in released.spans),
         group_of_span=tuple(group_of_span),
-        origins=tuple(origins),
+        origins=tuple(span.origin for span in released.spans),
         revision=released.revision,
         reason=released.reason.value,
         early=released.reason.early,
@@ -327,17 +319,11 @@ class _Worker:
         )
 
 
-def _with_logs(envelopes: list[SpanEnvelope], logs: tuple[tuple[int, tuple[bytes, ...]], ...]) -> list[SpanEnvelope]:
+def _with_logs(envelopes: list[SpanEnvelope], logs: tuple[tuple[bytes, tuple[bytes, ...]], ...]) -> Sequence[SpanEnvelope]:
     """The envelopes to map, with joined log records folded into copies of their spans (originals untouched)."""
     if not logs:
         return envelopes
-    mapped = list(envelopes)
-    for position, records in logs:
-        envelope = envelopes[position]
-        mapped[position] = replace(
-            envelope, span=span_with_logs(envelope.span, [LogRecord.FromString(data) for data in records])
-        )
-    return mapped
+    return mapping_envelopes(envelopes, {span_id: [LogRecord.FromString(data) for data in records] for span_id, records in logs})
 
 
 def tune_gc() -> None:

@@ -8,8 +8,9 @@ A trace is released when
   (bundle ``open``), counted and logged with the setting to raise;
 - the owner sheds memory (:meth:`TraceAssembler.shed`): the oldest traces go first, marked early.
 
-``buffered_bytes`` estimates the memory held as the protobuf wire size of the buffered spans (the caller's
-per-span estimate, summed when spans are added), so the owner can enforce a memory limit without walking the buffer.
+Spans are held as their serialized bytes (:class:`otel_mapper.held.HeldSpan`): a buffered span costs its wire size
+plus a small fixed overhead. ``buffered_bytes`` is the wire size of the buffered spans, summed as they are added,
+so the owner can enforce a memory limit without walking the buffer.
 
 Late spans (for a trace already released) are a documented case: a bounded cache remembers released trace ids
 and their revision, and late spans start a new revision of the same trajectory.
@@ -28,7 +29,7 @@ from enum import StrEnum
 
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 
-from otel_mapper.otlp import SpanEnvelope
+from otel_mapper.held import HeldSpan
 
 __all__ = ["AssemblerLimits", "AssemblerStats", "ReleaseReason", "ReleasedTrace", "TraceAssembler"]
 
@@ -64,7 +65,7 @@ class AssemblerLimits:
 @dataclass(slots=True)
 class ReleasedTrace:
     trace_id: bytes
-    envelopes: list[SpanEnvelope]
+    spans: list[HeldSpan]
     revision: int
     reason: ReleaseReason
     late: bool = False
@@ -74,7 +75,7 @@ class ReleasedTrace:
     logs_expected: bool = False
     """The trace's service sends trace-correlated log records (so none arriving is a loss to declare)."""
     wire_bytes: int = 0
-    """Estimated wire size of the spans (see ``TraceAssembler.add``)."""
+    """Wire size of the spans."""
 
 
 @dataclass(slots=True)
@@ -82,7 +83,7 @@ class AssemblerStats:
     traces_held: int = 0
     spans_held: int = 0
     bytes_held: int = 0
-    """Wire bytes of the spans held, as estimated by the caller of ``add``."""
+    """Wire bytes of the spans held."""
     released: int = 0
     released_early: int = 0
     late_spans: int = 0
@@ -90,7 +91,7 @@ class AssemblerStats:
 
 @dataclass(slots=True)
 class _Buffer:
-    envelopes: list[SpanEnvelope]
+    spans: list[HeldSpan]
     first_seen: float
     last_seen: float
     has_root: bool
@@ -112,16 +113,13 @@ class TraceAssembler:
     _by_first_seen: OrderedDict[bytes, None] = field(default_factory=OrderedDict)
     _released: OrderedDict[bytes, int] = field(default_factory=OrderedDict)
 
-    def add(self, envelopes: Sequence[SpanEnvelope], wire_bytes_per_span: int = 0) -> list[ReleasedTrace]:
-        """Buffer spans (any traces, any order). Returns traces released early to make room.
-
-        ``wire_bytes_per_span`` is the caller's estimate of each span's protobuf size (its request's size over
-        its span count), summed into :attr:`buffered_bytes` for the memory limit.
-        """
+    def add(self, spans: Sequence[HeldSpan]) -> list[ReleasedTrace]:
+        """Buffer spans (any traces, any order). Returns traces released early to make room."""
         now = self.clock()
         released: list[ReleasedTrace] = []
-        for envelope in envelopes:
-            trace_id = envelope.span.trace_id
+        stats = self.stats
+        for span in spans:
+            trace_id = span.trace_id
             buffer = self._buffers.get(trace_id)
             if buffer is None:
                 while len(self._buffers) >= self.limits.num_traces:
@@ -136,15 +134,16 @@ class TraceAssembler:
                 self.stats.traces_held += 1
             elif buffer.late:
                 self.stats.late_spans += 1
-            buffer.envelopes.append(envelope)
+            buffer.spans.append(span)
             buffer.last_seen = now
-            buffer.wire_bytes += wire_bytes_per_span
-            self.stats.spans_held += 1
-            self.stats.bytes_held += wire_bytes_per_span
-            if not envelope.span.parent_span_id:
+            size = len(span.data)
+            buffer.wire_bytes += size
+            stats.spans_held += 1
+            stats.bytes_held += size
+            if span.is_root:
                 buffer.has_root = True
             self._touch(trace_id, buffer)
-            while self.stats.spans_held > self.limits.max_buffered_spans and self._buffers:
+            while stats.spans_held > self.limits.max_buffered_spans and self._buffers:
                 released.append(self._evict_oldest("max_buffered_spans"))
         return released
 
@@ -209,7 +208,7 @@ class TraceAssembler:
         self._unrooted.pop(trace_id, None)
         self._by_first_seen.pop(trace_id, None)
         self.stats.traces_held -= 1
-        self.stats.spans_held -= len(buffer.envelopes)
+        self.stats.spans_held -= len(buffer.spans)
         self.stats.bytes_held -= buffer.wire_bytes
         self.stats.released += 1
         if reason.early:
@@ -221,7 +220,7 @@ class TraceAssembler:
                 self._released.popitem(last=False)
         return ReleasedTrace(
             trace_id=trace_id,
-            envelopes=buffer.envelopes,
+            spans=buffer.spans,
             revision=buffer.revision,
             reason=reason,
             late=buffer.late,

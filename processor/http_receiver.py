@@ -45,7 +45,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
-from otel_mapper.otlp import split_request
+from otel_mapper.held import hold_request
 from otel_mapper.otlp_json import OtlpDecodeError
 from otel_mapper.otlp_salvage import DecodedTraces, WireError, decode_trace_request
 from processor.intake import Backpressure, LogSink, TraceSink, hand_over_logs, hand_over_traces
@@ -433,8 +433,8 @@ class OtlpHttpReceiver:
         else:
             request = await _decode(payload, media_type, ExportTraceServiceRequest, _TRACE_LAYOUT)
             body = request.SerializeToString()
-            envelopes, rejected = split_request(request)
-            decoded = DecodedTraces(envelopes, [], rejected.count if rejected else 0, rejected.reason if rejected else "")
+            spans, rejected = hold_request(request)
+            decoded = DecodedTraces(spans, [], rejected.count if rejected else 0, rejected.reason if rejected else "")
         try:
             return await hand_over_traces(decoded, body, self._traces, self._counters)
         except Backpressure as exc:

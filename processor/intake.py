@@ -53,7 +53,7 @@ class LogsOutcome:
 
 
 TraceSink = Callable[..., Awaitable[None]]
-"""``await sink(envelopes, body, raw_requests=())``: the accepted spans, the request's serialized protobuf form,
+"""``await sink(spans, body, raw_requests=())``: the accepted spans (held as bytes), the request's serialized form,
 and (rarely) single-span requests that did not decode and are forwarded as they are
 (:func:`otel_mapper.otlp_salvage.decode_trace_request`)."""
 
@@ -66,10 +66,10 @@ async def hand_over_traces(
 ) -> ExportTraceServiceResponse:
     """Give a decoded request to the sink and count it; the response carries partial success. Every receiver
     calls this; a :class:`Backpressure` from the sink is counted and re-raised for the protocol to answer."""
-    accepted = len(decoded.envelopes) + len(decoded.raw_requests)
+    accepted = len(decoded.spans) + len(decoded.raw_requests)
     if accepted:
         try:
-            await sink(decoded.envelopes, body, decoded.raw_requests)
+            await sink(decoded.spans, body, decoded.raw_requests)
         except Backpressure:
             counters.refused_spans += accepted
             raise

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from otel_mapper.bundle import BundleOptions
+from otel_mapper.held import hold_envelopes
 from otel_mapper.otlp import SpanEnvelope, build_requests, split_request
 from otel_mapper.otlp_json import decode_any
 from processor.analysis import AnalysedTrace, Analyser
@@ -46,13 +47,15 @@ def map_files(paths: list[Path], config: Config, output_dir: Path) -> list[Analy
     writer = ArtifactWriter(output_dir, BundleOptions(content_mode=config.content_mode))
     results: list[AnalysedTrace] = []
     for trace_id, group in group_by_trace(envelopes).items():
-        released = ReleasedTrace(trace_id=trace_id, envelopes=group, revision=1, reason=ReleaseReason.DECISION_WAIT)
+        released = ReleasedTrace(
+            trace_id=trace_id, spans=hold_envelopes(group), revision=1, reason=ReleaseReason.DECISION_WAIT
+        )
         analysed = analyser.analyse(released)
         if analysed.trajectory is not None and analysed.diagnosis is not None:
             writer.write(analysed.trajectory, analysed.diagnosis)
         spans_path = output_dir / trace_id.hex() / "spans.otlp.json"
         if spans_path.exists():
             spans_path.unlink()  # offline mapping is a fresh run: replace, don't append
-        write_spans(output_dir, trace_id.hex(), build_requests(group, MAX_REQUEST_BYTES))
+        write_spans(output_dir, trace_id.hex(), build_requests(analysed.envelopes, MAX_REQUEST_BYTES))
         results.append(analysed)
     return results

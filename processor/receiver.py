@@ -49,7 +49,7 @@ def retry_info_trailer(message: str, delay: float) -> tuple[tuple[str, bytes], .
 
 
 class TraceReceiver:
-    """Handles Export calls; ``consume`` takes ownership of accepted envelopes (may raise Backpressure)."""
+    """Handles Export calls; ``consume`` takes ownership of accepted spans (may raise Backpressure)."""
 
     def __init__(self, consume: TraceSink, counters: ReceiverCounters) -> None:
         self._consume = consume

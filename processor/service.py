@@ -28,14 +28,14 @@ from grpc_health.v1 import health_pb2_grpc
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from otel_mapper.otlp import SpanEnvelope, build_requests
+from otel_mapper.held import HeldSpan, wire_requests
 from otel_mapper.otlp_salvage import WireError, decode_trace_request
 from processor.analysis import AnalysedTrace, AnalysisStage
 from processor.assembler import AssemblerLimits, ReleasedTrace, TraceAssembler
 from processor.auth import BearerTokenAuth
 from processor.config import Config, ExportConfig, parse_endpoint
 from processor.delivery import DeliveryTracker
-from processor.exporter import OtlpGrpcExporter, OutboundRequest, Settlement, Signal, outbound
+from processor.exporter import OtlpGrpcExporter, OutboundRequest, Settlement, Signal
 from processor.file_exporter import write_raw, write_spans
 from processor.health import HealthState
 from processor.http_receiver import OtlpHttpReceiver
@@ -318,7 +318,7 @@ class TrajectoryService:
             raise Backpressure("export queue is full", retry_after=2.0)
 
     async def submit(
-        self, envelopes: Sequence[SpanEnvelope], body: bytes = b"", raw_requests: Sequence[bytes] = ()
+        self, spans: Sequence[HeldSpan], body: bytes = b"", raw_requests: Sequence[bytes] = ()
     ) -> None:
         """The trace sink of every receiver: spool (durable before the client is answered), then take."""
         self._check_room()
@@ -329,28 +329,25 @@ class TrajectoryService:
             except SpoolFull as exc:
                 raise Backpressure(f"spool is full ({exc})", retry_after=5.0) from None
             assert self._tracker is not None
-            for envelope in envelopes:
-                envelope.origin = origin
-            self._tracker.register(origin, len(envelopes) + len(raw_requests))
+            for span in spans:
+                span.origin = origin
+            self._tracker.register(origin, len(spans) + len(raw_requests))
         try:
             self._check_room()
         except Backpressure:
             if self._spool is not None and origin >= 0:
                 self._spool.ack(origin)  # the client is told to resend: not ours to replay
             raise
-        self._take(envelopes, raw_requests, origin, len(body))
+        self._take(spans, raw_requests, origin)
 
-    def _take(
-        self, envelopes: Sequence[SpanEnvelope], raw_requests: Sequence[bytes], origin: int, wire_bytes: int
-    ) -> None:
+    def _take(self, spans: Sequence[HeldSpan], raw_requests: Sequence[bytes], origin: int) -> None:
         if raw_requests:
             self._forward_raw(raw_requests, origin)
         if self._config.passthrough and self._exporter is not None:
-            for request in build_requests(envelopes, self._exporter.max_message_bytes):
-                self._exporter.enqueue(outbound(request))
+            for payload, origins in wire_requests(spans, self._exporter.max_message_bytes):
+                self._exporter.enqueue(OutboundRequest(payload, len(origins), origins))
             return
-        per_span = wire_bytes // len(envelopes) if envelopes else 0
-        for released in self._assembler.add(envelopes, per_span):
+        for released in self._assembler.add(spans):
             self._enqueue_release(released)
         self._enforce_memory_limit()
         if self._wake is not None:
@@ -399,12 +396,12 @@ class TrajectoryService:
 
     def _enqueue_release(self, released: ReleasedTrace) -> None:
         assert self._released is not None
-        self._pending_spans += len(released.envelopes)
+        self._pending_spans += len(released.spans)
         self._pending_bytes += released.wire_bytes
         if released.reason.early:
             self.telemetry.processor.traces_released_early += 1
         if released.late:
-            self.telemetry.processor.late_spans += len(released.envelopes)
+            self.telemetry.processor.late_spans += len(released.spans)
         self._released.put_nowait(released)
 
     async def _release_loop(self) -> None:
@@ -442,12 +439,12 @@ class TrajectoryService:
             self._spool.ack(entry_id)
             return
         self._check_room()
-        for envelope in decoded.envelopes:
-            envelope.origin = entry_id
-        self._tracker.register(entry_id, len(decoded.envelopes) + len(decoded.raw_requests))
+        for span in decoded.spans:
+            span.origin = entry_id
+        self._tracker.register(entry_id, len(decoded.spans) + len(decoded.raw_requests))
         self.telemetry.spool.replayed_requests += 1
-        self.telemetry.spool.replayed_spans += len(decoded.envelopes) + len(decoded.raw_requests)
-        self._take(decoded.envelopes, decoded.raw_requests, entry_id, len(payload))
+        self.telemetry.spool.replayed_spans += len(decoded.spans) + len(decoded.raw_requests)
+        self._take(decoded.spans, decoded.raw_requests, entry_id)
 
     def _replay_logs(self, entry_id: int, payload: bytes) -> None:
         assert self._logs_spool is not None and self._logs_tracker is not None
@@ -481,11 +478,11 @@ class TrajectoryService:
                     self._on_analysed(analysed)
             except Exception:  # keep the pipeline alive; the spans of this trace are counted as failed
                 logger.exception("processing trace %s failed", released.trace_id.hex())
-                self.telemetry.exporter.send_failed_spans += len(released.envelopes)
+                self.telemetry.exporter.send_failed_spans += len(released.spans)
                 if self._tracker is not None:
-                    self._tracker.delivered(envelope.origin for envelope in released.envelopes)
+                    self._tracker.delivered(span.origin for span in released.spans)
             finally:
-                self._pending_spans -= len(released.envelopes)
+                self._pending_spans -= len(released.spans)
                 self._pending_bytes -= released.wire_bytes
                 self._released.task_done()
 
@@ -494,10 +491,9 @@ class TrajectoryService:
         if joined is not None:
             released.logs = joined.by_span
             return
-        head = released.envelopes[0] if released.envelopes else None
-        if head is not None:
-            service = next((kv.value.string_value for kv in head.resource.attributes if kv.key == "service.name"), "")
-            released.logs_expected = bool(service) and self._log_join.expects_logs(service[:256])
+        if released.spans:
+            service = released.spans[0].group.resource.service_name
+            released.logs_expected = bool(service) and self._log_join.expects_logs(service)
 
     def _count_detectors(self, analysed: AnalysedTrace) -> None:
         if analysed.diagnosis is None:
@@ -512,7 +508,7 @@ class TrajectoryService:
         if self._exporter is None:
             requests = [ExportTraceServiceRequest.FromString(item.payload) for item in analysed.requests]
             await asyncio.to_thread(write_spans, self._output_dir, analysed.released.trace_id.hex(), requests)
-            self.telemetry.exporter.sent_spans += len(analysed.released.envelopes)
+            self.telemetry.exporter.sent_spans += len(analysed.released.spans)
             if self._tracker is not None:
                 for item in analysed.requests:
                     self._tracker.delivered(item.origins)

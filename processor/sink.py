@@ -46,7 +46,7 @@ class CaptureSink(trace_service_pb2_grpc.TraceServiceServicer):
                 salvaged = salvage_trace_request(body)
             except WireError as exc:
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-            spans = len(salvaged.envelopes) + salvaged.undecodable + salvaged.rejected
+            spans = len(salvaged.spans) + salvaged.undecodable + salvaged.rejected
         if self.span_count + spans > self._max_spans:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "capture sink is full")
         if request is None:

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
+from otel_mapper.held import open_spans
 from otel_mapper.otlp_salvage import WireError, decode_trace_request, salvage_trace_request
 from otel_mapper.protowire import fields
 
@@ -52,9 +53,11 @@ def test_one_undecodable_span_is_forwarded_raw_and_the_rest_decoded(bad: str) ->
     with pytest.raises(Exception):
         ExportTraceServiceRequest.FromString(body)
     decoded = decode_trace_request(body)
-    assert [e.span.name for e in decoded.envelopes] == [f"s{n}" for n in range(1, good + 1)]
-    assert decoded.envelopes[0].resource_schema_url == "https://example/r"
-    assert decoded.envelopes[0].scope.name == "lib"
+    envelopes = open_spans(decoded.spans)
+    assert [e.span.name for e in envelopes] == [f"s{n}" for n in range(1, good + 1)]
+    assert envelopes[0].resource_schema_url == "https://example/r"
+    assert envelopes[0].scope.name == "lib"
+    assert decoded.spans[0].group.resource.service_name == "agent"
     assert len(decoded.raw_requests) == 1 and decoded.rejected == 0
     raw = decoded.raw_requests[0]
     # The raw request keeps the span's bytes exactly, under its resource and scope.
@@ -69,7 +72,7 @@ def test_malformed_ids_are_still_rejected_when_salvaging() -> None:
     scope_spans.spans.add(trace_id=TRACE, span_id=b"\x02" * 8, name="BAD")
     body = request.SerializeToString().replace(b"BAD", b"\xff\xff\xff")
     salvaged = salvage_trace_request(body)
-    assert salvaged.rejected == 1 and salvaged.undecodable == 1 and salvaged.envelopes == []
+    assert salvaged.rejected == 1 and salvaged.undecodable == 1 and salvaged.spans == []
 
 
 def test_a_broken_wire_structure_is_refused_as_a_whole() -> None:
@@ -85,4 +88,4 @@ def test_random_bytes_decode_or_raise_wire_error(data: bytes) -> None:
         decoded = decode_trace_request(data)
     except WireError:
         return
-    assert decoded.rejected >= 0 and all(len(e.span.trace_id) == 16 for e in decoded.envelopes)
+    assert decoded.rejected >= 0 and all(len(e.span.trace_id) == 16 for e in open_spans(decoded.spans))

@@ -13,7 +13,7 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from bench.synthetic import trace_request
-from otel_mapper.otlp import split_request
+from otel_mapper.held import hold_request, open_spans
 from processor.analysis import AnalysedTrace, AnalysisStage
 from processor.analysis_pool import AnalysisPool, PackedTrace, WorkerLost, pack_trace, unpack_trace
 from processor.assembler import ReleasedTrace, ReleaseReason
@@ -27,10 +27,10 @@ DEADLINE = 60.0
 
 
 def released(number: int, spans: int = 9, origin: int = 7) -> ReleasedTrace:
-    envelopes = split_request(trace_request(number, spans))[0]
-    for position, envelope in enumerate(envelopes):
-        envelope.origin = origin + position
-    return ReleasedTrace(trace_id=envelopes[0].span.trace_id, envelopes=envelopes, revision=1, reason=ReleaseReason.DECISION_WAIT)
+    held = hold_request(trace_request(number, spans))[0]
+    for position, span in enumerate(held):
+        span.origin = origin + position
+    return ReleasedTrace(trace_id=held[0].trace_id, spans=held, revision=1, reason=ReleaseReason.DECISION_WAIT)
 
 
 def config(tmp_path: Path, workers: int) -> Config:
@@ -75,8 +75,8 @@ def root_attributes(analysed: AnalysedTrace) -> dict[str, str]:
 def test_packing_keeps_order_origins_and_resource_scope_sharing() -> None:
     trace = released(1, spans=5)
     envelopes = unpack_trace(pack_trace(trace))
-    assert [e.span for e in envelopes] == [e.span for e in trace.envelopes]
-    assert [e.origin for e in envelopes] == [e.origin for e in trace.envelopes]
+    assert [e.span for e in envelopes] == [e.span for e in open_spans(trace.spans)]
+    assert [e.origin for e in envelopes] == [span.origin for span in trace.spans]
     assert len({id(e.resource) for e in envelopes}) == 1 and len({id(e.scope) for e in envelopes}) == 1
 
 
@@ -87,7 +87,7 @@ def test_workers_give_the_same_output_as_in_process_analysis(tmp_path: Path) -> 
     async def run(workers: int, in_flight: int) -> list[AnalysedTrace]:
         stage = AnalysisStage(config(tmp_path, workers), ProcessorCounters(), MAX_REQUEST_BYTES, keep_trajectories=True)
         try:
-            return await analyse_all(stage, [released(number, spans=len(t.envelopes)) for number, t in enumerate(traces, 1)], in_flight)
+            return await analyse_all(stage, [released(number, spans=len(t.spans)) for number, t in enumerate(traces, 1)], in_flight)
         finally:
             await stage.close()
 
@@ -129,8 +129,8 @@ def test_a_killed_worker_fails_its_traces_open_and_is_restarted(tmp_path: Path) 
         assert item.error is not None and "exited" in item.error
         attributes = root_attributes(item)
         assert attributes[names.VERDICT] == "error" and names.ANALYSIS_ERROR in attributes
-        assert sum(request.items for request in item.requests) == len(item.released.envelopes)  # no span lost
-        assert sorted(o for request in item.requests for o in request.origins) == [e.origin for e in item.released.envelopes]
+        assert sum(request.items for request in item.requests) == len(item.released.spans)  # no span lost
+        assert sorted(o for request in item.requests for o in request.origins) == [span.origin for span in item.released.spans]
     assert after.error is None and root_attributes(after)[names.VERDICT] != "error"
     assert after.trajectory is None and after.diagnosis is not None  # trajectories stay in the worker by default
     assert counters.analysis_errors == 3 and counters.traces_analysed == 5
@@ -193,7 +193,7 @@ def test_close_is_safe_twice_and_later_traces_still_go_out(tmp_path: Path) -> No
     late = asyncio.run(run())
     assert late.error is not None and "closed" in late.error
     assert root_attributes(late)[names.VERDICT] == "error"
-    assert sum(request.items for request in late.requests) == len(late.released.envelopes)
+    assert sum(request.items for request in late.requests) == len(late.released.spans)
 
 
 def test_a_pool_needs_a_worker(tmp_path: Path) -> None:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
-from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.otlp import SpanEnvelope
+from otel_mapper.held import HeldResource, HeldSpan, SpanGroup
 from processor.assembler import AssemblerLimits, ReleaseReason, TraceAssembler
 
 
@@ -21,18 +19,23 @@ class FakeClock:
         self.now += seconds
 
 
-RESOURCE = Resource()
-SCOPE = InstrumentationScope(name="test")
+GROUP = SpanGroup(HeldResource(b"", "", ""), b"", "")
 
 
-def span(trace: int, span_id: int, parent: int | None = None) -> SpanEnvelope:
+def span(trace: int, span_id: int, parent: int | None = None, size: int | None = None) -> HeldSpan:
+    """A held span; with ``size``, its bytes are filler of that length (the assembler never parses them)."""
     message = Span(
         trace_id=trace.to_bytes(16, "big"),
         span_id=span_id.to_bytes(8, "big"),
         parent_span_id=parent.to_bytes(8, "big") if parent else b"",
         name=f"s{span_id}",
     )
-    return SpanEnvelope(RESOURCE, "", SCOPE, "", message)
+    data = message.SerializeToString() if size is None else b"x" * size
+    return HeldSpan(message.trace_id, data, GROUP, parent is None)
+
+
+def span_ids(spans: list[HeldSpan]) -> set[int]:
+    return {Span.FromString(held.data).span_id[-1] for held in spans}
 
 
 def make(clock: FakeClock, **limits: float) -> TraceAssembler:
@@ -52,7 +55,7 @@ def test_root_then_quiet_for_decision_wait_releases() -> None:
     clock.advance(0.2)
     (released,) = assembler.poll()
     assert released.reason is ReleaseReason.DECISION_WAIT
-    assert {e.span.span_id[-1] for e in released.envelopes} == {1, 2}
+    assert span_ids(released.spans) == {1, 2}
     assert released.revision == 1 and not released.reason.early
 
 
@@ -66,7 +69,7 @@ def test_spans_after_the_root_keep_the_trace_open() -> None:
         assert assembler.poll() == []
     clock.advance(2.0)
     (released,) = assembler.poll()
-    assert len(released.envelopes) == 5
+    assert len(released.spans) == 5
 
 
 def test_without_root_waits_for_idle_timeout() -> None:
@@ -109,7 +112,7 @@ def test_span_bound_releases_early_and_never_drops() -> None:
     assembler = TraceAssembler(limits=AssemblerLimits(max_buffered_spans=5), clock=clock)
     released = assembler.add([span(1, i) for i in range(1, 4)] + [span(2, i) for i in range(1, 5)])
     held = assembler.stats.spans_held
-    total = sum(len(r.envelopes) for r in released) + held
+    total = sum(len(r.spans) for r in released) + held
     assert total == 7 and held <= 5
     assert all(r.reason is ReleaseReason.BUFFER_FULL for r in released)
 
@@ -149,11 +152,11 @@ def test_next_due_in_tells_the_owner_how_long_to_wait() -> None:
 
 
 
-def test_buffered_bytes_sum_the_callers_wire_size_estimates() -> None:
+def test_buffered_bytes_sum_the_wire_size_of_held_spans() -> None:
     clock = FakeClock()
     assembler = make(clock)
-    assembler.add([span(1, 1), span(1, 2, parent=1)], wire_bytes_per_span=100)
-    assembler.add([span(2, 1)], wire_bytes_per_span=40)
+    assembler.add([span(1, 1, size=100), span(1, 2, parent=1, size=100)])
+    assembler.add([span(2, 1, size=40)])
     assert assembler.buffered_bytes == 240
     clock.advance(2.1)
     assert len(assembler.poll()) == 2
@@ -164,15 +167,15 @@ def test_shed_releases_oldest_traces_until_enough_is_freed() -> None:
     clock = FakeClock()
     assembler = make(clock)
     for trace in (1, 2, 3):
-        assembler.add([span(trace, 1), span(trace, 2, parent=1)], wire_bytes_per_span=50)
+        assembler.add([span(trace, 1, size=50), span(trace, 2, parent=1, size=50)])
         clock.advance(0.1)
-    assembler.add([span(1, 3, parent=1)], wire_bytes_per_span=50)  # activity does not make trace 1 younger
+    assembler.add([span(1, 3, parent=1, size=50)])  # activity does not make trace 1 younger
 
     released = assembler.shed(151)  # trace 1 holds 150 bytes: trace 2 must go too
 
     assert [item.trace_id[-1] for item in released] == [1, 2]
     assert all(item.reason is ReleaseReason.MEMORY_LIMIT and item.reason.early for item in released)
-    assert [len(item.envelopes) for item in released] == [3, 2]
+    assert [len(item.spans) for item in released] == [3, 2]
     assert assembler.buffered_bytes == 100 and assembler.traces_held == 1
     assert assembler.stats.released_early == 2
 
@@ -181,7 +184,7 @@ def test_shed_with_nothing_to_free_or_nothing_held_releases_nothing() -> None:
     clock = FakeClock()
     assembler = make(clock)
     assert assembler.shed(1_000) == []
-    assembler.add([span(1, 1)], wire_bytes_per_span=10)
+    assembler.add([span(1, 1, size=10)])
     assert assembler.shed(0) == []
     (released,) = assembler.shed(10**9)  # more than is held: everything goes, nothing more
     assert released.trace_id[-1] == 1 and assembler.buffered_bytes == 0 and assembler.traces_held == 0
@@ -190,9 +193,9 @@ def test_shed_with_nothing_to_free_or_nothing_held_releases_nothing() -> None:
 def test_a_shed_trace_that_gets_more_spans_starts_a_new_revision() -> None:
     clock = FakeClock()
     assembler = make(clock)
-    assembler.add([span(1, 1)], wire_bytes_per_span=10)
+    assembler.add([span(1, 1, size=10)])
     (shed,) = assembler.shed(1)
-    assembler.add([span(1, 2, parent=1)], wire_bytes_per_span=10)
+    assembler.add([span(1, 2, parent=1, size=10)])
     clock.advance(31.0)
     (late,) = assembler.poll()
     assert shed.revision == 1 and late.revision == 2 and late.late

@@ -28,6 +28,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
+from otel_mapper.held import HeldSpan, open_spans
 from otel_mapper.otlp import SpanEnvelope
 from processor.http_receiver import JSON, PROTOBUF, OtlpHttpReceiver
 from processor.intake import Backpressure, LogsOutcome
@@ -40,7 +41,7 @@ PARENT_ID = bytes.fromhex("eee19b7ec3c1b173")
 LINKED_TRACE_ID = bytes(range(1, 17))
 LINKED_SPAN_ID = bytes(range(9, 17))
 
-TraceSinkFn = Callable[[Sequence[SpanEnvelope], bytes], Awaitable[None]]
+TraceSinkFn = Callable[[Sequence[HeldSpan], bytes], Awaitable[None]]
 
 
 # --- fixtures: fake sinks, a served receiver, a client ------------------------------------------------------
@@ -52,10 +53,8 @@ class Sinks:
     logs: list[tuple[ExportLogsServiceRequest, bytes]] = field(default_factory=list)
     log_outcome: LogsOutcome = field(default_factory=LogsOutcome)
 
-    async def take_traces(
-        self, envelopes: Sequence[SpanEnvelope], body: bytes, raw_requests: Sequence[bytes] = ()
-    ) -> None:
-        self.traces.append((list(envelopes), body))
+    async def take_traces(self, spans: Sequence[HeldSpan], body: bytes, raw_requests: Sequence[bytes] = ()) -> None:
+        self.traces.append((open_spans(spans), body))
 
     async def take_logs(self, request: ExportLogsServiceRequest, body: bytes) -> LogsOutcome:
         self.logs.append((request, body))
@@ -332,7 +331,7 @@ def test_partial_success_in_json_uses_camel_case() -> None:
 
 @pytest.mark.parametrize(("delay", "header"), [(2.5, "3"), (0.2, "1")])
 def test_backpressure_is_503_with_retry_after(delay: float, header: str) -> None:
-    async def refuse(envelopes: Sequence[SpanEnvelope], body: bytes, *_: object) -> None:
+    async def refuse(spans: Sequence[HeldSpan], body: bytes, *_: object) -> None:
         raise Backpressure("export queue is full", retry_after=delay)
 
     reply, counters, _ = exchange(trace_request().SerializeToString(), traces=refuse)
@@ -345,7 +344,7 @@ def test_backpressure_is_503_with_retry_after(delay: float, header: str) -> None
 
 
 def test_a_failing_sink_is_500() -> None:
-    async def broken(envelopes: Sequence[SpanEnvelope], body: bytes) -> None:
+    async def broken(spans: Sequence[HeldSpan], body: bytes) -> None:
         raise RuntimeError("disk on fire")
 
     reply, counters, _ = exchange(json_trace_body(), content_type=JSON, traces=broken)
@@ -427,7 +426,7 @@ def test_requests_beyond_the_concurrency_bound_get_503() -> None:
     async def scenario() -> tuple[Reply, Reply]:
         entered, release = asyncio.Event(), asyncio.Event()
 
-        async def slow(envelopes: Sequence[SpanEnvelope], body: bytes, *_: object) -> None:
+        async def slow(spans: Sequence[HeldSpan], body: bytes, *_: object) -> None:
             entered.set()
             await release.wait()
 
@@ -463,10 +462,10 @@ def test_stop_lets_in_flight_requests_finish() -> None:
         entered, release = asyncio.Event(), asyncio.Event()
         sinks = Sinks()
 
-        async def slow(envelopes: Sequence[SpanEnvelope], body: bytes, *_: object) -> None:
+        async def slow(spans: Sequence[HeldSpan], body: bytes, *_: object) -> None:
             entered.set()
             await release.wait()
-            await sinks.take_traces(envelopes, body)
+            await sinks.take_traces(spans, body)
 
         receiver = OtlpHttpReceiver(slow, None, ReceiverCounters(), max_body_bytes=MiB, max_decompressed_bytes=MiB)
         port = await receiver.start("127.0.0.1", 0)
@@ -488,7 +487,7 @@ def test_stop_cancels_requests_still_running_after_the_grace() -> None:
     async def scenario() -> tuple[BaseException | Reply, float]:
         entered = asyncio.Event()
 
-        async def stuck(envelopes: Sequence[SpanEnvelope], body: bytes, *_: object) -> None:
+        async def stuck(spans: Sequence[HeldSpan], body: bytes, *_: object) -> None:
             entered.set()
             await asyncio.Event().wait()
 

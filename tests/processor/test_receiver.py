@@ -10,7 +10,7 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest, ExportTraceServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 
-from otel_mapper.otlp import SpanEnvelope
+from otel_mapper.held import HeldSpan
 from processor.exporter import retry_delay_of
 from processor.receiver import Backpressure, TraceReceiver
 from processor.telemetry import ReceiverCounters
@@ -33,8 +33,8 @@ async def _call(consume, payload: bytes | ExportTraceServiceRequest, compression
     counters = ReceiverCounters()
     server = grpc.aio.server()
 
-    async def sink(envelopes: Sequence[SpanEnvelope], body: bytes, raw_requests: Sequence[bytes] = ()) -> None:
-        consume(envelopes)
+    async def sink(spans: Sequence[HeldSpan], body: bytes, raw_requests: Sequence[bytes] = ()) -> None:
+        consume(spans)
 
     server.add_generic_rpc_handlers((TraceReceiver(sink, counters).handler(),))
     port = server.add_insecure_port("127.0.0.1:0")
@@ -56,7 +56,7 @@ async def _call(consume, payload: bytes | ExportTraceServiceRequest, compression
 
 
 def test_garbage_body_is_invalid_argument() -> None:
-    taken: list[SpanEnvelope] = []
+    taken: list[HeldSpan] = []
     result, counters = asyncio.run(_call(taken.extend, b"\xff\xff\xff\x07garbage"))
     assert isinstance(result, grpc.aio.AioRpcError)
     assert result.code() is grpc.StatusCode.INVALID_ARGUMENT
@@ -65,7 +65,7 @@ def test_garbage_body_is_invalid_argument() -> None:
 
 
 def test_malformed_ids_are_refused_through_partial_success() -> None:
-    taken: list[SpanEnvelope] = []
+    taken: list[HeldSpan] = []
     request = request_with([GOOD, (bytes(16), GOOD[1]), (GOOD[0][:8], GOOD[1]), (GOOD[0], b"\x01")])
     response, counters = asyncio.run(_call(taken.extend, request))
     assert isinstance(response, ExportTraceServiceResponse)
@@ -75,13 +75,13 @@ def test_malformed_ids_are_refused_through_partial_success() -> None:
 
 
 def test_empty_request_is_accepted() -> None:
-    response, _ = asyncio.run(_call(lambda envelopes: None, ExportTraceServiceRequest()))
+    response, _ = asyncio.run(_call(lambda spans: None, ExportTraceServiceRequest()))
     assert isinstance(response, ExportTraceServiceResponse)
     assert not response.HasField("partial_success")
 
 
 def test_backpressure_is_unavailable_with_retry_info() -> None:
-    def refuse(envelopes: Sequence[SpanEnvelope]) -> None:
+    def refuse(spans: Sequence[HeldSpan]) -> None:
         raise Backpressure("export queue is full", retry_after=2.5)
 
     error, counters = asyncio.run(_call(refuse, request_with([GOOD])))
@@ -92,7 +92,7 @@ def test_backpressure_is_unavailable_with_retry_info() -> None:
 
 
 def test_gzip_requests_are_accepted() -> None:
-    taken: list[SpanEnvelope] = []
+    taken: list[HeldSpan] = []
     response, _ = asyncio.run(_call(taken.extend, request_with([GOOD]), compression=grpc.Compression.Gzip))
     assert isinstance(response, ExportTraceServiceResponse)
     assert len(taken) == 1
