@@ -115,10 +115,21 @@ class RunResult:
     rss_mib: float
     server_cpu_us: float
     """Processor CPU (main process and its workers) per delivered span."""
+    main_cpu_us: float
+    """The processor's main process alone (receive, spool, assemble, hand over, export) per delivered span."""
     clients_cpu_us: float
     sink_cpu_us: float
     sink_calls: int
     """Export calls the sink received."""
+
+
+def _main_cpu_seconds(pid: int, args: argparse.Namespace) -> float:
+    """CPU seconds of the processor's main process (under py-spy, the child of ``pid``)."""
+    if args.profile:
+        children = _children(pid)
+        pid = children[0] if children else pid
+    stat = _stat(pid)
+    return stat[1] if stat is not None else 0.0
 
 
 async def one_run(mode: str, args: argparse.Namespace) -> RunResult:
@@ -140,7 +151,7 @@ async def one_run(mode: str, args: argparse.Namespace) -> RunResult:
         if args.profile and mode == "full":
             # py-spy runs the processor as its child; the processor (and its workers) are its descendants.
             command = [args.py_spy, "record", "--format", "raw", "--subprocesses", "--rate", "200", "-o",
-                       args.profile, "--", *command]
+                       args.profile, *(["--gil"] if args.profile_gil else []), "--", *command]
         server = subprocess.Popen(command, cwd=ROOT)
         try:
             channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
@@ -159,10 +170,12 @@ async def one_run(mode: str, args: argparse.Namespace) -> RunResult:
             await asyncio.get_running_loop().run_in_executor(None, ready.wait)
             started = time.perf_counter()
             server_cpu, sink_cpu = tree_cpu_seconds(server.pid), time.process_time()
+            main_cpu = _main_cpu_seconds(server.pid, args)
             clients_cpu = sum(stat[1] for stat in (_stat(process.pid) for process in processes) if stat is not None)
             ok = await sink.wait_for_spans(per_client * args.clients * args.spans_per_trace, timeout=args.timeout)
             elapsed = time.perf_counter() - started
             server_cpu, sink_cpu = tree_cpu_seconds(server.pid) - server_cpu, time.process_time() - sink_cpu
+            main_cpu = _main_cpu_seconds(server.pid, args) - main_cpu
             before_join = resource.getrusage(resource.RUSAGE_CHILDREN)
             for process in processes:
                 process.join()
@@ -172,7 +185,7 @@ async def one_run(mode: str, args: argparse.Namespace) -> RunResult:
             if not ok:
                 print(f"  {mode}: only {sink.span_count}/{total} spans arrived within {args.timeout}s")
             spans = max(sink.span_count, 1)
-            return RunResult(sink.span_count / elapsed, rss, server_cpu / spans * 1e6, clients_cpu / spans * 1e6,
+            return RunResult(sink.span_count / elapsed, rss, server_cpu / spans * 1e6, main_cpu / spans * 1e6, clients_cpu / spans * 1e6,
                              sink_cpu / spans * 1e6, len(sink.requests))
         finally:
             if args.profile and mode == "full":
@@ -197,6 +210,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None, help="processor.analysis_workers (default: the config default)")
     parser.add_argument("--artifacts", action="store_true", help="also write bundle and ledger files")
     parser.add_argument("--profile", help="record a py-spy raw profile of the processor in full mode to this file")
+    parser.add_argument("--profile-gil", action="store_true", help="sample only threads holding the GIL (Python CPU "
+                        "time, not waits)")
     parser.add_argument("--py-spy", default=str(Path(sys.executable).parent / "py-spy"))
     args = parser.parse_args()
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
@@ -207,12 +222,13 @@ def main() -> None:
             result = asyncio.run(one_run(mode, args))
             results[mode].append(result)
             print(f"  run {run + 1} {mode:11s}: {result.rate:8.0f} spans/s, peak RSS {result.rss_mib:6.1f} MiB; CPU us/span: "
-                  f"processor {result.server_cpu_us:5.1f}, clients {result.clients_cpu_us:5.1f}, sink {result.sink_cpu_us:5.1f}; "
+                  f"processor {result.server_cpu_us:5.1f} (main process {result.main_cpu_us:5.1f}), clients {result.clients_cpu_us:5.1f}, sink {result.sink_cpu_us:5.1f}; "
                   f"{result.sink_calls} export calls")
     for mode, values in results.items():
         rates = [value.rate for value in values]
         print(f"{mode:11s}: median {statistics.median(rates):.0f} spans/s (min {min(rates):.0f}, max {max(rates):.0f}); "
-              f"processor CPU median {statistics.median(v.server_cpu_us for v in values):.1f} us/span; "
+              f"processor CPU median {statistics.median(v.server_cpu_us for v in values):.1f} us/span "
+              f"(main process {statistics.median(v.main_cpu_us for v in values):.1f}); "
               f"peak RSS max {max(v.rss_mib for v in values):.1f} MiB")
     ratio = statistics.median(v.rate for v in results["full"]) / statistics.median(v.rate for v in results["passthrough"])
     print(f"full / passthrough (medians): {ratio:.2f}")

@@ -72,6 +72,12 @@ class QueueConfig:
     """``storage: false`` turns the spool off (accepted data then lives in memory only until delivered)."""
     storage_max_mib: int = 1024
     """Disk bound of the spool; when full, the receivers push back."""
+    batch_flush_timeout: float = 0.2
+    """``batch.flush_timeout``: how long an export call waits for more queued data before it goes with less than
+    ``batch.min_size`` items (``0``: send what is queued at once)."""
+    batch_min_size: int = 8192
+    """``batch.min_size``: items (spans, log records) that make an export call go without waiting; a call never
+    exceeds ``max_message_bytes``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -291,7 +297,10 @@ def _parse_export(reader: _Reader) -> ExportConfig | None:
         "retry_on_failure",
         {"enabled", "initial_interval", "max_interval", "max_elapsed_time", "multiplier", "randomization_factor"},
     )
-    queue = reader.section("sending_queue", {"enabled", "queue_size", "num_consumers", "storage", "storage_max_mib"})
+    queue = reader.section(
+        "sending_queue", {"enabled", "queue_size", "num_consumers", "storage", "storage_max_mib", "batch"}
+    )
+    batch = queue.section("batch", {"flush_timeout", "min_size"})
     retry_config = RetryConfig(
         enabled=retry.bool("enabled", True),
         initial_interval=retry.duration("initial_interval", 5.0),
@@ -309,6 +318,8 @@ def _parse_export(reader: _Reader) -> ExportConfig | None:
         storage=queue.str("storage", None) if storage_enabled else None,
         storage_enabled=storage_enabled,
         storage_max_mib=queue.int("storage_max_mib", 1024, minimum=1),
+        batch_flush_timeout=batch.duration("flush_timeout", 0.2),
+        batch_min_size=batch.int("min_size", 8192, minimum=1),
     )
     ca_file = tls.str("ca_file", None)
     cert_file = tls.str("cert_file", None)

@@ -51,10 +51,6 @@ RETRYABLE = frozenset(
 )
 
 
-LINGER = 0.005
-"""Seconds an export worker waits for more requests when the queue holds only the one it took."""
-
-
 class ExportQueueFull(Exception):
     """The sending queue is full; the caller applies backpressure (the receiver answers UNAVAILABLE)."""
 
@@ -239,8 +235,8 @@ class OtlpGrpcExporter:
                 logger.exception("settlement callback failed")
 
     async def _consume(self) -> None:
-        """One export worker. Workers take turns gathering a batch: every request queued (waiting ``LINGER``
-        for more when only one is there), up to ``max_message_bytes``, sent as one Export call. Serialized
+        """One export worker. Workers take turns gathering a batch (:meth:`_gather`), sent as one Export call
+        while the next worker gathers the next batch. Serialized
         Export requests of one signal concatenate into a valid request (repeated fields merge), so the batch is
         their joined bytes; every request of the batch is then settled with the outcome of that call."""
         carried: OutboundRequest | None = None
@@ -277,22 +273,52 @@ class OtlpGrpcExporter:
                 self._counters.queue_size = self._queue.qsize()
 
     async def _gather(self) -> tuple[list[OutboundRequest], OutboundRequest | None]:
-        """A batch from the queue, and the request that did not fit in it (taken out, so it goes next)."""
+        """A batch from the queue, and the request that did not fit in it (taken out, so it goes next).
+
+        Requests are taken until the batch holds ``sending_queue.batch.min_size`` items, or
+        ``batch.flush_timeout`` has passed since the first was taken (the Collector's exporter batching); a batch
+        never exceeds ``max_message_bytes``. An export call costs far more than the bytes it carries, so a busy
+        processor sends few large calls, and a quiet one delays a trace by at most the flush timeout.
+        """
         first = await self._queue.get()
         if first.alone:
             return [first], None
-        if self._queue.empty() and LINGER:
-            await asyncio.sleep(LINGER)  # let a few more traces arrive: one call for many (not the retry clock)
+        queue_config = self._config.sending_queue
         batch = [first]
-        size = len(first.payload)
+        size, items = len(first.payload), first.items
         limit = self._config.max_message_bytes
-        while not self._queue.empty():
-            following = self._queue.get_nowait()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + queue_config.batch_flush_timeout
+        while items < queue_config.batch_min_size:
+            if self._queue.empty():
+                remaining = deadline - loop.time()
+                if remaining <= 0 or self._stopping.is_set():  # shutting down: send what there is
+                    break
+                following = await self._next_within(remaining)
+                if following is None:
+                    break
+            else:
+                following = self._queue.get_nowait()
             if following.alone or size + len(following.payload) > limit:
                 return batch, following
             batch.append(following)
             size += len(following.payload)
+            items += following.items
         return batch, None
+
+    async def _next_within(self, seconds: float) -> OutboundRequest | None:
+        """The next queued request, or ``None`` if none comes within ``seconds`` or shutdown starts meanwhile."""
+        getting = asyncio.ensure_future(self._queue.get())
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait({getting, stopping}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            if not getting.done():
+                getting.cancel()  # a cancelled get leaves its item in the queue
+        if getting.done() and not getting.cancelled():
+            return getting.result()
+        return None
 
     async def _deliver(self, request: OutboundRequest) -> Settlement:
         send = self._send_override or self._default_send

@@ -101,6 +101,8 @@ def test_the_documented_example_config_loads_and_matches_the_schema() -> None:
     assert config.logs_export is not None and config.logs_export.endpoint == "collector:4317"
     assert config.metrics.prometheus_endpoint == "127.0.0.1:8888" and config.metrics.otlp_interval == 60.0
     assert config.http_listen == "127.0.0.1:4318"
+    queue = config.export.sending_queue
+    assert (queue.batch_flush_timeout, queue.batch_min_size) == (0.2, 8192)
     schema = json.loads((ROOT / "schema" / "otel-trajectory-config-0.1.schema.json").read_text())
     raw = yaml.safe_load(path.read_text())
     assert list(jsonschema.Draft202012Validator(schema).iter_errors(raw)) == []
@@ -121,6 +123,8 @@ def test_the_documented_example_config_loads_and_matches_the_schema() -> None:
         ("telemetry: {metrics: {otlp: {endpoint: '127.0.0.1:4317'}}}", "own receiver"),
         ("receiver: {http: {endpoint: 'nohost'}}", "receiver.http.endpoint"),
         ("processor: {analysis_workers: -1}", "processor.analysis_workers"),
+        ("exporter: {endpoint: 'x:1', sending_queue: {batch: {min_size: 0}}}", "exporter.sending_queue.batch.min_size"),
+        ("exporter: {endpoint: 'x:1', sending_queue: {batch: {flush_time: 1s}}}", "flush_time"),
     ],
 )
 def test_security_and_telemetry_settings_are_checked(tmp_path: Path, text: str, fragment: str | None) -> None:
