@@ -13,13 +13,14 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from otel_mapper.annotate import annotate, annotate_failure
 from otel_mapper.build import MappingOptions, map_trace, trajectory_id_for
-from otel_mapper.log_events import events_in_logs_declaration, mapping_envelopes
 from otel_mapper.bundle import BundleOptions
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.held import open_spans
+from otel_mapper.log_events import events_in_logs_declaration, mapping_envelopes
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp import SpanEnvelope, build_requests_with_origins
 from processor.analysis_pool import AnalysisPool, WorkerLost, WorkerResult, pack_trace
@@ -105,10 +106,13 @@ class AnalysisStage:
     costs more than analysing a small trace), ``diagnosis`` is filled, and the annotated spans exist only as
     ``requests`` (``released.spans`` are left as received).
 
-    Drift baselines have one owner, this stage, and see runs in the order ``process`` was called, whatever order
-    the workers finish in: each call takes a ticket and drift is evaluated in ticket order. Several calls may be
-    in flight at once (the service runs a few process loops per worker). Fail open: if a worker raises, dies or
-    hangs, the trace's spans still go out with verdict ``error`` and the worker is restarted.
+    ``await process_batch(traces)`` does the same for several traces in one worker call (results in order).
+
+    Drift baselines have one owner, this stage, and see runs in the order ``process``/``process_batch`` was
+    called (and within a batch, in its order), whatever order the workers finish in: each call takes a ticket and
+    drift is evaluated in ticket order. Several calls may be in flight at once (the service runs a few process
+    loops per worker). Fail open: if a worker raises, dies or hangs, the spans of its traces still go out with
+    verdict ``error`` and the worker is restarted.
     """
 
     def __init__(
@@ -152,10 +156,18 @@ class AnalysisStage:
             self._pool.start()
 
     async def process(self, released: ReleasedTrace) -> AnalysedTrace:
+        return (await self.process_batch([released]))[0]
+
+    async def process_batch(self, batch: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
+        """Analyse several traces in one call (one round trip to a worker): results in ``batch`` order, drift
+        evaluated in that order, each trace failed open on its own when its analysis breaks."""
         if self._pool is None:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._executor, self._process, released)
-        return await self._process_in_pool(self._pool, released)
+            return await loop.run_in_executor(self._executor, self._process_all, batch)
+        return await self._process_in_pool(self._pool, batch)
+
+    def _process_all(self, batch: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
+        return [self._process(released) for released in batch]
 
     def _process(self, released: ReleasedTrace) -> AnalysedTrace:
         assert self._analyser is not None
@@ -169,34 +181,46 @@ class AnalysisStage:
         self._count(analysed)
         return analysed
 
-    async def _process_in_pool(self, pool: AnalysisPool, released: ReleasedTrace) -> AnalysedTrace:
+    async def _process_in_pool(self, pool: AnalysisPool, batch: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
         ticket = self._turns.take()
         try:
-            result = await self._run_in_pool(pool, released, ticket)
+            results = await self._run_in_pool(pool, batch, ticket)
         except (WorkerLost, OSError) as exc:
-            return self._count(await self._fail_open(released, str(exc)))
+            return [self._count(await self._fail_open(released, str(exc))) for released in batch]
         finally:
             self._turns.done(ticket)  # no-op when drift already took its turn
-        analysed = AnalysedTrace(released, result.trajectory, result.diagnosis, result.error, result.seconds)
-        analysed.requests = [OutboundRequest(payload, len(origins), origins) for payload, origins in result.requests]
-        return self._count(analysed)
+        analysed_traces: list[AnalysedTrace] = []
+        for released, result in zip(batch, results):
+            analysed = AnalysedTrace(released, result.trajectory, result.diagnosis, result.error, result.seconds)
+            analysed.requests = [OutboundRequest(payload, len(origins), origins) for payload, origins in result.requests]
+            analysed_traces.append(self._count(analysed))
+        return analysed_traces
 
-    async def _run_in_pool(self, pool: AnalysisPool, released: ReleasedTrace, ticket: int) -> WorkerResult:
-        handle, generation, job, reply = await pool.analyse(pack_trace(released))
-        if reply[0] == "mapped":
+    async def _run_in_pool(self, pool: AnalysisPool, batch: Sequence[ReleasedTrace], ticket: int) -> list[WorkerResult]:
+        handle, generation, job, reply = await pool.analyse([pack_trace(released) for released in batch])
+        if reply[0] == "failed":
+            raise WorkerLost(f"analysis worker failed: {reply[2]}")
+        outcomes: tuple[tuple[str, Any], ...] = reply[2]
+        if len(outcomes) != len(batch):
+            raise WorkerLost(f"analysis worker answered {len(outcomes)} traces of {len(batch)}")
+        runs = [value for kind, value in outcomes if kind == "mapped"]
+        finished: tuple[WorkerResult, ...] = ()
+        if runs:
             try:
                 await self._turns.wait(ticket)
             except BaseException:  # cancelled while waiting: phase two never comes
                 pool.forget(handle, generation, job)
                 raise
-            drift = self._drift.evaluate_input(reply[2])
+            drift_results = [self._drift.evaluate_input(run) for run in runs]
             self._turns.done(ticket)
-            reply = await pool.finish(handle, generation, job, drift)
-        if reply[0] == "failed":
-            raise WorkerLost(f"analysis worker failed: {reply[2]}")
-        result = reply[2]
-        assert isinstance(result, WorkerResult)
-        return result
+            reply = await pool.finish(handle, generation, job, drift_results)
+            if reply[0] == "failed":
+                raise WorkerLost(f"analysis worker failed: {reply[2]}")
+            finished = reply[2]
+            if len(finished) != len(runs):
+                raise WorkerLost(f"analysis worker finished {len(finished)} traces of {len(runs)}")
+        results = iter(finished)
+        return [value if kind == "done" else next(results) for kind, value in outcomes]
 
     async def _fail_open(self, released: ReleasedTrace, why: str) -> AnalysedTrace:
         reason = f"analysis failed: {why[:200]}"

@@ -55,6 +55,11 @@ MiB = 1024 * 1024
 DEFAULT_MEMORY_SHARE = 0.25
 """``memory_limit_mib: 0`` means this share of the machine's memory."""
 REPLAY_RETRY_SECONDS = 0.2
+ANALYSIS_BATCH_TRACES = 16
+ANALYSIS_BATCH_SPANS = 128
+"""Released traces queued together go to analysis in one call while their spans add up to at most this (a single
+larger trace goes alone): small traces share a worker round trip; a batch delays its first trace by at most the
+analysis of this many spans."""
 
 
 def effective_memory_limit(config: Config) -> int:
@@ -78,6 +83,14 @@ def _spool_directory(config: Config, export: ExportConfig | None, default_name: 
     if queue is not None and queue.storage:
         return Path(queue.storage)
     return Path(config.output_dir) / default_name
+
+
+class _ReleasedQueue(asyncio.Queue[ReleasedTrace]):
+    """Released traces waiting for analysis; ``peek`` lets a process loop decide whether the next one joins its
+    batch before taking it."""
+
+    def peek(self) -> ReleasedTrace:
+        return self._queue[0]  # type: ignore[attr-defined, no-any-return]  # asyncio.Queue keeps a deque here
 
 
 class TrajectoryService:
@@ -139,7 +152,7 @@ class TrajectoryService:
         self._server: grpc.aio.Server | None = None
         self._http: OtlpHttpReceiver | None = None
         self._metrics: object | None = None
-        self._released: asyncio.Queue[ReleasedTrace] | None = None
+        self._released: _ReleasedQueue | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._wake: asyncio.Event | None = None
         self._pending_spans = 0
@@ -168,7 +181,7 @@ class TrajectoryService:
         if self._started:
             raise RuntimeError("service already started")
         self._started = True
-        self._released = asyncio.Queue()
+        self._released = _ReleasedQueue()
         self._wake = asyncio.Event()
         replay = await self._open_spools()
         await self._analysis.start()
@@ -465,26 +478,52 @@ class TrajectoryService:
         exporter.enqueue(OutboundRequest(payload, log_record_count(request), (entry_id,)))
 
     # --- analysis and export --------------------------------------------------------------------------
+    def _next_batch(self, first: ReleasedTrace) -> list[ReleasedTrace]:
+        """``first`` and the released traces queued behind it, while they are small: one analysis call for
+        several small traces (a worker round trip costs about as much as analysing a few spans), never more than
+        ``ANALYSIS_BATCH_SPANS`` spans, so a batch adds little latency to its first trace."""
+        assert self._released is not None
+        batch = [first]
+        spans = len(first.spans)
+        while len(batch) < ANALYSIS_BATCH_TRACES and not self._released.empty():
+            following = self._released.peek()
+            if spans + len(following.spans) > ANALYSIS_BATCH_SPANS:
+                break
+            batch.append(self._released.get_nowait())
+            spans += len(following.spans)
+        return batch
+
     async def _process_loop(self) -> None:
         assert self._released is not None
         while True:
-            released = await self._released.get()
+            batch = self._next_batch(await self._released.get())
+            analysed_traces: list[AnalysedTrace] = []
             try:
-                self._join_logs(released)
-                analysed = await self._analysis.process(released)
-                self._count_detectors(analysed)
-                await self._export(analysed)
-                if self._on_analysed is not None:
-                    self._on_analysed(analysed)
-            except Exception:  # keep the pipeline alive; the spans of this trace are counted as failed
-                logger.exception("processing trace %s failed", released.trace_id.hex())
-                self.telemetry.exporter.send_failed_spans += len(released.spans)
-                if self._tracker is not None:
-                    self._tracker.delivered(span.origin for span in released.spans)
-            finally:
+                for released in batch:
+                    self._join_logs(released)
+                analysed_traces = await self._analysis.process_batch(batch)
+            except Exception:  # keep the pipeline alive; the spans of these traces are counted as failed
+                logger.exception("processing %d trace(s) failed", len(batch))
+                for released in batch:
+                    self._count_failed(released)
+            for analysed in analysed_traces:
+                try:
+                    self._count_detectors(analysed)
+                    await self._export(analysed)
+                    if self._on_analysed is not None:
+                        self._on_analysed(analysed)
+                except Exception:  # keep the pipeline alive; the spans of this trace are counted as failed
+                    logger.exception("exporting trace %s failed", analysed.released.trace_id.hex())
+                    self._count_failed(analysed.released)
+            for released in batch:
                 self._pending_spans -= len(released.spans)
                 self._pending_bytes -= released.wire_bytes
                 self._released.task_done()
+
+    def _count_failed(self, released: ReleasedTrace) -> None:
+        self.telemetry.exporter.send_failed_spans += len(released.spans)
+        if self._tracker is not None:
+            self._tracker.delivered(span.origin for span in released.spans)
 
     def _join_logs(self, released: ReleasedTrace) -> None:
         joined = self._log_join.take(released.trace_id)

@@ -91,10 +91,24 @@ def test_workers_give_the_same_output_as_in_process_analysis(tmp_path: Path) -> 
         finally:
             await stage.close()
 
+    async def run_batches(workers: int, size: int) -> list[AnalysedTrace]:
+        stage = AnalysisStage(config(tmp_path / "batched", workers), ProcessorCounters(), MAX_REQUEST_BYTES, keep_trajectories=True)
+        fresh = [released(number, spans=len(t.spans)) for number, t in enumerate(traces, 1)]
+        try:
+            batches = [fresh[start : start + size] for start in range(0, len(fresh), size)]
+            results = await asyncio.gather(*(stage.process_batch(batch) for batch in batches))
+            return [item for batch in results for item in batch]
+        finally:
+            await stage.close()
+
     in_process = asyncio.run(run(0, 1))
     pooled = asyncio.run(run(2, 6))  # several traces in flight on two workers
+    batched = asyncio.run(run_batches(2, 3))  # three calls of up to three traces, in flight together
+    batched_in_process = asyncio.run(run_batches(0, 3))
 
     assert [fingerprint(item) for item in pooled] == [fingerprint(item) for item in in_process]
+    assert [fingerprint(item) for item in batched] == [fingerprint(item) for item in in_process]
+    assert [fingerprint(item) for item in batched_in_process] == [fingerprint(item) for item in in_process]
     verdicts = [item.diagnosis.drift.verdict.value for item in in_process if item.diagnosis]
     assert "baseline_building" in verdicts and len(set(verdicts)) > 1  # drift really was sequence-dependent
     assert [item.trajectory for item in pooled] == [item.trajectory for item in in_process]
@@ -146,8 +160,8 @@ def test_a_worker_that_cannot_read_a_trace_answers_failed_and_keeps_serving(tmp_
     async def run() -> tuple[str, str]:
         pool = AnalysisPool(1, config(tmp_path, 1), MAX_REQUEST_BYTES)
         try:
-            _, _, _, bad_reply = await asyncio.wait_for(pool.analyse(broken), DEADLINE)
-            _, _, _, good_reply = await asyncio.wait_for(pool.analyse(good), DEADLINE)
+            _, _, _, bad_reply = await asyncio.wait_for(pool.analyse([broken]), DEADLINE)
+            _, _, _, good_reply = await asyncio.wait_for(pool.analyse([good]), DEADLINE)
             return bad_reply[0], good_reply[0]
         finally:
             await pool.close()
@@ -159,18 +173,18 @@ def test_a_worker_past_its_deadline_is_killed_and_the_call_fails(tmp_path: Path)
     async def run() -> tuple[bool, int, str]:
         pool = AnalysisPool(1, config(tmp_path, 1), MAX_REQUEST_BYTES, job_timeout=30.0)
         try:
-            await asyncio.wait_for(pool.analyse(pack_trace(released(1))), DEADLINE)  # started and warm
+            await asyncio.wait_for(pool.analyse([pack_trace(released(1))]), DEADLINE)  # started and warm
             pool.job_timeout = 0.001
             lost = False
             try:
-                await pool.analyse(pack_trace(released(2, spans=5_001)))
+                await pool.analyse([pack_trace(released(2, spans=5_001))])
             except WorkerLost:
                 lost = True
             pool.job_timeout = 30.0
             deadline = time.monotonic() + DEADLINE
             while True:  # the restarted worker answers again
                 try:
-                    _, _, _, reply = await pool.analyse(pack_trace(released(3)))
+                    _, _, _, reply = await pool.analyse([pack_trace(released(3))])
                     break
                 except WorkerLost:
                     if time.monotonic() > deadline:

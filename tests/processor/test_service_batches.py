@@ -1,0 +1,61 @@
+"""Small released traces go to analysis together (one worker round trip for several); a large one goes alone;
+every span is still delivered, annotated."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+from processor.assembler import ReleasedTrace
+from processor.config import Config, ExportConfig
+from processor.service import ANALYSIS_BATCH_SPANS, ANALYSIS_BATCH_TRACES, TrajectoryService
+from processor.sink import CaptureSink
+from semconv import trajectory as names
+from tests.processor.test_service_reliability import send_all, traces
+
+
+def test_queued_small_traces_are_analysed_in_batches_and_a_large_one_alone(tmp_path: Path) -> None:
+    small = traces(20, 5)  # 20 traces of 5 spans
+    large = traces(1, ANALYSIS_BATCH_SPANS + 20, first=100)
+    batches: list[list[int]] = []
+
+    async def scenario() -> CaptureSink:
+        sink = CaptureSink()
+        sink_port = await sink.start()
+        service = TrajectoryService(
+            Config(listen="127.0.0.1:0", http_listen=None, output_dir=str(tmp_path), decision_wait=60.0,
+                   analysis_workers=1, export=ExportConfig(endpoint=f"127.0.0.1:{sink_port}"))
+        )
+        process_batch = service._analysis.process_batch
+
+        async def recording(batch: Sequence[ReleasedTrace]):  # type: ignore[no-untyped-def]
+            batches.append([len(released.spans) for released in batch])
+            return await process_batch(batch)
+
+        service._analysis.process_batch = recording  # type: ignore[method-assign]
+        port = await service.start()
+        try:
+            await send_all(port, small[:10] + large + small[10:])
+        finally:
+            await service.shutdown()  # releases all 21 traces at once: they queue up for analysis together
+            await sink.stop()
+        return sink
+
+    sink = asyncio.run(scenario())
+
+    assert sorted(size for batch in batches for size in batch) == [5] * 20 + [ANALYSIS_BATCH_SPANS + 20]
+    assert any(len(batch) > 1 for batch in batches)  # queued small traces shared a call
+    for batch in batches:
+        assert len(batch) == 1 or (sum(batch) <= ANALYSIS_BATCH_SPANS and len(batch) <= ANALYSIS_BATCH_TRACES)
+    assert sink.span_count == 20 * 5 + ANALYSIS_BATCH_SPANS + 20
+    verdicts = {
+        kv.value.string_value
+        for request in sink.requests
+        for resource in request.resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+        for kv in span.attributes
+        if kv.key == names.VERDICT
+    }
+    assert verdicts and "error" not in verdicts
