@@ -3,8 +3,8 @@
     .venv/bin/py-spy record --format raw -o /tmp/map.raw -- .venv/bin/python bench/mapping.py --passes 2
     .venv/bin/python bench/profile_summary.py /tmp/map.raw --top 30 > bench/profiles/mapping-before.txt
 
-For ``bench/throughput.py --profile`` (processor and its workers): ``--focus _worker_main`` for the analysis
-workers, ``--exclude _worker_main --busy`` for the main process.
+For ``bench/throughput.py --profile`` (processor and its workers): ``--focus worker_main`` for the analysis
+workers, ``--exclude worker_main --busy`` for the main process.
 """
 
 from __future__ import annotations
