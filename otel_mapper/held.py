@@ -35,6 +35,8 @@ __all__ = [
 ]
 
 MAX_SERVICE_NAME_CHARS = 256
+_ZERO_TRACE_ID = bytes(16)
+_ZERO_SPAN_ID = bytes(8)
 
 # Field numbers shared by ExportTraceServiceRequest, ResourceSpans and ScopeSpans (opentelemetry/proto/trace/v1).
 _RESOURCE_SPANS = 1
@@ -97,14 +99,16 @@ def hold_request(request: ExportTraceServiceRequest) -> tuple[list[HeldSpan], Re
         for scope_spans in resource_spans.scope_spans:
             group = SpanGroup(held_resource, scope_spans.scope.SerializeToString(), scope_spans.schema_url)
             for span in scope_spans.spans:
-                problem = span_id_problem(span)
-                if problem is not None:
+                trace_id, span_id, parent = span.trace_id, span.span_id, span.parent_span_id
+                if (
+                    len(trace_id) != 16 or len(span_id) != 8 or (parent and len(parent) != 8)
+                    or trace_id == _ZERO_TRACE_ID or span_id == _ZERO_SPAN_ID
+                ):
                     rejected += 1
-                    first_reason = first_reason or problem
+                    first_reason = first_reason or span_id_problem(span) or ""
                     continue
-                trace_id = span.trace_id
                 trace_id = trace_ids.setdefault(trace_id, trace_id)  # one bytes object per trace and request
-                held.append(HeldSpan(trace_id, span.SerializeToString(), group, not span.parent_span_id))
+                held.append(HeldSpan(trace_id, span.SerializeToString(), group, not parent))
     if rejected:
         return held, RejectedSpans(rejected, f"{rejected} span(s) rejected for malformed ids (first: {first_reason})")
     return held, None
