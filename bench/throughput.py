@@ -139,10 +139,11 @@ async def one_run(mode: str, args: argparse.Namespace) -> RunResult:
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "config.yaml"
         workers = "" if args.workers is None else f", analysis_workers: {args.workers}"
+        spool = "" if args.spool else ", sending_queue: {storage: false}"
         config.write_text(
             "receiver: {http: {enabled: false}}\n"
             f"processor: {{decision_wait: 0.2s, idle_timeout: 5s, passthrough: {'true' if mode == 'passthrough' else 'false'}{workers}}}\n"
-            f"exporter: {{endpoint: '127.0.0.1:{sink_port}', compression: none}}\n"
+            f"exporter: {{endpoint: '127.0.0.1:{sink_port}', compression: none{spool}}}\n"
             f"output: {{directory: '{tmp}/out', write_artifacts: {'true' if args.artifacts else 'false'}}}\n"
         )
         program = ["-m", "processor.cli"]
@@ -209,13 +210,16 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--workers", type=int, default=None, help="processor.analysis_workers (default: the config default)")
     parser.add_argument("--artifacts", action="store_true", help="also write bundle and ledger files")
+    parser.add_argument("--no-spool", dest="spool", action="store_false", help="turn the spool off (it is on by "
+                        "default in serve: every request is fsynced before it is acknowledged)")
     parser.add_argument("--profile", help="record a py-spy raw profile of the processor in full mode to this file")
     parser.add_argument("--profile-gil", action="store_true", help="sample only threads holding the GIL (Python CPU "
                         "time, not waits)")
     parser.add_argument("--py-spy", default=str(Path(sys.executable).parent / "py-spy"))
     args = parser.parse_args()
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
-    print(f"machine: {os.cpu_count()} cores; {args.traces} traces x {args.spans_per_trace} spans, {args.clients} client processes")
+    print(f"machine: {os.cpu_count()} cores; {args.traces} traces x {args.spans_per_trace} spans, {args.clients} client processes; "
+          f"spool {'on' if args.spool else 'off'} in full mode")
     results: dict[str, list[RunResult]] = {"full": [], "passthrough": []}
     for run in range(args.runs):
         for mode in ("passthrough", "full"):
