@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.synthetic import trace_request  # noqa: E402
 from otel_mapper.held import hold_request  # noqa: E402
-from processor.analysis import AnalysisStage  # noqa: E402
+from processor.analysis import AnalysisStage, BatchQueue  # noqa: E402
 from processor.assembler import ReleasedTrace, ReleaseReason  # noqa: E402
 from processor.config import Config  # noqa: E402
 from processor.exporter import OutboundRequest  # noqa: E402
@@ -38,18 +38,19 @@ def released(number: int, spans: int) -> ReleasedTrace:
 
 async def drive(stage: AnalysisStage, traces: list[ReleasedTrace], loops: int, interval: float) -> tuple[float, list[float]]:
     """Release ``traces`` every ``interval`` seconds (0: all at once); returns (elapsed, per-trace latencies)."""
-    queue: asyncio.Queue[tuple[float, ReleasedTrace]] = asyncio.Queue()
+    queue: BatchQueue[tuple[float, ReleasedTrace]] = BatchQueue()
     exported: asyncio.Queue[OutboundRequest] = asyncio.Queue()
     latencies: list[float] = []
 
     async def process_loop() -> None:
-        while True:
-            released_at, trace = await queue.get()
-            analysed = await stage.process(trace)
-            for request in analysed.requests:
-                exported.put_nowait(request)
-            latencies.append(time.perf_counter() - released_at)
-            queue.task_done()
+        while True:  # as the service's process loops: queued small traces go in one call
+            batch = queue.take_batch(await queue.get(), lambda item: len(item[1].spans))
+            analysed_traces = await stage.process_batch([trace for _, trace in batch])
+            for (released_at, _), analysed in zip(batch, analysed_traces):
+                for request in analysed.requests:
+                    exported.put_nowait(request)
+                latencies.append(time.perf_counter() - released_at)
+                queue.task_done()
 
     tasks = [asyncio.create_task(process_loop()) for _ in range(loops)]
     started = time.perf_counter()

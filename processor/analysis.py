@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from otel_mapper.annotate import annotate, annotate_failure
 from otel_mapper.build import MappingOptions, map_trace, trajectory_id_for
@@ -33,9 +33,43 @@ from processor.detectors.registry import load_detectors
 from processor.exporter import OutboundRequest
 from processor.telemetry import ProcessorCounters
 
-__all__ = ["AnalysedTrace", "AnalysisStage", "Analyser", "outbound_requests"]
+__all__ = [
+    "ANALYSIS_BATCH_SPANS",
+    "ANALYSIS_BATCH_TRACES",
+    "AnalysedTrace",
+    "AnalysisStage",
+    "Analyser",
+    "BatchQueue",
+    "outbound_requests",
+]
 
 logger = logging.getLogger(__name__)
+
+ANALYSIS_BATCH_TRACES = 16
+ANALYSIS_BATCH_SPANS = 128
+"""Released traces queued together go to analysis in one call while their spans add up to at most this (a single
+larger trace goes alone): small traces share a worker round trip, which costs about as much as analysing a few
+spans; a batch delays its first trace by at most the analysis of this many spans."""
+
+_T = TypeVar("_T")
+
+
+class BatchQueue(asyncio.Queue[_T]):
+    """Released traces waiting for analysis (the service's queue between assembler and analysis)."""
+
+    def take_batch(self, first: _T, spans_of: Callable[[_T], int]) -> list[_T]:
+        """``first`` and the items queued behind it that fit one analysis call (:data:`ANALYSIS_BATCH_SPANS`,
+        :data:`ANALYSIS_BATCH_TRACES`); an item that does not fit stays queued, first in line."""
+        batch = [first]
+        spans = spans_of(first)
+        queued = self._queue  # type: ignore[attr-defined]  # asyncio.Queue keeps its items in this deque
+        while queued and len(batch) < ANALYSIS_BATCH_TRACES:
+            following = spans_of(queued[0])
+            if spans + following > ANALYSIS_BATCH_SPANS:
+                break
+            batch.append(self.get_nowait())
+            spans += following
+        return batch
 
 
 @dataclass(slots=True)

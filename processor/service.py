@@ -30,7 +30,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from otel_mapper.held import HeldSpan, wire_requests
 from otel_mapper.otlp_salvage import WireError, decode_trace_request
-from processor.analysis import AnalysedTrace, AnalysisStage
+from processor.analysis import AnalysedTrace, AnalysisStage, BatchQueue
 from processor.assembler import AssemblerLimits, ReleasedTrace, TraceAssembler
 from processor.auth import BearerTokenAuth
 from processor.config import Config, ExportConfig, parse_endpoint
@@ -55,11 +55,7 @@ MiB = 1024 * 1024
 DEFAULT_MEMORY_SHARE = 0.25
 """``memory_limit_mib: 0`` means this share of the machine's memory."""
 REPLAY_RETRY_SECONDS = 0.2
-ANALYSIS_BATCH_TRACES = 16
-ANALYSIS_BATCH_SPANS = 128
-"""Released traces queued together go to analysis in one call while their spans add up to at most this (a single
-larger trace goes alone): small traces share a worker round trip; a batch delays its first trace by at most the
-analysis of this many spans."""
+
 
 
 def effective_memory_limit(config: Config) -> int:
@@ -83,14 +79,6 @@ def _spool_directory(config: Config, export: ExportConfig | None, default_name: 
     if queue is not None and queue.storage:
         return Path(queue.storage)
     return Path(config.output_dir) / default_name
-
-
-class _ReleasedQueue(asyncio.Queue[ReleasedTrace]):
-    """Released traces waiting for analysis; ``peek`` lets a process loop decide whether the next one joins its
-    batch before taking it."""
-
-    def peek(self) -> ReleasedTrace:
-        return self._queue[0]  # type: ignore[attr-defined, no-any-return]  # asyncio.Queue keeps a deque here
 
 
 class TrajectoryService:
@@ -152,7 +140,7 @@ class TrajectoryService:
         self._server: grpc.aio.Server | None = None
         self._http: OtlpHttpReceiver | None = None
         self._metrics: object | None = None
-        self._released: _ReleasedQueue | None = None
+        self._released: BatchQueue[ReleasedTrace] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._wake: asyncio.Event | None = None
         self._pending_spans = 0
@@ -181,7 +169,7 @@ class TrajectoryService:
         if self._started:
             raise RuntimeError("service already started")
         self._started = True
-        self._released = _ReleasedQueue()
+        self._released = BatchQueue()
         self._wake = asyncio.Event()
         replay = await self._open_spools()
         await self._analysis.start()
@@ -478,25 +466,10 @@ class TrajectoryService:
         exporter.enqueue(OutboundRequest(payload, log_record_count(request), (entry_id,)))
 
     # --- analysis and export --------------------------------------------------------------------------
-    def _next_batch(self, first: ReleasedTrace) -> list[ReleasedTrace]:
-        """``first`` and the released traces queued behind it, while they are small: one analysis call for
-        several small traces (a worker round trip costs about as much as analysing a few spans), never more than
-        ``ANALYSIS_BATCH_SPANS`` spans, so a batch adds little latency to its first trace."""
-        assert self._released is not None
-        batch = [first]
-        spans = len(first.spans)
-        while len(batch) < ANALYSIS_BATCH_TRACES and not self._released.empty():
-            following = self._released.peek()
-            if spans + len(following.spans) > ANALYSIS_BATCH_SPANS:
-                break
-            batch.append(self._released.get_nowait())
-            spans += len(following.spans)
-        return batch
-
     async def _process_loop(self) -> None:
         assert self._released is not None
         while True:
-            batch = self._next_batch(await self._released.get())
+            batch = self._released.take_batch(await self._released.get(), _span_count)
             analysed_traces: list[AnalysedTrace] = []
             try:
                 for released in batch:
@@ -600,3 +573,7 @@ def _server_options(config: Config) -> list[tuple[str, int]]:
         if seconds:
             options.append((name, max(1, int(seconds * 1000))))
     return options
+
+
+def _span_count(released: ReleasedTrace) -> int:
+    return len(released.spans)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from processor.assembler import ReleasedTrace
 from processor.config import Config, ExportConfig
-from processor.service import ANALYSIS_BATCH_SPANS, ANALYSIS_BATCH_TRACES, TrajectoryService
+from processor.analysis import ANALYSIS_BATCH_SPANS, ANALYSIS_BATCH_TRACES
+from processor.service import TrajectoryService
 from processor.sink import CaptureSink
 from semconv import trajectory as names
 from tests.processor.test_service_reliability import send_all, traces
@@ -59,3 +60,21 @@ def test_queued_small_traces_are_analysed_in_batches_and_a_large_one_alone(tmp_p
         if kv.key == names.VERDICT
     }
     assert verdicts and "error" not in verdicts
+
+
+def test_take_batch_stops_at_the_span_and_trace_limits_and_leaves_the_rest_in_order() -> None:
+    from processor.analysis import BatchQueue
+
+    queue: BatchQueue[int] = BatchQueue()
+    sizes = [10] * 20 + [ANALYSIS_BATCH_SPANS, 1]
+    for size in sizes:
+        queue.put_nowait(size)
+    batches = []
+    while not queue.empty():
+        batches.append(queue.take_batch(queue.get_nowait(), lambda size: size))
+    assert [size for batch in batches for size in batch] == sizes  # nothing lost, order kept
+    assert batches[0] == [10] * min(ANALYSIS_BATCH_TRACES, ANALYSIS_BATCH_SPANS // 10)
+    assert [ANALYSIS_BATCH_SPANS] in batches  # a full-size item goes alone
+    for batch in batches:
+        assert len(batch) <= ANALYSIS_BATCH_TRACES
+        assert len(batch) == 1 or sum(batch) <= ANALYSIS_BATCH_SPANS
