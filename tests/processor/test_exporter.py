@@ -169,65 +169,58 @@ def _spans_per_call(backend: ScriptedBackend) -> list[int]:
     return [sum(len(ss.spans) for rs in r.resource_spans for ss in rs.scope_spans) for r in backend.received]
 
 
-def test_a_batch_waits_for_more_requests_until_it_holds_min_size_items() -> None:
-    from processor.exporter import outbound
-
-    async def scenario() -> ScriptedBackend:
-        backend = ScriptedBackend([Reply()] * 10)
-        port = await backend.start()
-        queue = QueueConfig(queue_size=8, num_consumers=1, batch_flush_timeout=3600.0, batch_min_size=6)
-        exporter = OtlpGrpcExporter(ExportConfig(endpoint=f"127.0.0.1:{port}", sending_queue=queue), ExporterCounters())
-        await exporter.start()
-        try:
-            for _ in range(3):  # arriving one by one, each after the previous was taken by the gathering worker
-                exporter.enqueue(outbound(request(2)))
-                await asyncio.sleep(0)
-            await asyncio.wait_for(exporter.flush(), timeout=10)  # min_size reached: no flush timeout wait
-        finally:
-            await exporter.shutdown(deadline=5)
-            await backend.stop()
-        return backend
-
-    assert _spans_per_call(asyncio.run(scenario())) == [6]
-
-
-def test_a_short_batch_goes_when_the_flush_timeout_passes() -> None:
-    from processor.exporter import outbound
-
-    async def scenario() -> ScriptedBackend:
-        backend = ScriptedBackend([Reply()] * 10)
-        port = await backend.start()
-        queue = QueueConfig(queue_size=8, num_consumers=1, batch_flush_timeout=0.05, batch_min_size=10_000)
-        exporter = OtlpGrpcExporter(ExportConfig(endpoint=f"127.0.0.1:{port}", sending_queue=queue), ExporterCounters())
-        await exporter.start()
-        try:
-            exporter.enqueue(outbound(request(2)))
-            await asyncio.wait_for(exporter.flush(), timeout=10)
-        finally:
-            await exporter.shutdown(deadline=5)
-            await backend.stop()
-        return backend
-
-    assert _spans_per_call(asyncio.run(scenario())) == [2]
-
-
-def test_shutdown_sends_a_short_batch_without_waiting_for_the_flush_timeout() -> None:
-    from processor.exporter import outbound
+def _export_with(queue: QueueConfig, feed) -> tuple[ScriptedBackend, ExporterCounters]:  # type: ignore[no-untyped-def]
+    """Start an exporter with ``queue`` against a scripted backend, ``await feed(exporter)``, shut down."""
 
     async def scenario() -> tuple[ScriptedBackend, ExporterCounters]:
         backend = ScriptedBackend([Reply()] * 10)
         port = await backend.start()
-        queue = QueueConfig(queue_size=8, num_consumers=2, batch_flush_timeout=3600.0, batch_min_size=10_000)
         counters = ExporterCounters()
         exporter = OtlpGrpcExporter(ExportConfig(endpoint=f"127.0.0.1:{port}", sending_queue=queue), counters)
         await exporter.start()
         try:
-            exporter.enqueue(outbound(request(2)))
-            await asyncio.sleep(0)
+            await feed(exporter)
         finally:
             await exporter.shutdown(deadline=5)
             await backend.stop()
         return backend, counters
 
-    backend, counters = asyncio.run(scenario())
+    return asyncio.run(scenario())
+
+
+def test_a_batch_waits_for_more_requests_until_it_holds_min_size_items() -> None:
+    from processor.exporter import outbound
+
+    async def feed(exporter: OtlpGrpcExporter) -> None:
+        for _ in range(3):  # arriving one by one, each after the previous was taken by the gathering worker
+            exporter.enqueue(outbound(request(2)))
+            await asyncio.sleep(0)
+        await asyncio.wait_for(exporter.flush(), timeout=10)  # min_size reached: no flush timeout wait
+
+    queue = QueueConfig(queue_size=8, num_consumers=1, batch_flush_timeout=3600.0, batch_min_size=6)
+    backend, _ = _export_with(queue, feed)
+    assert _spans_per_call(backend) == [6]
+
+
+def test_a_short_batch_goes_when_the_flush_timeout_passes() -> None:
+    from processor.exporter import outbound
+
+    async def feed(exporter: OtlpGrpcExporter) -> None:
+        exporter.enqueue(outbound(request(2)))
+        await asyncio.wait_for(exporter.flush(), timeout=10)
+
+    queue = QueueConfig(queue_size=8, num_consumers=1, batch_flush_timeout=0.05, batch_min_size=10_000)
+    backend, _ = _export_with(queue, feed)
+    assert _spans_per_call(backend) == [2]
+
+
+def test_shutdown_sends_a_short_batch_without_waiting_for_the_flush_timeout() -> None:
+    from processor.exporter import outbound
+
+    async def feed(exporter: OtlpGrpcExporter) -> None:
+        exporter.enqueue(outbound(request(2)))
+        await asyncio.sleep(0)  # then shut down while the batch waits for more
+
+    queue = QueueConfig(queue_size=8, num_consumers=2, batch_flush_timeout=3600.0, batch_min_size=10_000)
+    backend, counters = _export_with(queue, feed)
     assert _spans_per_call(backend) == [2] and counters.sent_spans == 2
