@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field
+from dataclasses import fields as dataclass_fields
+from typing import Final
 
 from otel_mapper.canonical import digest_text
 from otel_mapper.declarations import declare
@@ -96,6 +98,20 @@ _AUTHORITY = {
 }
 
 
+# Enum members read per span or node, bound once: on CPython 3.11 every `NodeKind.X` read passes through the enum
+# metaclass's `__getattr__` hook (about 60 ns; the mapper made some 30 such reads per span).
+_MODEL_CALL: Final = NodeKind.MODEL_CALL
+_TOOL_EXECUTION: Final = NodeKind.TOOL_EXECUTION
+_TOOL_PROPOSAL: Final = NodeKind.TOOL_PROPOSAL
+_HANDOFF: Final = NodeKind.HANDOFF
+_AGENT_INVOCATION: Final = NodeKind.AGENT_INVOCATION
+_FAILED: Final = NodeStatus.FAILED
+_OUTCOME_UNKNOWN: Final = NodeStatus.OUTCOME_UNKNOWN
+_COMMITTED: Final = NodeStatus.COMMITTED
+_PROPOSED: Final = NodeStatus.PROPOSED
+_MODEL_AUTHORITY: Final = Authority.MODEL
+
+
 def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None = None) -> MappingResult:
     """Map the spans of one trace. ``envelopes`` must all carry the same trace id."""
     options = options or MappingOptions()
@@ -110,18 +126,21 @@ def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None 
     _merge_double_instrumentation(entries, by_span_id, notes)
 
     nodes_by_id: dict[str, dict[str, object]] = {}
+    roots: set[str] = set()
     for entry in entries:
         if entry.node_id is not None and entry.primary:
             nodes_by_id[entry.node_id] = _node_fields(entry, trace_id)
+            if entry.view.parent_span_id is None:
+                roots.add(entry.node_id)
     _add_references(entries, nodes_by_id, trace_id)
-    proposals = _proposal_nodes(entries, nodes_by_id, trace_id)
+    proposals = _proposal_nodes(entries, nodes_by_id)
 
     edges = EdgeSet()
     external = derive_edges(entries, by_span_id, proposals, nodes_by_id, edges, notes)
     edges.break_cycles(nodes_by_id.keys(), notes)
 
     _assign_invocations(nodes_by_id, edges)
-    nodes = tuple(Node(**fields) for _, fields in sorted(nodes_by_id.items()))  # type: ignore[arg-type]
+    nodes = tuple(_frozen_node(nodes_by_id[node_id]) for node_id in sorted(nodes_by_id))
     edge_tuple = edges.sorted()
     external_parents = tuple(
         sorted(
@@ -147,15 +166,6 @@ def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None 
         released_early=options.released_early,
         release_reason=options.release_reason,
     )
-    root_ids = tuple(
-        sorted(
-            {
-                entry.node_id
-                for entry in entries
-                if entry.node_id is not None and entry.primary and entry.view.parent_span_id is None
-            }
-        )
-    )
     trajectory = Trajectory(
         trace_id=trace_id,
         trajectory_id=trajectory_id_for(trace_id),
@@ -167,12 +177,37 @@ def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None 
         completeness=completeness,
         span_count=len(envelopes),
         external_parents=external_parents,
-        root_node_ids=root_ids,
+        root_node_ids=tuple(sorted(roots)),
         released_early=options.released_early,
     )
     if built:
         seed_causal_index(trajectory, built[0])
     return MappingResult(trajectory=trajectory, node_of_span=tuple(entry.node_id for entry in entries))
+
+
+_NODE_REQUIRED: Final = tuple(
+    (f.name, Node.__dict__[f.name].__set__) for f in dataclass_fields(Node) if f.default is MISSING
+)
+_NODE_OPTIONAL: Final = tuple(
+    (f.name, f.default, Node.__dict__[f.name].__set__) for f in dataclass_fields(Node) if f.default is not MISSING
+)
+if hasattr(Node, "__post_init__"):
+    raise TypeError("_frozen_node skips Node.__init__: give it the __post_init__ work too")
+
+
+def _frozen_node(values: dict[str, object]) -> Node:
+    """``Node(**values)`` for the mapper's own field dicts (keys are ``Node`` fields), at about half the cost.
+
+    A frozen dataclass's ``__init__`` sets each of Node's 30 fields with ``object.__setattr__``, a generic
+    attribute lookup per field, for 1.5 nodes per span. Here each slot is set through its member descriptor,
+    which is where that lookup ends; the object is the same (``Node`` has no ``__post_init__``).
+    """
+    node = object.__new__(Node)
+    for name, set_slot in _NODE_REQUIRED:
+        set_slot(node, values[name])
+    for name, default, set_slot in _NODE_OPTIONAL:
+        set_slot(node, values.get(name, default))
+    return node
 
 
 def _read_spans(
@@ -232,34 +267,28 @@ def _assign_node_ids(entries: list[SpanEntry], notes: list[Declaration]) -> dict
     depend on arrival order. A byte-identical copy is a redelivery (at-least-once export), not another call: it
     joins the first copy's node as a reference instead of becoming a phantom second execution.
     """
-    groups: dict[str, list[SpanEntry]] = {}
+    first: dict[str, SpanEntry] = {}
+    shared: dict[str, list[SpanEntry]] = {}  # span ids seen more than once: every entry, in input order
     for entry in entries:
         if entry.facts.drop:
             continue
-        groups.setdefault(entry.view.span_id, []).append(entry)
+        span_id = entry.view.span_id
+        earlier = first.setdefault(span_id, entry)
+        if earlier is not entry:
+            shared.setdefault(span_id, [earlier]).append(entry)
     primary: dict[str, SpanEntry] = {}
     duplicated: list[str] = []
     redelivered = 0
-    for span_id, group in groups.items():
-        if len(group) > 1:
-            keyed = sorted(((item.view.span.SerializeToString(deterministic=True), item) for item in group), key=lambda pair: pair[0])
-            group = [item for _, item in keyed]
-            position = 0
-            previous: bytes | None = None
-            for data, entry in keyed:
-                if data == previous:
-                    entry.node_id = span_node_id(span_id) if position == 1 else derived_node_id(span_id, f"dup:{position - 1}")
-                    entry.primary = False
-                    redelivered += 1
-                    continue
-                entry.node_id = span_node_id(span_id) if position == 0 else derived_node_id(span_id, f"dup:{position}")
-                position += 1
-                previous = data
-            if position > 1:
-                duplicated.append(span_id)
-        else:
-            group[0].node_id = span_node_id(span_id)
-        primary[span_id] = group[0]
+    for span_id, entry in first.items():
+        group = shared.get(span_id)
+        if group is None:
+            entry.node_id = span_node_id(span_id)
+            primary[span_id] = entry
+            continue
+        kept_apart, copies, primary[span_id] = _rank_duplicates(span_id, group)
+        if kept_apart:
+            duplicated.append(span_id)
+        redelivered += copies
     if duplicated:
         duplicated.sort()
         notes.append(
@@ -283,6 +312,25 @@ def _assign_node_ids(entries: list[SpanEntry], notes: list[Declaration]) -> dict
             )
         )
     return primary
+
+
+def _rank_duplicates(span_id: str, group: list[SpanEntry]) -> tuple[bool, int, SpanEntry]:
+    """Node ids for the spans sharing ``span_id``, ranked by their bytes. Returns (several distinct spans, number
+    of byte-identical copies, the entry that keeps the plain id)."""
+    keyed = sorted(((item.view.span.SerializeToString(deterministic=True), item) for item in group), key=lambda pair: pair[0])
+    position = 0
+    copies = 0
+    previous: bytes | None = None
+    for data, entry in keyed:
+        if data == previous:
+            entry.node_id = span_node_id(span_id) if position == 1 else derived_node_id(span_id, f"dup:{position - 1}")
+            entry.primary = False
+            copies += 1
+            continue
+        entry.node_id = span_node_id(span_id) if position == 0 else derived_node_id(span_id, f"dup:{position}")
+        position += 1
+        previous = data
+    return position > 1, copies, keyed[0][1]
 
 
 def _merge_double_instrumentation(
@@ -346,15 +394,15 @@ def _node_fields(entry: SpanEntry, trace_id: str) -> dict[str, object]:
     facts = entry.facts
     span = entry.view.span
     if facts.failed:
-        status = NodeStatus.FAILED
+        status = _FAILED
     elif span.end_time_unix_nano == 0:
-        status = NodeStatus.OUTCOME_UNKNOWN
+        status = _OUTCOME_UNKNOWN
     else:
-        status = NodeStatus.COMMITTED
+        status = _COMMITTED
     actor = facts.agent_name or ""
-    if facts.kind is NodeKind.MODEL_CALL:
+    if facts.kind is _MODEL_CALL:
         actor = facts.model or facts.provider or actor
-    elif facts.kind is NodeKind.TOOL_EXECUTION:
+    elif facts.kind is _TOOL_EXECUTION:
         actor = facts.tool_name or actor
     return {
         "id": entry.node_id,
@@ -383,8 +431,8 @@ def _node_fields(entry: SpanEntry, trace_id: str) -> dict[str, object]:
         "finish_reasons": facts.finish_reasons,
         "start_unix_nano": span.start_time_unix_nano,
         "end_unix_nano": span.end_time_unix_nano,
-        "handoff_from": facts.handoff_from_agent if facts.kind is NodeKind.HANDOFF else None,
-        "handoff_to": facts.handoff_to_agent if facts.kind is NodeKind.HANDOFF else None,
+        "handoff_from": facts.handoff_from_agent if facts.kind is _HANDOFF else None,
+        "handoff_to": facts.handoff_to_agent if facts.kind is _HANDOFF else None,
     }
 
 
@@ -405,8 +453,10 @@ def _add_references(entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, o
         nodes_by_id[node_id]["references"] = tuple(sorted(refs, key=lambda ref: ref.span_id))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ProposalNode:
+    """A proposal node's join keys for edge derivation (mapper-internal; never hashed or changed)."""
+
     node_id: str
     model_node: str
     call_id: str | None
@@ -414,9 +464,7 @@ class ProposalNode:
     arguments_digest: str | None
 
 
-def _proposal_nodes(
-    entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, object]], trace_id: str
-) -> list[ProposalNode]:
+def _proposal_nodes(entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, object]]) -> list[ProposalNode]:
     """One node per tool call a model proposed (AT-4.5a, AT-9b): a proposal is never the execution."""
     proposals: list[ProposalNode] = []
     for entry in entries:
@@ -424,6 +472,8 @@ def _proposal_nodes(
         if not entry.primary or entry.node_id is None or not facts.proposals:
             continue
         seen: set[str] = set()
+        model_fields = nodes_by_id[entry.node_id]  # the proposing model call: same source span and times
+        source, start, end = model_fields["source"], model_fields["start_unix_nano"], model_fields["end_unix_nano"]
         for position, call in enumerate(facts.proposals[:MAX_PROPOSALS_PER_CALL]):
             suffix = f"call:{call.call_id}" if call.call_id else f"call#{position}"
             while suffix in seen:
@@ -433,13 +483,13 @@ def _proposal_nodes(
             args_digest = digest_text(call.arguments) if call.arguments is not None else None
             nodes_by_id[node_id] = {
                 "id": node_id,
-                "kind": NodeKind.TOOL_PROPOSAL,
-                "status": NodeStatus.PROPOSED,
-                "source": SpanRef(trace_id=trace_id, span_id=entry.view.span_id),
+                "kind": _TOOL_PROPOSAL,
+                "status": _PROPOSED,
+                "source": source,
                 "convention": facts.convention,
                 "name": call.name or "tool_call",
                 "actor": facts.model or facts.agent_name or "",
-                "authority": Authority.MODEL,
+                "authority": _MODEL_AUTHORITY,
                 "agent_name": facts.agent_name,
                 "tool_name": call.name or None,
                 "tool_call_id": call.call_id,
@@ -447,8 +497,8 @@ def _proposal_nodes(
                 "arguments_digest": args_digest,
                 "arguments_visible": call.arguments is not None,
                 "model": facts.model,
-                "start_unix_nano": entry.view.span.start_time_unix_nano,
-                "end_unix_nano": entry.view.span.end_time_unix_nano,
+                "start_unix_nano": start,
+                "end_unix_nano": end,
             }
             proposals.append(ProposalNode(node_id, entry.node_id, call.call_id, call.name, args_digest))
     return proposals
@@ -474,7 +524,7 @@ def _assign_invocations(nodes_by_id: dict[str, dict[str, object]], edges: EdgeSe
                 break
             path.append(current)
             on_path.add(current)
-            if nodes_by_id.get(parent, {}).get("kind") is NodeKind.AGENT_INVOCATION:
+            if nodes_by_id.get(parent, {}).get("kind") is _AGENT_INVOCATION:
                 answer = parent
                 break
             current = parent
@@ -483,7 +533,7 @@ def _assign_invocations(nodes_by_id: dict[str, dict[str, object]], edges: EdgeSe
         for node in path:
             memo[node] = answer
     for node_id, fields in nodes_by_id.items():
-        if fields["kind"] is NodeKind.TOOL_PROPOSAL:
+        if fields["kind"] is _TOOL_PROPOSAL:
             # A proposal belongs to the invocation of the model call that proposed it.
             fields["invocation"] = memo.get(node_id.split("#", 1)[0])
         else:
@@ -491,24 +541,33 @@ def _assign_invocations(nodes_by_id: dict[str, dict[str, object]], edges: EdgeSe
 
 
 def _bindings(entries: list[SpanEntry], nodes: tuple[Node, ...]) -> Bindings:
-    services = sorted({entry.view.service_name for entry in entries if entry.view.service_name})
-    agents = sorted({node.agent_name for node in nodes if node.agent_name})
-    models = sorted({node.model for node in nodes if node.model and node.kind is NodeKind.MODEL_CALL})
-    providers = sorted({node.provider for node in nodes if node.provider})
-    conventions = sorted({entry.facts.convention for entry in entries})
+    services: set[str] = set()
+    conventions: set[str] = set()
     tools: dict[str, str | None] = {}
     for entry in entries:
+        if entry.view.service_name:
+            services.add(entry.view.service_name)
+        conventions.add(entry.facts.convention)
         for name, tool_digest in entry.facts.tool_definition_digests.items():
             if tools.get(name) is None:
                 tools[name] = tool_digest
+    agents: set[str] = set()
+    models: set[str] = set()
+    providers: set[str] = set()
     for node in nodes:
-        if node.kind is NodeKind.TOOL_EXECUTION and node.tool_name and node.tool_name not in tools:
+        if node.agent_name:
+            agents.add(node.agent_name)
+        if node.model and node.kind is _MODEL_CALL:
+            models.add(node.model)
+        if node.provider:
+            providers.add(node.provider)
+        if node.kind is _TOOL_EXECUTION and node.tool_name and node.tool_name not in tools:
             tools[node.tool_name] = None
     return Bindings(
-        services=tuple(services),
-        agents=tuple(agents),
-        models=tuple(models),
-        providers=tuple(providers),
+        services=tuple(sorted(services)),
+        agents=tuple(sorted(agents)),
+        models=tuple(sorted(models)),
+        providers=tuple(sorted(providers)),
         tools=tuple(ToolDefinition(name=name, digest=tools[name]) for name in sorted(tools)),
-        conventions=tuple(conventions),
+        conventions=tuple(sorted(conventions)),
     )

@@ -128,11 +128,15 @@ def _dumps_fast(value: object) -> str | None:
         encoded = orjson.dumps(value, option=_ORJSON_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError too: non-string keys, bytes, lone surrogates, big integers
         return None
-    if _HIGH_CHARACTER.search(encoded) is not None:
+    if not encoded.isascii() and _HIGH_CHARACTER.search(encoded) is not None:
         return None
-    structure = _STRING_TOKEN.sub(b"", encoded) if b'"' in encoded else encoded
-    if _FLOAT_TOKEN.search(structure) is not None:
-        return None
+    structure = encoded
+    if _FLOAT_TOKEN.search(encoded) is not None:
+        # Only a candidate: it may lie inside a string. Output without one is spared removing the strings.
+        structure = _STRING_TOKEN.sub(b"", encoded) if b'"' in encoded else encoded
+        if _FLOAT_TOKEN.search(structure) is not None:
+            return None
+    # Without the strings removed, "null" inside one only costs the walk, which then finds no float.
     if b"null" in structure and _has_float(value):  # orjson writes NaN and infinities as null
         return None
     return encoded.decode()

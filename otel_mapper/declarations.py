@@ -40,6 +40,11 @@ _MAKES_PARTIAL: Final = frozenset(
 and call-level outcome approximations are represented by their declaration (AT-6.2c)."""
 
 
+# Bound once: on CPython 3.11 every `NodeKind.X` read passes through the enum metaclass's `__getattr__` hook.
+_MODEL_CALL: Final = NodeKind.MODEL_CALL
+_TOOL_EXECUTION: Final = NodeKind.TOOL_EXECUTION
+_COMMITTED: Final = NodeStatus.COMMITTED
+
 def declare(
     *,
     nodes: tuple[Node, ...],
@@ -79,7 +84,7 @@ def declare(
             reason="traces carry no reward records",
         )
     )
-    committed_tools = [n.id for n in nodes if n.kind is NodeKind.TOOL_EXECUTION and n.status is NodeStatus.COMMITTED]
+    committed_tools = [n.id for n in nodes if n.kind is _TOOL_EXECUTION and n.status is _COMMITTED]
     if committed_tools:
         declarations.append(
             Declaration(
@@ -91,8 +96,7 @@ def declare(
                 nodes=tuple(committed_tools[:MAX_DECLARED_NODES]),
             )
         )
-    primary = [entry for entry in entries if entry.primary and entry.node_id is not None]
-    hidden_outputs = [e.node_id for e in primary if e.facts.kind is NodeKind.MODEL_CALL and e.facts.proposals is None]
+    hidden_outputs, hidden_content, redacted, aggregates = _content_losses(entries)
     if hidden_outputs:
         declarations.append(
             Declaration(
@@ -104,12 +108,6 @@ def declare(
                 nodes=tuple(sorted(str(n) for n in hidden_outputs)[:MAX_DECLARED_NODES]),
             )
         )
-    hidden_content = [
-        e.node_id
-        for e in primary
-        if (e.facts.kind is NodeKind.MODEL_CALL and not e.facts.input_content_captured)
-        or (e.facts.kind is NodeKind.TOOL_EXECUTION and not e.facts.arguments_visible)
-    ]
     if hidden_content:
         declarations.append(
             Declaration(
@@ -121,7 +119,6 @@ def declare(
                 nodes=tuple(sorted(str(n) for n in hidden_content)[:MAX_DECLARED_NODES]),
             )
         )
-    redacted = [e.node_id for e in primary if e.facts.content_redacted]
     if redacted:
         declarations.append(
             Declaration(
@@ -144,14 +141,14 @@ def declare(
                 nodes=tuple(ref.node for ref in external_parents[:MAX_DECLARED_NODES]),
             )
         )
-    if any(entry.facts.usage_is_aggregate for entry in primary):
+    if aggregates:
         declarations.append(
             Declaration(
                 category=DeclarationCategory.USAGE_AGGREGATION,
                 effect=DeclarationEffect.APPROXIMATED,
                 qualifier="ignored",
                 reason="agent-level token totals ignored; usage is counted on model-call nodes only",
-                count=sum(1 for entry in primary if entry.facts.usage_is_aggregate),
+                count=aggregates,
             )
         )
     unordered, capped = count_unordered_sibling_pairs(nodes, edges, parents, causal_index)
@@ -179,6 +176,32 @@ def declare(
         )
     declarations.sort(key=lambda item: (item.category.value, item.qualifier, item.reason))
     return tuple(declarations), _completeness(declarations, released_early)
+
+
+def _content_losses(entries: Sequence[SpanEntry]) -> tuple[list[str], list[str], list[str], int]:
+    """One pass over the nodes' primary spans: model calls with hidden output, nodes with hidden content, nodes
+    with redacted content, and the number of spans reporting aggregate usage."""
+    hidden_outputs: list[str] = []
+    hidden_content: list[str] = []
+    redacted: list[str] = []
+    aggregates = 0
+    for entry in entries:
+        node_id = entry.node_id
+        if node_id is None or not entry.primary:
+            continue
+        facts = entry.facts
+        if facts.kind is _MODEL_CALL:
+            if facts.proposals is None:
+                hidden_outputs.append(node_id)
+            if not facts.input_content_captured:
+                hidden_content.append(node_id)
+        elif facts.kind is _TOOL_EXECUTION and not facts.arguments_visible:
+            hidden_content.append(node_id)
+        if facts.content_redacted:
+            redacted.append(node_id)
+        if facts.usage_is_aggregate:
+            aggregates += 1
+    return hidden_outputs, hidden_content, redacted, aggregates
 
 
 def _completeness(declarations: list[Declaration], released_early: bool) -> Completeness:
@@ -226,13 +249,14 @@ def count_unordered_sibling_pairs(
 
 
 def _reachable_siblings(index: CausalIndex, start: str, members: set[str], floor: int) -> int:
+    earlier, depth = index.earlier, index.depth
     seen = {start}
     stack = [start]
     found = 0
     while stack and len(seen) < SIBLING_WALK_BUDGET:
         current = stack.pop()
-        for previous in index.earlier.get(current, ()):
-            if previous in seen or index.depth.get(previous, 0) <= floor:
+        for previous in earlier.get(current, ()):
+            if previous in seen or depth.get(previous, 0) <= floor:
                 continue
             seen.add(previous)
             if previous in members:

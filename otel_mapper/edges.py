@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from dataclasses import fields as dataclass_fields
+from typing import TYPE_CHECKING, Final
 
 from otel_mapper.graph import containment_intervals, encloses, strongly_connected
 from otel_mapper.model import Declaration, Edge
@@ -46,8 +47,37 @@ _CYCLE_REMOVAL_ORDER = (
 )
 
 
-def _edge_key(item: tuple[tuple[str, EdgeType, str], Edge]) -> tuple[str, EdgeType, str]:
-    return item[0]
+# Enum members read per entry or edge, bound once: on CPython 3.11 every `NodeKind.X` read passes through the enum
+# metaclass's `__getattr__` hook (about 60 ns each).
+_MODEL_CALL: Final = NodeKind.MODEL_CALL
+_TOOL_EXECUTION: Final = NodeKind.TOOL_EXECUTION
+_HANDOFF: Final = NodeKind.HANDOFF
+_AGENT_INVOCATION: Final = NodeKind.AGENT_INVOCATION
+_EXECUTION_KINDS: Final = (NodeKind.TOOL_EXECUTION, NodeKind.HANDOFF)
+_CAUSED_BY: Final = EdgeType.CAUSED_BY
+_DEPENDS_ON: Final = EdgeType.DEPENDS_ON
+_LINKED: Final = EdgeType.LINKED
+_HANDOFF_FROM: Final = EdgeType.HANDOFF_FROM
+_SEQUENCED_AFTER: Final = EdgeType.SEQUENCED_AFTER
+_DISPATCHED: Final = NodeStatus.DISPATCHED
+
+_SET_FROM, _SET_TYPE, _SET_TO, _SET_EVIDENCE = (
+    Edge.__dict__[name].__set__ for name in ("from_node", "type", "to_node", "evidence")
+)
+if [f.name for f in dataclass_fields(Edge)] != ["from_node", "type", "to_node", "evidence"] or hasattr(Edge, "__post_init__"):
+    raise TypeError("_new_edge sets Edge's four fields itself and skips Edge.__init__: keep it in step with Edge")
+
+
+def _new_edge(from_node: str, edge_type: EdgeType, to_node: str, evidence: str) -> Edge:
+    """``Edge(from_node=..., type=..., to_node=..., evidence=...)`` at less than half the cost (a trace has more
+    edges than spans): the frozen ``__init__`` sets each field with ``object.__setattr__``, a generic attribute
+    lookup; here each slot is set through its member descriptor, where that lookup ends."""
+    edge = object.__new__(Edge)
+    _SET_FROM(edge, from_node)
+    _SET_TYPE(edge, edge_type)
+    _SET_TO(edge, to_node)
+    _SET_EVIDENCE(edge, evidence)
+    return edge
 
 
 class EdgeSet:
@@ -62,12 +92,12 @@ class EdgeSet:
             return
         key = (from_node, edge_type, to_node)
         if key not in self._edges:
-            self._edges[key] = Edge(from_node=from_node, type=edge_type, to_node=to_node, evidence=evidence)
+            self._edges[key] = _new_edge(from_node, edge_type, to_node, evidence)
 
     def add_parent(self, child: str, parent: str, evidence: str) -> None:
         if child == parent:
             return
-        self.add(child, EdgeType.CAUSED_BY, parent, evidence)
+        self.add(child, _CAUSED_BY, parent, evidence)
         self._parents.setdefault(child, parent)
 
     def containment_parents(self) -> dict[str, str]:
@@ -76,7 +106,7 @@ class EdgeSet:
     def sorted(self) -> tuple[Edge, ...]:
         # Keys are (from, type, to), unique per edge: sorting them gives the edges' own order without comparing
         # Edge objects field by field.
-        return tuple(edge for _, edge in sorted(self._edges.items(), key=_edge_key))
+        return tuple(map(self._edges.__getitem__, sorted(self._edges)))
 
     def break_cycles(self, node_ids: Iterable[str], notes: list[Declaration]) -> None:
         """Remove the weakest edges inside each cycle until the graph is acyclic.
@@ -108,7 +138,7 @@ class EdgeSet:
                         continue
                     del self._edges[key]
                     removed += 1
-                    if edge_type is EdgeType.CAUSED_BY and self._parents.get(key[0]) == key[2]:
+                    if edge_type is _CAUSED_BY and self._parents.get(key[0]) == key[2]:
                         del self._parents[key[0]]
                         parent_cycle_nodes.add(key[0])
         if removed:
@@ -177,20 +207,21 @@ def _parent_edges(
 
 def _link_edges(entries: list[SpanEntry], by_span_id: dict[str, SpanEntry], edges: EdgeSet) -> None:
     for entry in entries:
-        if entry.node_id is None:
+        links = entry.view.span.links
+        if entry.node_id is None or not links:  # most spans have no links: no iterator over an empty field
             continue
-        for link in entry.view.span.links:
+        for link in links:
             if link.trace_id != entry.view.span.trace_id:
                 continue
             target = by_span_id.get(link.span_id.hex())
             if target is None or target.node_id is None:
                 continue
-            edge_type = EdgeType.LINKED
+            edge_type = _LINKED
             for kv in link.attributes:
                 if kv.key == LINK_TYPE_ATTRIBUTE and kv.value.string_value in _LINK_TYPES:
                     edge_type = EdgeType(kv.value.string_value)
             evidence = f"span link to {link.span_id.hex()}"
-            if edge_type is not EdgeType.LINKED:
+            if edge_type is not _LINKED:
                 evidence += f" ({LINK_TYPE_ATTRIBUTE}={edge_type.value})"
             edges.add(entry.node_id, edge_type, target.node_id, evidence)
 
@@ -212,7 +243,7 @@ def _tool_call_edges(
     by_name_args: dict[tuple[str, str], list[ProposalNode]] = defaultdict(list)
     by_name: dict[str, list[ProposalNode]] = defaultdict(list)
     for proposal in proposals:
-        edges.add(proposal.node_id, EdgeType.CAUSED_BY, proposal.model_node, "tool_call part in model output")
+        edges.add(proposal.node_id, _CAUSED_BY, proposal.model_node, "tool_call part in model output")
         if proposal.call_id:
             by_call_id[proposal.call_id].append(proposal)
         if proposal.name and proposal.arguments_digest:
@@ -238,7 +269,7 @@ def _tool_call_edges(
         facts = entry.facts
         if not entry.primary or entry.node_id is None:
             continue
-        if facts.kind not in (NodeKind.TOOL_EXECUTION, NodeKind.HANDOFF):
+        if facts.kind not in _EXECUTION_KINDS:
             continue
         matched: ProposalNode | None = None
         evidence = ""
@@ -257,7 +288,7 @@ def _tool_call_edges(
             elif candidates:
                 ambiguous.append(entry.node_id)
                 continue
-        elif facts.kind is NodeKind.HANDOFF and facts.tool_name and facts.tool_name in by_name:
+        elif facts.kind is _HANDOFF and facts.tool_name and facts.tool_name in by_name:
             # A handoff span records no arguments; the tool it executes is named after the target agent.
             candidates = by_name[facts.tool_name]
             if len(candidates) == 1:
@@ -270,22 +301,25 @@ def _tool_call_edges(
             if facts.tool_call_id and facts.tool_call_id in by_call_id:
                 ambiguous.append(entry.node_id)
             continue
-        edges.add(entry.node_id, EdgeType.CAUSED_BY, matched.node_id, evidence)
+        edges.add(entry.node_id, _CAUSED_BY, matched.node_id, evidence)
         executed_by_proposal[matched.node_id].append(entry.node_id)
 
     for proposal_id, executions in executed_by_proposal.items():
         if executions:
-            nodes_by_id[proposal_id]["status"] = NodeStatus.DISPATCHED
+            nodes_by_id[proposal_id]["status"] = _DISPATCHED
 
     for entry in entries:
         if not entry.primary or entry.node_id is None or not entry.facts.consumed_call_ids:
             continue
-        if entry.facts.kind is not NodeKind.MODEL_CALL:
+        if entry.facts.kind is not _MODEL_CALL:
             # Agent spans often repeat the whole conversation (contrib invoke_agent, OTel invoke_agent): their
             # input is a summary of their children's work, not something consumed before it ran.
             continue
         for call_id in dict.fromkeys(entry.facts.consumed_call_ids):
-            candidates = [proposal for proposal in by_call_id.get(call_id, ()) if proposal.model_node != entry.node_id]
+            proposed = by_call_id.get(call_id)
+            if proposed is None:
+                continue
+            candidates = [proposal for proposal in proposed if proposal.model_node != entry.node_id]
             if not candidates:
                 continue
             proposal = narrow(candidates, entry.node_id, None)
@@ -294,7 +328,7 @@ def _tool_call_edges(
                 continue
             executions = executed_by_proposal.get(proposal.node_id)
             for execution in (executions or [proposal.node_id])[:MAX_EXECUTIONS_PER_CALL]:
-                edges.add(entry.node_id, EdgeType.DEPENDS_ON, execution, f"tool result {call_id} in model input")
+                edges.add(entry.node_id, _DEPENDS_ON, execution, f"tool result {call_id} in model input")
     if ambiguous:
         notes.append(
             Declaration(
@@ -312,7 +346,7 @@ def _tool_call_edges(
 def _response_chain_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
     by_response: dict[str, list[str]] = defaultdict(list)
     for entry in entries:
-        if entry.primary and entry.node_id and entry.facts.response_id and entry.facts.kind is NodeKind.MODEL_CALL:
+        if entry.primary and entry.node_id and entry.facts.response_id and entry.facts.kind is _MODEL_CALL:
             by_response[entry.facts.response_id].append(entry.node_id)
     for entry in entries:
         previous = entry.facts.previous_response_id
@@ -320,7 +354,7 @@ def _response_chain_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
             continue
         producers = by_response.get(previous, [])
         if len(producers) == 1:
-            edges.add(entry.node_id, EdgeType.DEPENDS_ON, producers[0], f"previous_response.id={previous}")
+            edges.add(entry.node_id, _DEPENDS_ON, producers[0], f"previous_response.id={previous}")
 
 
 def _content_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
@@ -328,19 +362,22 @@ def _content_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
     (content order of one message list, not time) gives an edge; earlier ones follow transitively through A."""
     producers: dict[str, list[str]] = defaultdict(list)
     for entry in entries:
-        if entry.primary and entry.node_id and entry.facts.kind is NodeKind.MODEL_CALL:
+        if entry.primary and entry.node_id and entry.facts.kind is _MODEL_CALL:
             for message_digest in set(entry.facts.messages.outputs):
                 producers[message_digest].append(entry.node_id)
     if not producers:
         return
     for entry in entries:
-        if not entry.primary or entry.node_id is None or entry.facts.kind is not NodeKind.MODEL_CALL:
+        if not entry.primary or entry.node_id is None or entry.facts.kind is not _MODEL_CALL:
             continue
         inputs = entry.facts.messages.inputs
         for position in range(len(inputs) - 1, -1, -1):
-            sources = [node for node in producers.get(inputs[position], ()) if node != entry.node_id]
+            produced_by = producers.get(inputs[position])
+            if produced_by is None:
+                continue  # most input messages are prompts or tool results: no model call produced them
+            sources = [node for node in produced_by if node != entry.node_id]
             if len(sources) == 1:
-                edges.add(entry.node_id, EdgeType.DEPENDS_ON, sources[0], f"input message {position} equals output message digest")
+                edges.add(entry.node_id, _DEPENDS_ON, sources[0], f"input message {position} equals output message digest")
                 break
             if len(sources) > 1:
                 break  # ambiguous: the same message came out of several calls
@@ -350,7 +387,7 @@ def _handoff_edges(entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, ob
     agents_by_name: dict[str, list[str]] = defaultdict(list)
     agents_by_graph_id: dict[str, list[str]] = defaultdict(list)
     for entry in entries:
-        if entry.primary and entry.node_id and entry.facts.kind is NodeKind.AGENT_INVOCATION:
+        if entry.primary and entry.node_id and entry.facts.kind is _AGENT_INVOCATION:
             if entry.facts.agent_name:
                 agents_by_name[entry.facts.agent_name].append(entry.node_id)
             if entry.facts.graph_node_id:
@@ -360,7 +397,7 @@ def _handoff_edges(entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, ob
         facts = entry.facts
         if not entry.primary or entry.node_id is None:
             continue
-        if facts.kind is NodeKind.HANDOFF and facts.handoff_to_agent:
+        if facts.kind is _HANDOFF and facts.handoff_to_agent:
             candidates = agents_by_name.get(facts.handoff_to_agent, ())
             if not candidates:
                 continue
@@ -369,13 +406,13 @@ def _handoff_edges(entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, ob
             # The receiving agent must not be an ancestor of the handoff itself.
             targets = [node for node in candidates if not encloses(intervals, node, entry.node_id)]
             if len(targets) == 1:
-                edges.add(targets[0], EdgeType.HANDOFF_FROM, entry.node_id, f"handoff to_agent={facts.handoff_to_agent}")
-        if facts.kind is NodeKind.AGENT_INVOCATION and facts.graph_parent_id:
+                edges.add(targets[0], _HANDOFF_FROM, entry.node_id, f"handoff to_agent={facts.handoff_to_agent}")
+        if facts.kind is _AGENT_INVOCATION and facts.graph_parent_id:
             sources = [node for node in agents_by_graph_id.get(facts.graph_parent_id, ()) if node != entry.node_id]
             if len(sources) == 1:
                 edges.add(
                     entry.node_id,
-                    EdgeType.HANDOFF_FROM,
+                    _HANDOFF_FROM,
                     sources[0],
                     f"{facts.graph_parent_evidence}={facts.graph_parent_id}",
                 )
@@ -393,4 +430,4 @@ def _sequence_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
             earlier = sorted(by_step[previous])[:MAX_SEQUENCE_FANIN]
             for node in by_step[current]:
                 for before in earlier:
-                    edges.add(node, EdgeType.SEQUENCED_AFTER, before, f"runtime step {current} after {previous} ({scope})")
+                    edges.add(node, _SEQUENCED_AFTER, before, f"runtime step {current} after {previous} ({scope})")

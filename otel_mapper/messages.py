@@ -5,7 +5,6 @@ results and per-message digests. Shared by every reader whose convention uses th
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
 from typing import Final
 
 import orjson
@@ -54,15 +53,18 @@ def unwrap_call_arguments(value: Decoded) -> Decoded:
 def arguments_text(arguments: Decoded) -> str | None:
     """Tool-call arguments as bounded text: objects as canonical JSON (call records unwrapped), strings as they
     are. Both sides of every argument join go through here."""
+    return _arguments_text(arguments, parse_json_text(arguments) if isinstance(arguments, str) else arguments)
+
+
+def _arguments_text(arguments: Decoded, parsed: Decoded) -> str | None:
+    """:func:`arguments_text` of ``arguments`` when ``parsed`` is already ``parse_json_text(arguments)`` (for a
+    string; ``arguments`` itself otherwise): a message digest parses the same text first."""
     if arguments is None:
         return None
-    if isinstance(arguments, str):
-        parsed = parse_json_text(arguments)
-        if not isinstance(parsed, (dict, list)):
-            return arguments[:MAX_TEXT]
-        arguments = parsed
+    if isinstance(arguments, str) and not isinstance(parsed, (dict, list)):
+        return arguments[:MAX_TEXT]
     try:
-        text = dumps_canonical(unwrap_call_arguments(arguments))
+        text = dumps_canonical(unwrap_call_arguments(parsed))
     except TypeError:
         return None
     return text[:MAX_TEXT]
@@ -109,9 +111,11 @@ input equals one in call A's output); the JCS serialiser in pure Python cost mos
 def message_digest(message: dict[str, Decoded]) -> str:
     """Digest of a message's role and parts (finish_reason and names left out): the same message in a later
     call's input digests the same as in the output that produced it."""
-    parts = message.get("parts")
-    normal_parts = [_normal_part(part) for part in parts[:MAX_PARTS] if isinstance(part, dict)] if isinstance(parts, list) else []
-    value = {"role": message.get("role"), "parts": normal_parts}
+    return _parts_digest(message.get("role"), [_normal_part(part) for part in _parts(message)])
+
+
+def _parts_digest(role: Decoded, normal_parts: list[dict[str, Decoded]]) -> str:
+    value = {"role": role, "parts": normal_parts}
     try:
         encoded = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):  # bytes, lone surrogates, integers beyond 64 bits
@@ -127,7 +131,7 @@ def _messages(value: Decoded) -> list[dict[str, Decoded]]:
     return [message for message in value[:MAX_MESSAGES] if isinstance(message, dict)]
 
 
-def _parts(message: dict[str, Decoded]) -> Iterable[dict[str, Decoded]]:
+def _parts(message: dict[str, Decoded]) -> list[dict[str, Decoded]]:
     parts = message.get("parts")
     if isinstance(parts, list):
         return [part for part in parts[:MAX_PARTS] if isinstance(part, dict)]
@@ -135,12 +139,17 @@ def _parts(message: dict[str, Decoded]) -> Iterable[dict[str, Decoded]]:
 
 
 def read_output_messages(value: Decoded) -> tuple[list[ToolCallFact], list[str]]:
-    """Tool calls proposed in the output, and the digest of each output message."""
+    """Tool calls proposed in the output, and the digest of each output message.
+
+    One pass over each message's parts gives both: a tool call's arguments are parsed once, for the digest's
+    normal form and for the proposal's argument text."""
     proposals: list[ToolCallFact] = []
     digests: list[str] = []
     for message in _messages(value):
-        digests.append(message_digest(message))
+        normal_parts: list[dict[str, Decoded]] = []
         for part in _parts(message):
+            normal = _normal_part(part)
+            normal_parts.append(normal)
             if part.get(genai.PART_TYPE) == genai.PART_TOOL_CALL:
                 call_id = part.get("id")
                 name = part.get("name")
@@ -148,9 +157,10 @@ def read_output_messages(value: Decoded) -> tuple[list[ToolCallFact], list[str]]
                     ToolCallFact(
                         call_id=str(call_id)[:MAX_NAME] if call_id else None,
                         name=str(name)[:MAX_NAME] if name else "",
-                        arguments=arguments_text(part.get("arguments")),
+                        arguments=_arguments_text(part.get("arguments"), normal["arguments"]),
                     )
                 )
+        digests.append(_parts_digest(message.get("role"), normal_parts))
     return proposals, digests
 
 
@@ -159,8 +169,9 @@ def read_input_messages(value: Decoded) -> tuple[list[str], list[str]]:
     consumed: list[str] = []
     digests: list[str] = []
     for message in _messages(value):
-        digests.append(message_digest(message))
-        for part in _parts(message):
+        parts = _parts(message)
+        digests.append(_parts_digest(message.get("role"), [_normal_part(part) for part in parts]))
+        for part in parts:
             if part.get(genai.PART_TYPE) == genai.PART_TOOL_CALL_RESPONSE:
                 call_id = part.get("id")
                 if call_id:

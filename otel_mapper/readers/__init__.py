@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from otel_mapper.facts import ConventionReader, SpanFacts
 from otel_mapper.readers.adk import ADKReader
-from otel_mapper.readers.common import read_error
+from otel_mapper.readers.common import fill_error
 from otel_mapper.readers.genai import GenAIReader
 from otel_mapper.readers.openai_agents import OpenAIAgentsReader
 from otel_mapper.readers.openinference import OpenInferenceReader
@@ -57,11 +57,7 @@ class FallbackReader:
 
     def read(self, view: SpanView) -> SpanFacts:
         facts = SpanFacts(kind=NodeKind.OTHER, convention=self.name, name=view.name)
-        error = read_error(view)
-        facts.failed = error.failed
-        facts.error_type = error.error_type
-        facts.error_message = error.error_message
-        facts.http_status = error.http_status
+        fill_error(view, facts)  # facts start empty: every error field is the span's
         return facts
 
 

@@ -32,29 +32,42 @@ class ErrorFacts:
 
 def read_error(view: SpanView) -> ErrorFacts:
     """Status ERROR, ``error.type``, the first ``exception`` event, and an HTTP status code if one is recorded."""
+    failed, error_type, message, http_status = _error_values(view)
+    return ErrorFacts(failed=failed, error_type=error_type, error_message=message, http_status=http_status)
+
+
+def _error_values(view: SpanView) -> tuple[bool, str | None, str | None, int | None]:
+    """:func:`read_error`'s fields as a tuple: every span is read for errors, most readers copy the fields straight
+    into their facts, so no :class:`ErrorFacts` is built for them."""
     span = view.span
     status = span.status
     failed = status.code == Status.STATUS_CODE_ERROR
-    error_type = view.str_attr(genai.ERROR_TYPE)
+    attrs = view.attrs
+    error_type = view.str_attr(genai.ERROR_TYPE) if genai.ERROR_TYPE in attrs else None
     status_message = status.message
     message = status_message[:MAX_ERROR_MESSAGE] if status_message else None
-    for event in span.events if len(span.events) else ():
-        if event.name != genai.EXCEPTION_EVENT:
-            continue
-        for kv in event.attributes:
-            if kv.key == genai.EXCEPTION_TYPE and error_type is None:
-                error_type = (to_text(kv.value) or "")[:MAX_NAME] or None
-            elif kv.key == genai.EXCEPTION_MESSAGE and message is None:
-                message = (to_text(kv.value) or "")[:MAX_ERROR_MESSAGE] or None
-        break
-    http_status = view.int_attr(genai.HTTP_RESPONSE_STATUS_CODE) or view.int_attr(genai.HTTP_STATUS_CODE_LEGACY)
+    events = span.events
+    if events:  # most spans have none: no iterator
+        for event in events:
+            if event.name != genai.EXCEPTION_EVENT:
+                continue
+            for kv in event.attributes:
+                if kv.key == genai.EXCEPTION_TYPE and error_type is None:
+                    error_type = (to_text(kv.value) or "")[:MAX_NAME] or None
+                elif kv.key == genai.EXCEPTION_MESSAGE and message is None:
+                    message = (to_text(kv.value) or "")[:MAX_ERROR_MESSAGE] or None
+            break
+    # Absent keys are skipped without a call (most spans record neither); `or` semantics as for two reads.
+    http_status = view.int_attr(genai.HTTP_RESPONSE_STATUS_CODE) if genai.HTTP_RESPONSE_STATUS_CODE in attrs else None
+    if not http_status:
+        http_status = view.int_attr(genai.HTTP_STATUS_CODE_LEGACY) if genai.HTTP_STATUS_CODE_LEGACY in attrs else None
     if http_status is None and message:
         match = _HTTP_CODE.search(message)
         if match:
             http_status = int(match.group(1))
     if http_status is not None and not 100 <= http_status <= 599:
         http_status = None
-    return ErrorFacts(failed=failed, error_type=error_type, error_message=message, http_status=http_status)
+    return failed, error_type, message, http_status
 
 
 def _first_int(view: SpanView, keys: tuple[str, ...]) -> int | None:
@@ -76,11 +89,11 @@ def read_usage(view: SpanView, input_keys: tuple[str, ...], output_keys: tuple[s
 
 def fill_error(view: SpanView, facts: "SpanFacts") -> None:
     """Merge the span's error facts into ``facts`` (values already recorded win)."""
-    error = read_error(view)
-    facts.failed = facts.failed or error.failed
-    facts.error_type = facts.error_type or error.error_type
-    facts.error_message = facts.error_message or error.error_message
-    facts.http_status = facts.http_status or error.http_status
+    failed, error_type, message, http_status = _error_values(view)
+    facts.failed = facts.failed or failed
+    facts.error_type = facts.error_type or error_type
+    facts.error_message = facts.error_message or message
+    facts.http_status = facts.http_status or http_status
 
 
 _GENAI_MARKERS: Final = frozenset(

@@ -7,9 +7,14 @@ instead of ``gen_ai.provider.name``, ``gen_ai.usage.prompt_tokens``/``completion
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Final
+
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+
 from otel_mapper.facts import SpanFacts, ToolCallFact
 from otel_mapper.messages import arguments_text, read_input_messages, read_output_messages
-from otel_mapper.readers.common import read_error, read_usage
+from otel_mapper.readers.common import fill_error, read_usage
 from otel_mapper.readers.legacy_messages import has_indexed_messages, read_indexed_messages
 from otel_mapper.spans import MAX_NAME, SpanView
 from semconv import genai
@@ -33,23 +38,37 @@ _NAME_PREFIXES: tuple[tuple[str, NodeKind], ...] = (
 )
 
 
+def _operation_kinds() -> dict[str, NodeKind]:
+    """Node kind of each known operation name, the first listed winning (as an if-chain would)."""
+    kinds: dict[str, NodeKind] = {}
+    for names, kind in (
+        (genai.MODEL_CALL_OPERATIONS, NodeKind.MODEL_CALL),
+        ((genai.Operation.INVOKE_AGENT.value,), NodeKind.AGENT_INVOCATION),
+        (genai.TOOL_OPERATIONS, NodeKind.TOOL_EXECUTION),
+        (genai.RETRIEVAL_OPERATIONS, NodeKind.RETRIEVAL),
+        (genai.GUARDRAIL_OPERATIONS, NodeKind.GUARDRAIL),
+        (genai.HANDOFF_OPERATIONS, NodeKind.HANDOFF),
+        ((genai.Operation.CREATE_AGENT.value,), NodeKind.OTHER),
+    ):
+        for name in names:
+            kinds.setdefault(str(name), kind)
+    return kinds
+
+
+_OPERATION_KINDS: Final = _operation_kinds()
+
+# Enum members read per span, bound once: on CPython 3.11 every `NodeKind.X` read passes through the enum
+# metaclass's `__getattr__` hook (about 60 ns each).
+_MODEL_CALL: Final = NodeKind.MODEL_CALL
+_TOOL_EXECUTION: Final = NodeKind.TOOL_EXECUTION
+_HANDOFF: Final = NodeKind.HANDOFF
+_WORKFLOW_STEP: Final = NodeKind.WORKFLOW_STEP
+_EXECUTION_KINDS: Final = (NodeKind.TOOL_EXECUTION, NodeKind.HANDOFF)
+
+
 def kind_of_operation(operation: str) -> NodeKind:
     """Node kind of a ``gen_ai.operation.name`` value; unknown custom values are steps."""
-    if operation in genai.MODEL_CALL_OPERATIONS:
-        return NodeKind.MODEL_CALL
-    if operation == genai.Operation.INVOKE_AGENT:
-        return NodeKind.AGENT_INVOCATION
-    if operation in genai.TOOL_OPERATIONS:
-        return NodeKind.TOOL_EXECUTION
-    if operation in genai.RETRIEVAL_OPERATIONS:
-        return NodeKind.RETRIEVAL
-    if operation in genai.GUARDRAIL_OPERATIONS:
-        return NodeKind.GUARDRAIL
-    if operation in genai.HANDOFF_OPERATIONS:
-        return NodeKind.HANDOFF
-    if operation == genai.Operation.CREATE_AGENT:
-        return NodeKind.OTHER
-    return NodeKind.WORKFLOW_STEP
+    return _OPERATION_KINDS.get(operation, _WORKFLOW_STEP)
 
 
 class GenAIReader:
@@ -70,13 +89,13 @@ class GenAIReader:
         operation = view.str_attr(genai.OPERATION_NAME)
         if operation:
             kind = kind_of_operation(operation)
-            if kind is NodeKind.TOOL_EXECUTION and view.has(genai.TRANSFER_TARGET_NAME):
-                return NodeKind.HANDOFF
+            if kind is _TOOL_EXECUTION and view.has(genai.TRANSFER_TARGET_NAME):
+                return _HANDOFF
             return kind
         for prefix, kind in _NAME_PREFIXES:
             if view.span.name.startswith(prefix):
                 return kind
-        return NodeKind.MODEL_CALL
+        return _MODEL_CALL
 
     def read(self, view: SpanView) -> SpanFacts:
         kind = self.classify(view)
@@ -87,6 +106,28 @@ class GenAIReader:
 
 def fill_genai_facts(view: SpanView, facts: SpanFacts) -> None:
     """Read every GenAI attribute present into ``facts`` (used by other readers whose spans also carry them)."""
+    attrs = view.attrs
+    _fill_identity(view, facts)
+
+    if facts.kind is _MODEL_CALL:
+        facts.usage = facts.usage or read_usage(view, _INPUT_TOKENS, _OUTPUT_TOKENS)
+        facts.dedup_key = facts.dedup_key or (f"response:{facts.response_id}" if facts.response_id else None)
+    elif genai.USAGE_INPUT_TOKENS in attrs or genai.USAGE_OUTPUT_TOKENS in attrs:
+        facts.usage_is_aggregate = True
+
+    if facts.kind in _EXECUTION_KINDS:
+        _fill_tool(view, attrs, facts)
+    if facts.kind is _HANDOFF:
+        facts.handoff_from_agent = facts.handoff_from_agent or view.str_attr(genai.HANDOFF_FROM_AGENT)
+        facts.handoff_to_agent = facts.handoff_to_agent or view.str_attr(genai.HANDOFF_TO_AGENT)
+
+    _fill_messages(view, attrs, facts)
+    if genai.TOOL_DEFINITIONS in attrs:
+        facts.tool_definitions, facts.tool_definition_digests = read_tool_definitions(view.json_attr(genai.TOOL_DEFINITIONS))
+    fill_error(view, facts)
+
+
+def _fill_identity(view: SpanView, facts: SpanFacts) -> None:
     facts.agent_name = facts.agent_name or view.str_attr(genai.AGENT_NAME)
     facts.model = facts.model or view.str_attr(genai.RESPONSE_MODEL) or view.str_attr(genai.REQUEST_MODEL)
     facts.provider = facts.provider or view.str_attr(genai.PROVIDER_NAME) or view.str_attr(genai.SYSTEM)
@@ -94,38 +135,32 @@ def fill_genai_facts(view: SpanView, facts: SpanFacts) -> None:
     facts.previous_response_id = facts.previous_response_id or view.str_attr(genai.REQUEST_PREVIOUS_RESPONSE_ID)
     facts.finish_reasons = facts.finish_reasons or view.str_list_attr(genai.RESPONSE_FINISH_REASONS) or ()
 
-    if facts.kind is NodeKind.MODEL_CALL:
-        facts.usage = facts.usage or read_usage(view, _INPUT_TOKENS, _OUTPUT_TOKENS)
-        facts.dedup_key = facts.dedup_key or (f"response:{facts.response_id}" if facts.response_id else None)
-    elif view.has(genai.USAGE_INPUT_TOKENS) or view.has(genai.USAGE_OUTPUT_TOKENS):
-        facts.usage_is_aggregate = True
 
-    if facts.kind in (NodeKind.TOOL_EXECUTION, NodeKind.HANDOFF):
-        facts.tool_name = facts.tool_name or view.str_attr(genai.TOOL_NAME)
-        facts.tool_call_id = facts.tool_call_id or view.str_attr(genai.TOOL_CALL_ID)
-        if genai.TOOL_CALL_ARGUMENTS in view.attrs:
-            facts.arguments = arguments_text(view.json_attr(genai.TOOL_CALL_ARGUMENTS))
-            facts.arguments_visible = True
-        if genai.TOOL_CALL_RESULT in view.attrs:
-            facts.result_visible = True
-        if facts.tool_call_id:
-            facts.dedup_key = facts.dedup_key or f"tool_call:{facts.tool_call_id}"
-        if facts.kind is NodeKind.HANDOFF:
-            facts.handoff_to_agent = facts.handoff_to_agent or view.str_attr(genai.TRANSFER_TARGET_NAME)
-    if facts.kind is NodeKind.HANDOFF:
-        facts.handoff_from_agent = facts.handoff_from_agent or view.str_attr(genai.HANDOFF_FROM_AGENT)
-        facts.handoff_to_agent = facts.handoff_to_agent or view.str_attr(genai.HANDOFF_TO_AGENT)
+def _fill_tool(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) -> None:
+    facts.tool_name = facts.tool_name or view.str_attr(genai.TOOL_NAME)
+    facts.tool_call_id = facts.tool_call_id or view.str_attr(genai.TOOL_CALL_ID)
+    if genai.TOOL_CALL_ARGUMENTS in attrs:
+        facts.arguments = arguments_text(view.json_attr(genai.TOOL_CALL_ARGUMENTS))
+        facts.arguments_visible = True
+    if genai.TOOL_CALL_RESULT in attrs:
+        facts.result_visible = True
+    if facts.tool_call_id:
+        facts.dedup_key = facts.dedup_key or f"tool_call:{facts.tool_call_id}"
+    if facts.kind is _HANDOFF:
+        facts.handoff_to_agent = facts.handoff_to_agent or view.str_attr(genai.TRANSFER_TARGET_NAME)
 
-    if genai.OUTPUT_MESSAGES in view.attrs:
+
+def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) -> None:
+    if genai.OUTPUT_MESSAGES in attrs:
         proposals, digests = read_output_messages(view.json_attr(genai.OUTPUT_MESSAGES))
         facts.proposals = proposals
         facts.messages.outputs = digests
-    if genai.INPUT_MESSAGES in view.attrs:
+    if genai.INPUT_MESSAGES in attrs:
         consumed, digests = read_input_messages(view.json_attr(genai.INPUT_MESSAGES))
         facts.consumed_call_ids.extend(consumed)
         facts.messages.inputs = digests
         facts.input_content_captured = True
-    if facts.kind is NodeKind.MODEL_CALL and (facts.proposals is None or not facts.input_content_captured):
+    if facts.kind is _MODEL_CALL and (facts.proposals is None or not facts.input_content_captured):
         legacy_out, legacy_in = has_indexed_messages(view)
         if legacy_out or legacy_in:
             indexed = read_indexed_messages(view)
@@ -133,15 +168,6 @@ def fill_genai_facts(view: SpanView, facts: SpanFacts) -> None:
                 facts.proposals = indexed.proposals
             facts.consumed_call_ids.extend(indexed.consumed_call_ids)
             facts.input_content_captured = facts.input_content_captured or indexed.input_captured
-
-    if genai.TOOL_DEFINITIONS in view.attrs:
-        facts.tool_definitions, facts.tool_definition_digests = read_tool_definitions(view.json_attr(genai.TOOL_DEFINITIONS))
-
-    error = read_error(view)
-    facts.failed = facts.failed or error.failed
-    facts.error_type = facts.error_type or error.error_type
-    facts.error_message = facts.error_message or error.error_message
-    facts.http_status = facts.http_status or error.http_status
 
 
 def read_tool_definitions(value: object) -> tuple[tuple[str, ...] | None, dict[str, str]]:
