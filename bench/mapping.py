@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from otel_mapper.held import HeldSpan  # noqa: E402
 from otel_mapper.otlp import fits_one_request  # noqa: E402
 from otel_mapper.otlp_salvage import decode_trace_request  # noqa: E402
 from processor.analysis import outbound_requests  # noqa: E402
-from processor.analysis_pool import pack_trace, tune_gc, unpack_into_request  # noqa: E402
+from processor.analysis_pool import collector_paused, pack_trace, tune_gc, unpack_into_request  # noqa: E402
 from processor.assembler import ReleasedTrace, ReleaseReason  # noqa: E402
 from processor.config import Config  # noqa: E402
 from processor.detectors.chain import DetectorChain  # noqa: E402
@@ -42,7 +43,7 @@ STAGES = ("decode", "ship", "map", "detect", "annotate", "serialize")
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
 
-def one_pass(bodies: list[bytes], drift_dir: Path) -> tuple[dict[str, float], int]:
+def one_pass(bodies: list[bytes], drift_dir: Path, as_in_worker: bool) -> tuple[dict[str, float], int]:
     """One pass over every trace, as the service with analysis workers runs it: the main process decodes and
     packs (``ship`` includes pickling both ways and the worker's unpacking), the worker maps, detects (drift
     evaluated as the main process does), annotates and serializes."""
@@ -61,23 +62,24 @@ def one_pass(bodies: list[bytes], drift_dir: Path) -> tuple[dict[str, float], in
     spans = 0
     for trace_id, received in by_trace.items():
         spans += len(received)
-        started = clock()
-        released = ReleasedTrace(trace_id=trace_id, spans=received, revision=1, reason=ReleaseReason.DECISION_WAIT)
-        packed = pickle.loads(pickle.dumps(pack_trace(released), protocol=pickle.HIGHEST_PROTOCOL))
-        envelopes, request, origins = unpack_into_request(packed)
-        shipped = clock()
-        mapping = map_trace(envelopes, MappingOptions(release_reason="released by decision_wait"))
-        mapped = clock()
-        diagnosis = chain.run(mapping.trajectory)
-        diagnosis = replace(diagnosis, drift=drift.evaluate_input(drift_input(mapping.trajectory, diagnosis)))
-        detected = clock()
-        annotate(envelopes, mapping, diagnosis)
-        annotated = clock()
-        if fits_one_request(envelopes, MAX_REQUEST_BYTES):
-            request.SerializeToString()
-        else:
-            outbound_requests(envelopes, MAX_REQUEST_BYTES)
-        serialized = clock()
+        with collector_paused() if as_in_worker else nullcontext():  # as a worker runs a job
+            started = clock()
+            released = ReleasedTrace(trace_id=trace_id, spans=received, revision=1, reason=ReleaseReason.DECISION_WAIT)
+            packed = pickle.loads(pickle.dumps(pack_trace(released), protocol=pickle.HIGHEST_PROTOCOL))
+            envelopes, request, origins = unpack_into_request(packed)
+            shipped = clock()
+            mapping = map_trace(envelopes, MappingOptions(release_reason="released by decision_wait"))
+            mapped = clock()
+            diagnosis = chain.run(mapping.trajectory)
+            diagnosis = replace(diagnosis, drift=drift.evaluate_input(drift_input(mapping.trajectory, diagnosis)))
+            detected = clock()
+            annotate(envelopes, mapping, diagnosis)
+            annotated = clock()
+            if fits_one_request(envelopes, MAX_REQUEST_BYTES):
+                request.SerializeToString()
+            else:
+                outbound_requests(envelopes, MAX_REQUEST_BYTES)
+            serialized = clock()
         seconds["ship"] += shipped - started
         seconds["map"] += mapped - shipped
         seconds["detect"] += detected - mapped
@@ -106,7 +108,7 @@ def main() -> None:
     spans = 0
     with tempfile.TemporaryDirectory() as tmp:
         for number in range(args.passes):
-            seconds, spans = one_pass(bodies, Path(tmp) / f"drift{number}")
+            seconds, spans = one_pass(bodies, Path(tmp) / f"drift{number}", as_in_worker=not args.default_gc)
             results.append(seconds)
     print(f"{args.traces} traces x {args.spans_per_trace} spans = {spans} spans per pass, {args.passes} passes")
     print(f"{'stage':10s} {'best spans/s':>14s} {'median spans/s':>15s} {'median us/span':>15s}")

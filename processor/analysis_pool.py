@@ -36,6 +36,7 @@ from otel_mapper.diagnosis import DriftResult
 from processor.analysis_worker import (
     PackedTrace,
     WorkerResult,
+    collector_paused,
     pack_trace,
     tune_gc,
     unpack_into_request,
@@ -49,6 +50,7 @@ __all__ = [
     "PackedTrace",
     "WorkerLost",
     "WorkerResult",
+    "collector_paused",
     "pack_trace",
     "tune_gc",
     "unpack_into_request",

@@ -13,7 +13,8 @@ import gc
 import logging
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -43,6 +44,7 @@ __all__ = [
     "AnalysisWorker",
     "PackedTrace",
     "WorkerResult",
+    "collector_paused",
     "pack_trace",
     "tune_gc",
     "unpack_into_request",
@@ -216,9 +218,11 @@ class AnalysisWorker:
         kind, job = message[0], message[1]
         try:
             if kind == "analyse":
-                return self._analyse(job, message[2])
+                with collector_paused():
+                    return self._analyse(job, message[2])
             if kind == "finish":
-                return self._finish(job, message[2])
+                with collector_paused():
+                    return self._finish(job, message[2])
             if kind == "forget":
                 self._pending.pop(job, None)
                 return None
@@ -316,6 +320,26 @@ def _with_logs(envelopes: list[SpanEnvelope], logs: tuple[tuple[bytes, tuple[byt
     if not logs:
         return envelopes
     return mapping_envelopes(envelopes, {span_id: [LogRecord.FromString(data) for data in records] for span_id, records in logs})
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Run one job with the cyclic collector off (the worker's own setting is restored after).
+
+    While a trace is analysed everything it builds stays alive until the job ends, so the collections its
+    allocations trigger find nothing to free but still walk the whole, growing heap: on a 100,000-span trace
+    they added about 10 us per span, the difference between per-span cost staying flat and not. Analysis
+    creates almost no reference cycles (none on synthetic traces up to 100,000 spans, a few objects per trace on
+    the corpus); whatever it does create is collected right after the job, when the collector is back on.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def tune_gc() -> None:
