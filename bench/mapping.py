@@ -32,7 +32,7 @@ from otel_mapper.held import HeldSpan  # noqa: E402
 from otel_mapper.otlp import fits_one_request  # noqa: E402
 from otel_mapper.otlp_salvage import decode_trace_request  # noqa: E402
 from processor.analysis import outbound_requests  # noqa: E402
-from processor.analysis_pool import collector_paused, pack_trace, tune_gc, unpack_into_request  # noqa: E402
+from processor.analysis_worker import collector_paused, pack_trace, tune_gc, unpack_into_request  # noqa: E402
 from processor.assembler import ReleasedTrace, ReleaseReason  # noqa: E402
 from processor.config import Config  # noqa: E402
 from processor.detectors.chain import DetectorChain  # noqa: E402
@@ -95,7 +95,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=25, help="traces per Export request")
     parser.add_argument("--passes", type=int, default=5)
     parser.add_argument("--default-gc", action="store_true", help="keep the default collector settings instead of "
-                        "an analysis worker's (processor.analysis_pool.tune_gc)")
+                        "an analysis worker's (processor.analysis_worker.tune_gc)")
     args = parser.parse_args()
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
     if not args.default_gc:

@@ -32,7 +32,7 @@ from otel_mapper.annotate import annotate  # noqa: E402
 from otel_mapper.build import MappingOptions, map_trace  # noqa: E402
 from otel_mapper.otlp import split_request  # noqa: E402
 from otel_mapper.otlp_salvage import decode_trace_request  # noqa: E402
-from processor.analysis_pool import collector_paused, tune_gc  # noqa: E402
+from processor.analysis_worker import collector_paused, tune_gc  # noqa: E402
 from processor.assembler import AssemblerLimits, TraceAssembler  # noqa: E402
 from processor.config import Config  # noqa: E402
 from processor.detectors.chain import DetectorChain  # noqa: E402
@@ -99,7 +99,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
     parser.add_argument("--memory-traces", type=int, default=200, help="100-span traces buffered for the memory figure")
     parser.add_argument("--default-gc", action="store_true", help="keep the default collector settings instead of "
-                        "an analysis worker's (processor.analysis_pool.tune_gc)")
+                        "an analysis worker's (processor.analysis_worker.tune_gc)")
     args = parser.parse_args()
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
     if not args.default_gc:

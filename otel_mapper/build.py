@@ -21,6 +21,18 @@ from otel_mapper.declarations import declare
 from otel_mapper.edges import EdgeSet, derive_edges
 from otel_mapper.facts import ConventionReader, SpanFacts, absorb_facts
 from otel_mapper.graph import CausalIndex, seed_causal_index
+from otel_mapper.members import (
+    AGENT_INVOCATION as _AGENT_INVOCATION,
+    COMMITTED as _COMMITTED,
+    FAILED as _FAILED,
+    HANDOFF as _HANDOFF,
+    MODEL_AUTHORITY as _MODEL_AUTHORITY,
+    MODEL_CALL as _MODEL_CALL,
+    OUTCOME_UNKNOWN as _OUTCOME_UNKNOWN,
+    PROPOSED as _PROPOSED,
+    TOOL_EXECUTION as _TOOL_EXECUTION,
+    TOOL_PROPOSAL as _TOOL_PROPOSAL,
+)
 from otel_mapper.model import (
     Bindings,
     Declaration,
@@ -41,7 +53,6 @@ from semconv.trajectory import (
     DeclarationCategory,
     DeclarationEffect,
     NodeKind,
-    NodeStatus,
 )
 
 __all__ = ["MappingOptions", "MappingResult", "SpanEntry", "map_trace", "trajectory_id_for"]
@@ -96,20 +107,6 @@ _AUTHORITY = {
     NodeKind.WORKFLOW_STEP: Authority.HARNESS,
     NodeKind.OTHER: Authority.RUNTIME,
 }
-
-
-# Enum members read per span or node, bound once: on CPython 3.11 every `NodeKind.X` read passes through the enum
-# metaclass's `__getattr__` hook (about 60 ns; the mapper made some 30 such reads per span).
-_MODEL_CALL: Final = NodeKind.MODEL_CALL
-_TOOL_EXECUTION: Final = NodeKind.TOOL_EXECUTION
-_TOOL_PROPOSAL: Final = NodeKind.TOOL_PROPOSAL
-_HANDOFF: Final = NodeKind.HANDOFF
-_AGENT_INVOCATION: Final = NodeKind.AGENT_INVOCATION
-_FAILED: Final = NodeStatus.FAILED
-_OUTCOME_UNKNOWN: Final = NodeStatus.OUTCOME_UNKNOWN
-_COMMITTED: Final = NodeStatus.COMMITTED
-_PROPOSED: Final = NodeStatus.PROPOSED
-_MODEL_AUTHORITY: Final = Authority.MODEL
 
 
 def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None = None) -> MappingResult:

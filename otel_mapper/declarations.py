@@ -11,8 +11,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
 from otel_mapper.graph import CausalIndex
+from otel_mapper.members import (
+    COMMITTED as _COMMITTED,
+    MODEL_CALL as _MODEL_CALL,
+    TOOL_EXECUTION as _TOOL_EXECUTION,
+)
 from otel_mapper.model import Completeness, CompletenessStatus, Declaration, Edge, ExternalParent, Node
-from semconv.trajectory import DeclarationCategory, DeclarationEffect, NodeKind, NodeStatus
+from semconv.trajectory import DeclarationCategory, DeclarationEffect
 
 if TYPE_CHECKING:
     from otel_mapper.build import SpanEntry
@@ -39,11 +44,6 @@ _MAKES_PARTIAL: Final = frozenset(
 """Categories whose loss is material to the AT-Core causal record; state views declared unavailable at source
 and call-level outcome approximations are represented by their declaration (AT-6.2c)."""
 
-
-# Bound once: on CPython 3.11 every `NodeKind.X` read passes through the enum metaclass's `__getattr__` hook.
-_MODEL_CALL: Final = NodeKind.MODEL_CALL
-_TOOL_EXECUTION: Final = NodeKind.TOOL_EXECUTION
-_COMMITTED: Final = NodeStatus.COMMITTED
 
 def declare(
     *,

@@ -18,11 +18,23 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import fields as dataclass_fields
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from otel_mapper.graph import containment_intervals, encloses, strongly_connected
+from otel_mapper.members import (
+    AGENT_INVOCATION as _AGENT_INVOCATION,
+    CAUSED_BY as _CAUSED_BY,
+    DEPENDS_ON as _DEPENDS_ON,
+    DISPATCHED as _DISPATCHED,
+    EXECUTION_KINDS as _EXECUTION_KINDS,
+    HANDOFF as _HANDOFF,
+    HANDOFF_FROM as _HANDOFF_FROM,
+    LINKED as _LINKED,
+    MODEL_CALL as _MODEL_CALL,
+    SEQUENCED_AFTER as _SEQUENCED_AFTER,
+)
 from otel_mapper.model import Declaration, Edge
-from semconv.trajectory import DeclarationCategory, DeclarationEffect, EdgeType, NodeKind, NodeStatus
+from semconv.trajectory import DeclarationCategory, DeclarationEffect, EdgeType
 
 if TYPE_CHECKING:
     from otel_mapper.build import ProposalNode, SpanEntry
@@ -46,20 +58,6 @@ _CYCLE_REMOVAL_ORDER = (
     EdgeType.CAUSED_BY,
 )
 
-
-# Enum members read per entry or edge, bound once: on CPython 3.11 every `NodeKind.X` read passes through the enum
-# metaclass's `__getattr__` hook (about 60 ns each).
-_MODEL_CALL: Final = NodeKind.MODEL_CALL
-_TOOL_EXECUTION: Final = NodeKind.TOOL_EXECUTION
-_HANDOFF: Final = NodeKind.HANDOFF
-_AGENT_INVOCATION: Final = NodeKind.AGENT_INVOCATION
-_EXECUTION_KINDS: Final = (NodeKind.TOOL_EXECUTION, NodeKind.HANDOFF)
-_CAUSED_BY: Final = EdgeType.CAUSED_BY
-_DEPENDS_ON: Final = EdgeType.DEPENDS_ON
-_LINKED: Final = EdgeType.LINKED
-_HANDOFF_FROM: Final = EdgeType.HANDOFF_FROM
-_SEQUENCED_AFTER: Final = EdgeType.SEQUENCED_AFTER
-_DISPATCHED: Final = NodeStatus.DISPATCHED
 
 _SET_FROM, _SET_TYPE, _SET_TO, _SET_EVIDENCE = (
     Edge.__dict__[name].__set__ for name in ("from_node", "type", "to_node", "evidence")

@@ -23,7 +23,8 @@ from otel_mapper.held import open_spans
 from otel_mapper.log_events import events_in_logs_declaration, mapping_envelopes
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp import SpanEnvelope, build_requests_with_origins
-from processor.analysis_pool import AnalysisPool, WorkerLost, WorkerResult, pack_trace
+from processor.analysis_pool import AnalysisPool, WorkerLost
+from processor.analysis_worker import WorkerResult, pack_trace
 from processor.artifacts import ArtifactWriter
 from processor.assembler import ReleasedTrace
 from processor.config import Config

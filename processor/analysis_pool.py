@@ -33,29 +33,10 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from otel_mapper.diagnosis import DriftResult
-from processor.analysis_worker import (
-    PackedTrace,
-    WorkerResult,
-    collector_paused,
-    pack_trace,
-    tune_gc,
-    unpack_into_request,
-    unpack_trace,
-    worker_main,
-)
+from processor.analysis_worker import PackedTrace, worker_main
 from processor.config import Config
 
-__all__ = [
-    "AnalysisPool",
-    "PackedTrace",
-    "WorkerLost",
-    "WorkerResult",
-    "collector_paused",
-    "pack_trace",
-    "tune_gc",
-    "unpack_into_request",
-    "unpack_trace",
-]
+__all__ = ["AnalysisPool", "WorkerLost"]
 
 logger = logging.getLogger(__name__)
 

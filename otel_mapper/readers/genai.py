@@ -13,6 +13,13 @@ from typing import Final
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from otel_mapper.facts import SpanFacts, ToolCallFact
+from otel_mapper.members import (
+    EXECUTION_KINDS as _EXECUTION_KINDS,
+    HANDOFF as _HANDOFF,
+    MODEL_CALL as _MODEL_CALL,
+    TOOL_EXECUTION as _TOOL_EXECUTION,
+    WORKFLOW_STEP as _WORKFLOW_STEP,
+)
 from otel_mapper.messages import arguments_text, read_input_messages, read_output_messages
 from otel_mapper.readers.common import fill_error, read_usage
 from otel_mapper.readers.legacy_messages import has_indexed_messages, read_indexed_messages
@@ -56,14 +63,6 @@ def _operation_kinds() -> dict[str, NodeKind]:
 
 
 _OPERATION_KINDS: Final = _operation_kinds()
-
-# Enum members read per span, bound once: on CPython 3.11 every `NodeKind.X` read passes through the enum
-# metaclass's `__getattr__` hook (about 60 ns each).
-_MODEL_CALL: Final = NodeKind.MODEL_CALL
-_TOOL_EXECUTION: Final = NodeKind.TOOL_EXECUTION
-_HANDOFF: Final = NodeKind.HANDOFF
-_WORKFLOW_STEP: Final = NodeKind.WORKFLOW_STEP
-_EXECUTION_KINDS: Final = (NodeKind.TOOL_EXECUTION, NodeKind.HANDOFF)
 
 
 def kind_of_operation(operation: str) -> NodeKind:
