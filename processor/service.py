@@ -42,7 +42,7 @@ from processor.http_receiver import OtlpHttpReceiver
 from processor.intake import Backpressure, LogsOutcome, log_record_count
 from processor.log_join import LogJoinBuffer
 from processor.receiver import LOGS_SERVICE, TRACE_SERVICE, LogsReceiver, TraceReceiver
-from processor.spool import KIND_LOGS, KIND_TRACES, Spool, SpoolFull
+from processor.spool import KIND_LOGS, KIND_TRACES, Spool, SpoolEntry, SpoolFull
 from processor.telemetry import Telemetry
 from processor.tls import channel_credentials, server_credentials, server_ssl_context
 
@@ -225,9 +225,10 @@ class TrajectoryService:
         )
         return self.port
 
-    async def _open_spools(self) -> list[tuple[int, int, bytes]]:
-        """Open the spools; returns (kind, entry id, payload) of what was not delivered before the last stop."""
-        replay: list[tuple[int, int, bytes]] = []
+    async def _open_spools(self) -> list[SpoolEntry]:
+        """Open the spools; returns the entries that were not delivered before the last stop (their payloads stay
+        on disk until replayed)."""
+        replay: list[SpoolEntry] = []
         for spool in (self._spool, self._logs_spool):
             if spool is None:
                 continue
@@ -235,7 +236,7 @@ class TrajectoryService:
             for problem in recovery.problems:
                 logger.error("spool: %s", problem)
             self.telemetry.spool.quarantined_segments += len(recovery.quarantined)
-            replay += [(entry.kind, entry.entry_id, entry.payload) for entry in recovery.entries]
+            replay += recovery.entries
         if replay:
             logger.warning("spool: %d request(s) were not delivered before the last stop; sending them again", len(replay))
         return replay
@@ -418,9 +419,17 @@ class TrajectoryService:
             except TimeoutError:
                 pass
 
-    async def _replay(self, entries: list[tuple[int, int, bytes]]) -> None:
-        """Feed undelivered spool entries through again, waiting whenever the pipeline pushes back."""
-        for kind, entry_id, payload in entries:
+    async def _replay(self, entries: list[SpoolEntry]) -> None:
+        """Feed undelivered spool entries through again, one at a time (each read from disk only now), waiting
+        whenever the pipeline pushes back."""
+        for entry in entries:
+            kind, entry_id = entry.kind, entry.entry_id
+            try:
+                payload = await asyncio.to_thread(_read_payload, entry)
+            except OSError as exc:  # the segment changed under us since start-up: nothing left to send
+                logger.error("spool entry %d cannot be read (%s); dropped", entry_id, exc)
+                (self._spool if kind == KIND_TRACES else self._logs_spool).ack(entry_id)  # type: ignore[union-attr]
+                continue
             while True:
                 try:
                     if kind == KIND_TRACES:
@@ -577,3 +586,7 @@ def _server_options(config: Config) -> list[tuple[str, int]]:
 
 def _span_count(released: ReleasedTrace) -> int:
     return len(released.spans)
+
+
+def _read_payload(entry: SpoolEntry) -> bytes:
+    return entry.payload

@@ -53,10 +53,25 @@ class SpoolFull(Exception):
 
 @dataclass(frozen=True, slots=True)
 class SpoolEntry:
+    """An entry found at start-up. Its payload stays in its segment until :attr:`payload` is read (recovery does
+    not hold every undelivered request in memory at once); the segment is kept until the entry is acknowledged."""
+
     entry_id: int
     kind: int
     """:data:`KIND_TRACES` or :data:`KIND_LOGS`."""
-    payload: bytes
+    segment: Path
+    offset: int
+    length: int
+
+    @property
+    def payload(self) -> bytes:
+        """Read from the segment (checksummed when the spool was opened)."""
+        with self.segment.open("rb") as segment:
+            segment.seek(self.offset)
+            data = segment.read(self.length)
+        if len(data) != self.length:
+            raise OSError(f"{self.segment.name}: entry {self.entry_id} is shorter than when the spool was opened")
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,15 +237,16 @@ class Spool:
                 continue
             state.segments[key] = _Segment(key, bytes=found.good_end, live=len(live))
             state.bytes_held += found.good_end
+            offsets = _payload_offsets(found.records)
             for entry_id, kind, payload in live:
                 state.entries[entry_id] = key
-                entries.append(SpoolEntry(entry_id, kind, bytes(payload)))
+                entries.append(SpoolEntry(entry_id, kind, path, offsets[entry_id], len(payload)))
             last_id = max(last_id, key)
         for path in self._directory.glob("spool-*.ack"):  # acks of segments that no longer exist
             if not path.with_suffix(".seg").exists():
                 path.unlink()
         state.next_id = last_id + 1
-        return SpoolRecovery(entries, quarantined, problems, sum(len(entry.payload) for entry in entries))
+        return SpoolRecovery(entries, quarantined, problems, sum(entry.length for entry in entries))
 
     def _read_acks(self, path: Path, quarantined: list[Path], problems: list[str]) -> set[int]:
         try:
@@ -407,3 +423,13 @@ class Spool:
         await asyncio.to_thread(self._writer.join)
         if self._finalizer is not None:
             self._finalizer()
+
+
+def _payload_offsets(records: list[tuple[int, int, memoryview]]) -> dict[int, int]:
+    """Where each record's payload starts in its segment (records are contiguous from the segment's start)."""
+    offsets: dict[int, int] = {}
+    end = 0
+    for entry_id, _kind, payload in records:
+        offsets[entry_id] = end + HEADER.size
+        end += HEADER.size + len(payload)
+    return offsets

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from processor.spool import KIND_LOGS, KIND_TRACES, Spool, SpoolEntry, SpoolFull
+from processor.spool import KIND_LOGS, KIND_TRACES, Spool, SpoolFull
 
 HEADER = 24
 """Record header size of the spool format (magic, version, kind, reserved, id, length, crc)."""
@@ -77,10 +77,10 @@ def test_round_trip_returns_every_entry_in_append_order(tmp_path: Path) -> None:
     ids = asyncio.run(act())
 
     recovery = reopen(tmp_path)
-    assert recovery.entries == [
-        SpoolEntry(ids[0], KIND_TRACES, b"traces-1"),
-        SpoolEntry(ids[1], KIND_LOGS, b"logs-2"),
-        SpoolEntry(ids[2], KIND_TRACES, b""),
+    assert [(entry.entry_id, entry.kind, entry.payload) for entry in recovery.entries] == [
+        (ids[0], KIND_TRACES, b"traces-1"),
+        (ids[1], KIND_LOGS, b"logs-2"),
+        (ids[2], KIND_TRACES, b""),
     ]
     assert ids == sorted(ids) and len(set(ids)) == 3
     assert (recovery.problems, recovery.quarantined, recovery.bytes_recovered) == ([], [], 14)
@@ -111,6 +111,20 @@ def test_close_persists_acks_and_replay_returns_only_unacked_entries(tmp_path: P
     recovery = reopen(tmp_path)
     assert [entry.entry_id for entry in recovery.entries] == ids[1::2]
     assert [entry.payload for entry in recovery.entries] == [payload(number) for number in (1, 3, 5)]
+
+
+def test_recovered_payloads_stay_on_disk_until_read(tmp_path: Path) -> None:
+    asyncio.run(write_entries(tmp_path, [payload(1, 300), payload(2, 500)]))
+
+    first, second = reopen(tmp_path).entries
+
+    assert (first.length, second.length) == (300, 500)  # recovery holds where they are, not their bytes
+    assert (first.payload, second.payload) == (payload(1, 300), payload(2, 500))
+    with first.segment.open("r+b") as segment:  # the segment loses its tail after start-up
+        segment.truncate(second.offset + 10)
+    assert first.payload == payload(1, 300)
+    with pytest.raises(OSError, match="shorter"):
+        _ = second.payload
 
 
 def test_a_spool_dropped_without_close_replays_everything_it_acknowledged(tmp_path: Path) -> None:
