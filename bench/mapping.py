@@ -18,13 +18,13 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.collector import add_collector_option, around_each_trace, set_up_collector  # noqa: E402
 from bench.synthetic import make_request  # noqa: E402
 from otel_mapper.annotate import annotate  # noqa: E402
 from otel_mapper.build import MappingOptions, map_trace  # noqa: E402
@@ -32,7 +32,7 @@ from otel_mapper.held import HeldSpan  # noqa: E402
 from otel_mapper.otlp import fits_one_request  # noqa: E402
 from otel_mapper.otlp_salvage import decode_trace_request  # noqa: E402
 from processor.analysis import outbound_requests  # noqa: E402
-from processor.analysis_worker import collector_paused, pack_trace, tune_gc, unpack_into_request  # noqa: E402
+from processor.analysis_worker import pack_trace, unpack_into_request  # noqa: E402
 from processor.assembler import ReleasedTrace, ReleaseReason  # noqa: E402
 from processor.config import Config  # noqa: E402
 from processor.detectors.chain import DetectorChain  # noqa: E402
@@ -62,7 +62,7 @@ def one_pass(bodies: list[bytes], drift_dir: Path, as_in_worker: bool) -> tuple[
     spans = 0
     for trace_id, received in by_trace.items():
         spans += len(received)
-        with collector_paused() if as_in_worker else nullcontext():  # as a worker runs a job
+        with around_each_trace(as_in_worker):  # as a worker runs a job
             started = clock()
             released = ReleasedTrace(trace_id=trace_id, spans=received, revision=1, reason=ReleaseReason.DECISION_WAIT)
             packed = pickle.loads(pickle.dumps(pack_trace(released), protocol=pickle.HIGHEST_PROTOCOL))
@@ -94,12 +94,10 @@ def main() -> None:
     parser.add_argument("--spans-per-trace", type=int, default=20)
     parser.add_argument("--batch", type=int, default=25, help="traces per Export request")
     parser.add_argument("--passes", type=int, default=5)
-    parser.add_argument("--default-gc", action="store_true", help="keep the default collector settings instead of "
-                        "an analysis worker's (processor.analysis_worker.tune_gc)")
+    add_collector_option(parser)
     args = parser.parse_args()
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
-    if not args.default_gc:
-        tune_gc()
+    set_up_collector(args)
     bodies = [
         make_request(1 + offset, min(args.batch, args.traces - offset), args.spans_per_trace).SerializeToString()
         for offset in range(0, args.traces, args.batch)

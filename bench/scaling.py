@@ -19,20 +19,19 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.collector import add_collector_option, around_each_trace, set_up_collector  # noqa: E402
 from bench.synthetic import trace_request  # noqa: E402
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest  # noqa: E402
 from otel_mapper.annotate import annotate  # noqa: E402
 from otel_mapper.build import MappingOptions, map_trace  # noqa: E402
 from otel_mapper.otlp import split_request  # noqa: E402
 from otel_mapper.otlp_salvage import decode_trace_request  # noqa: E402
-from processor.analysis_worker import collector_paused, tune_gc  # noqa: E402
 from processor.assembler import AssemblerLimits, TraceAssembler  # noqa: E402
 from processor.config import Config  # noqa: E402
 from processor.detectors.chain import DetectorChain  # noqa: E402
@@ -56,7 +55,7 @@ def per_span_costs(
     mapping_s = detect_s = annotate_s = 0.0
     for body in bodies:
         envelopes, _ = split_request(ExportTraceServiceRequest.FromString(body))
-        with collector_paused() if as_in_worker else nullcontext():
+        with around_each_trace(as_in_worker):
             started = clock()
             mapping = map_trace(envelopes, MappingOptions(release_reason="released by decision_wait"))
             mapped = clock()
@@ -98,12 +97,10 @@ def main() -> None:
     parser.add_argument("--spans", type=int, default=100_000, help="spans analysed per trace size")
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
     parser.add_argument("--memory-traces", type=int, default=200, help="100-span traces buffered for the memory figure")
-    parser.add_argument("--default-gc", action="store_true", help="keep the default collector settings instead of "
-                        "an analysis worker's (processor.analysis_worker.tune_gc)")
+    add_collector_option(parser)
     args = parser.parse_args()
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
-    if not args.default_gc:
-        tune_gc()
+    set_up_collector(args)
     print(f"collector: {'default' if args.default_gc else 'as in an analysis worker (paused during each trace)'} "
           f"{gc.get_threshold()}")
     print(f"{'spans/trace':>11s} {'traces':>7s} {'map us/span':>12s} {'detect us/span':>15s} {'annotate us/span':>17s} "
