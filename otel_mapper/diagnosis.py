@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from otel_mapper.pickling import pickled_by_fields
 from semconv.trajectory import (
     DriftVerdict,
     FindingCategory,
@@ -20,6 +21,7 @@ from semconv.trajectory import (
 __all__ = ["Diagnosis", "DriftResult", "Finding", "RankedFinding", "VerifierResult"]
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
     """One thing a detector found, anchored to a node (and so to a span)."""
@@ -36,6 +38,7 @@ class Finding:
     """For errors: whether a later, causally dependent call recovered (``None``: not assessed)."""
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RankedFinding:
     finding: Finding
@@ -45,6 +48,7 @@ class RankedFinding:
     causal_depth: int
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True, kw_only=True)
 class VerifierResult:
     """One result per detector (AT-10.2a)."""
@@ -59,6 +63,7 @@ class VerifierResult:
     """Time the detector took; filled by the chain's wrapper, never part of deterministic outputs."""
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DriftResult:
     verdict: DriftVerdict = DriftVerdict.NOT_EVALUATED
@@ -66,6 +71,7 @@ class DriftResult:
     detail: str = ""
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Diagnosis:
     verdict: Verdict

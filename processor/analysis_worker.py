@@ -33,6 +33,7 @@ from otel_mapper.diagnosis import Diagnosis, DriftResult
 from otel_mapper.log_events import events_in_logs_declaration, mapping_envelopes
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp import SpanEnvelope, build_requests_with_origins, fits_one_request
+from otel_mapper.pickling import pickled_by_fields
 from processor.artifacts import ArtifactWriter
 from processor.assembler import ReleasedTrace
 from processor.config import Config
@@ -61,6 +62,7 @@ with trace size (about 1.6x at 100,000 spans, against 1.3x with collections this
 MAX_REASON_CHARS: Final = 200
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class PackedTrace:
     """The spans of one released trace as bytes, with the resource/scope structure and order they arrived in."""
@@ -80,6 +82,7 @@ class PackedTrace:
     logs_expected: bool = False
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class WorkerResult:
     """What the main process gets back: serialized requests with their spool origins, and the diagnosis."""

@@ -43,6 +43,8 @@ MAX_FINDINGS_PER_DETECTOR = 1_000
 """A detector's findings beyond this are cut (the verifier output says so)."""
 MAX_OUTPUT_CHARS = 200
 """Bound on exception text copied into a verifier output."""
+_NO_FINDINGS = "no findings"
+_NO_DEADLINE = float("inf")
 
 
 class DetectorChain:
@@ -76,7 +78,7 @@ class DetectorChain:
             found, result = self._run_one(detector, trajectory, context, trajectory_deadline)
             findings.extend(found)
             results.append(result)
-        context.deadline = float("inf")
+        context.deadline = _NO_DEADLINE
         ranked = rank_findings(findings, trajectory, context)
         return Diagnosis(
             verdict=verdict_of(ranked, results),
@@ -90,37 +92,44 @@ class DetectorChain:
         self, detector: Detector, trajectory: Trajectory, context: DetectorContext, trajectory_deadline: float
     ) -> tuple[list[Finding], VerifierResult]:
         started = self._clock()
-
-        def error(output: str) -> tuple[list[Finding], VerifierResult]:
+        if started >= trajectory_deadline:
+            return self._error(
+                detector, started, f"not run: the trajectory time budget of {self._config.trajectory_time_budget_s:g}s was spent"
+            )
+        deadline = min(started + self._config.time_budget_s, trajectory_deadline)
+        context.deadline = deadline
+        try:
+            raw = detector.detect(trajectory, context)
+            report = raw if isinstance(raw, DetectorReport) else None
+            found = list(raw if report is None else report.findings)
+        except DetectorDeadlineExceeded:
+            logger.warning("detector %s stopped at its deadline", detector.name)
+            return self._error(detector, started, f"stopped at its deadline ({self._budget_text(started, trajectory_deadline)})")
+        except Exception as exc:  # isolation: one broken detector never hides the others' findings
+            logger.warning("detector %s failed: %s", detector.name, type(exc).__name__, exc_info=logger.isEnabledFor(logging.DEBUG))
+            return self._error(detector, started, f"detector raised {type(exc).__name__}: {str(exc)[:MAX_OUTPUT_CHARS]}")
+        finally:
+            context.deadline = _NO_DEADLINE
+        elapsed = self._clock() - started
+        if started + elapsed > deadline:
+            # Overran without checking its budget: its findings are not trusted, and the overrun is visible.
+            logger.warning("detector %s overran its time budget (%.3fs)", detector.name, elapsed)
+            return self._error(
+                detector,
+                started,
+                f"exceeded its time budget ({self._budget_text(started, trajectory_deadline)}); findings discarded",
+            )
+        if not found and (report is None or (not report.undecided and not report.note)):
             return [], VerifierResult(
                 verifier=detector.name,
                 version=detector.version,
                 checked_property=detector.checked_property,
-                status=VerifierStatus.ERROR,
-                output=output,
-                duration_s=self._clock() - started,
+                status=VerifierStatus.PASS,
+                output=_NO_FINDINGS,
+                findings=0,
+                duration_s=elapsed,
             )
-
-        if started >= trajectory_deadline:
-            return error(f"not run: the trajectory time budget of {self._config.trajectory_time_budget_s:g}s was spent")
-        context.deadline = min(started + self._config.time_budget_s, trajectory_deadline)
-        try:
-            raw = detector.detect(trajectory, context)
-            report = raw if isinstance(raw, DetectorReport) else DetectorReport(findings=tuple(raw))
-        except DetectorDeadlineExceeded:
-            logger.warning("detector %s stopped at its deadline", detector.name)
-            return error(f"stopped at its deadline ({self._budget_text(started, trajectory_deadline)})")
-        except Exception as exc:  # isolation: one broken detector never hides the others' findings
-            logger.warning("detector %s failed: %s", detector.name, type(exc).__name__, exc_info=logger.isEnabledFor(logging.DEBUG))
-            return error(f"detector raised {type(exc).__name__}: {str(exc)[:MAX_OUTPUT_CHARS]}")
-        finally:
-            context.deadline = float("inf")
-        elapsed = self._clock() - started
-        if started + elapsed > min(started + self._config.time_budget_s, trajectory_deadline):
-            # Overran without checking its budget: its findings are not trusted, and the overrun is visible.
-            logger.warning("detector %s overran its time budget (%.3fs)", detector.name, elapsed)
-            return error(f"exceeded its time budget ({self._budget_text(started, trajectory_deadline)}); findings discarded")
-        found = list(report.findings)
+        report = report or DetectorReport()
         cut = len(found) > MAX_FINDINGS_PER_DETECTOR
         stamped = [_stamp(finding, detector) for finding in found[:MAX_FINDINGS_PER_DETECTOR]]
         return stamped, VerifierResult(
@@ -131,6 +140,16 @@ class DetectorChain:
             output=_summary(stamped, cut, report),
             findings=len(stamped),
             duration_s=elapsed,
+        )
+
+    def _error(self, detector: Detector, started: float, output: str) -> tuple[list[Finding], VerifierResult]:
+        return [], VerifierResult(
+            verifier=detector.name,
+            version=detector.version,
+            checked_property=detector.checked_property,
+            status=VerifierStatus.ERROR,
+            output=output,
+            duration_s=self._clock() - started,
         )
 
     def _budget_text(self, started: float, trajectory_deadline: float) -> str:
@@ -164,7 +183,7 @@ def _summary(findings: list[Finding], cut: bool, report: DetectorReport) -> str:
         parts.append(f"{report.undecided} not decidable: {report.note}" if report.note else f"{report.undecided} not decidable")
     elif report.note:
         parts.append(report.note)
-    return "; ".join(parts) if parts else "no findings"
+    return "; ".join(parts) if parts else _NO_FINDINGS
 
 
 def rank_findings(findings: list[Finding], trajectory: Trajectory, context: DetectorContext) -> list[RankedFinding]:

@@ -33,6 +33,7 @@ from typing import Final
 from otel_mapper.diagnosis import Diagnosis, DriftResult
 from otel_mapper.graph import causal_index
 from otel_mapper.model import Trajectory
+from otel_mapper.pickling import pickled_by_fields
 from processor.detectors.config import DriftConfig
 from processor.detectors.drift_baseline import BaselineStore, RunSummary, compare, summarize
 from processor.detectors.identity import run_identity
@@ -49,6 +50,7 @@ at thousands of traces a second a save every ``save_every`` runs would dominate;
 MAX_DETAIL_CHARS: Final = 512
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DriftInput:
     """What drift needs of one analysed run, small enough to send between processes."""

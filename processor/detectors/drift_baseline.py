@@ -22,6 +22,7 @@ import orjson
 from otel_mapper.canonical import digest
 from otel_mapper.graph import CausalIndex
 from otel_mapper.model import Trajectory
+from otel_mapper.pickling import pickled_by_fields
 from processor.detectors.config import DriftConfig
 from semconv.trajectory import NodeKind, NodeStatus
 
@@ -36,6 +37,7 @@ ABSOLUTE_FLOOR: Final = {"model_calls": 1.0, "tokens": 200.0, "tool_error_rate":
 MAX_KEY_CHARS: Final = 256
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunSummary:
     path: str

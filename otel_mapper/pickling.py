@@ -1,0 +1,50 @@
+"""Cheap pickling for the frozen, slotted dataclasses that cross between the main process and analysis workers.
+
+``@dataclass(frozen=True, slots=True)`` pickles through ``__getstate__``/``__setstate__`` functions that call
+:func:`dataclasses.fields` on every object, and restore each field with ``object.__setattr__``: for a diagnosis
+(a dozen verifier results and the ranked findings) that cost as much as the rest of its pickle. Classes decorated
+with :func:`pickled_by_fields` pickle as ``(restore, (class, field values))`` and are rebuilt by setting each slot
+through its member descriptor, the same object ``__init__`` would give (the decorator refuses classes with a
+``__post_init__``, whose work would be skipped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import fields, is_dataclass
+from operator import attrgetter
+from typing import Any, TypeVar
+
+__all__ = ["pickled_by_fields", "restore"]
+
+_T = TypeVar("_T")
+_SETTERS = "_pickle_field_setters"
+
+
+def pickled_by_fields(cls: type[_T]) -> type[_T]:
+    """Give a slotted dataclass a ``__reduce__`` that stores its field values in declaration order."""
+    if not is_dataclass(cls) or "__slots__" not in cls.__dict__:
+        raise TypeError(f"{cls.__name__}: pickled_by_fields needs a dataclass with slots=True")
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__}: restore() skips __init__, so __post_init__ would never run")
+    names = tuple(field.name for field in fields(cls))
+    setattr(cls, _SETTERS, tuple(cls.__dict__[name].__set__ for name in names))
+    getter = attrgetter(*names)
+    values: Callable[[Any], tuple[Any, ...]] = getter if len(names) > 1 else (lambda obj: (getter(obj),))
+
+    def __reduce__(self: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return restore, (cls, values(self))
+
+    cls.__reduce__ = __reduce__  # type: ignore[assignment,method-assign]
+    return cls
+
+
+def restore(cls: type[_T], values: tuple[Any, ...]) -> _T:
+    """The object :func:`pickled_by_fields` stored: a new instance of ``cls`` with its slots set to ``values``."""
+    obj = object.__new__(cls)
+    setters = getattr(cls, _SETTERS)
+    if len(values) != len(setters):
+        raise TypeError(f"{cls.__name__}: {len(values)} pickled values for {len(setters)} fields")
+    for set_slot, value in zip(setters, values):
+        set_slot(obj, value)
+    return obj

@@ -1,0 +1,103 @@
+"""Objects that cross between the main process and analysis workers pickle to equal objects."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from dataclasses import dataclass, fields
+
+import pytest
+
+from otel_mapper.build import map_trace
+from otel_mapper.diagnosis import Diagnosis, DriftResult, Finding, RankedFinding, VerifierResult
+from otel_mapper.held import hold_request
+from otel_mapper.pickling import pickled_by_fields
+from processor.analysis_worker import PackedTrace, WorkerResult, pack_trace
+from processor.assembler import ReleasedTrace, ReleaseReason
+from processor.config import Config
+from processor.detectors.chain import DetectorChain
+from processor.detectors.drift import DriftInput, drift_input
+from processor.detectors.drift_baseline import RunSummary
+from processor.detectors.registry import load_detectors
+from semconv.trajectory import DriftVerdict, FindingCategory, FindingStatus, Severity
+from tests.support.spans import envelopes, request, span
+
+CROSSING = (Finding, RankedFinding, VerifierResult, DriftResult, Diagnosis, DriftInput, RunSummary, PackedTrace, WorkerResult)
+
+
+def _diagnosis_of_failing_trace() -> tuple[Diagnosis, DriftInput]:
+    spans = [
+        span(1, "invoke_agent a", attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}),
+        span(2, "execute_tool t", parent=1, error="boom",
+             attrs={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t"}),
+    ]
+    trajectory = map_trace(envelopes(spans)).trajectory
+    config = Config()
+    diagnosis = DetectorChain(load_detectors(config.detectors), config.detectors).run(trajectory)
+    return diagnosis, drift_input(trajectory, diagnosis)
+
+
+@pytest.mark.parametrize("cls", CROSSING, ids=lambda cls: cls.__name__)
+def test_every_crossing_class_pickles_by_its_fields(cls: type) -> None:
+    assert "__reduce__" in cls.__dict__, f"{cls.__name__} falls back to the slow dataclass pickling"
+
+
+def test_a_diagnosis_and_its_drift_input_round_trip_equal() -> None:
+    diagnosis, run = _diagnosis_of_failing_trace()
+    assert diagnosis.chain, "the trace should produce findings, so nested objects are exercised"
+    diagnosis = Diagnosis(
+        verdict=diagnosis.verdict,
+        root_cause=diagnosis.root_cause,
+        terminal_status=diagnosis.terminal_status,
+        chain=diagnosis.chain,
+        verifier_results=diagnosis.verifier_results,
+        drift=DriftResult(verdict=DriftVerdict.DRIFTED, dimensions=("tokens",), detail="d"),
+        error=None,
+    )
+    for value in (diagnosis, run, WorkerResult(((b"x", (1, 2)),), diagnosis, None, 0.5)):
+        for protocol in (2, pickle.HIGHEST_PROTOCOL):
+            restored = pickle.loads(pickle.dumps(value, protocol=protocol))
+            assert restored == value
+            assert type(restored) is type(value)
+        assert copy.deepcopy(value) == value
+
+
+def test_a_packed_trace_round_trips_equal() -> None:
+    held, _ = hold_request(request([span(1, "a"), span(2, "b", parent=1)]))
+    packed = pack_trace(ReleasedTrace(trace_id=held[0].trace_id, spans=held, revision=3, reason=ReleaseReason.DECISION_WAIT))
+    assert pickle.loads(pickle.dumps(packed, protocol=pickle.HIGHEST_PROTOCOL)) == packed
+
+
+def test_restored_objects_stay_frozen() -> None:
+    finding = Finding(category=FindingCategory.TOOL_ERROR, severity=Severity.HIGH, status=FindingStatus.FAIL,
+                      node_id="n", evidence="e")
+    restored = pickle.loads(pickle.dumps(finding))
+    assert [getattr(restored, f.name) for f in fields(Finding)] == [getattr(finding, f.name) for f in fields(Finding)]
+    with pytest.raises(AttributeError):
+        restored.node_id = "other"  # type: ignore[misc]
+
+
+def test_refuses_classes_it_cannot_rebuild() -> None:
+    @dataclass
+    class NotSlotted:
+        value: int
+
+    @dataclass(slots=True)
+    class PostInit:
+        value: int
+
+        def __post_init__(self) -> None:
+            pass
+
+    with pytest.raises(TypeError, match="slots=True"):
+        pickled_by_fields(NotSlotted)
+    with pytest.raises(TypeError, match="__post_init__"):
+        pickled_by_fields(PostInit)
+
+
+def test_a_single_field_class_round_trips() -> None:
+    one = pickled_by_fields(dataclass(frozen=True, slots=True)(type("One", (), {"__annotations__": {"value": "int"}})))
+    # a class built at run time cannot be found by name on loading; its reduction is what matters here
+    function, (cls, values) = one(7).__reduce__()
+    assert cls is one and values == (7,)
+    assert function(cls, values) == one(7)
