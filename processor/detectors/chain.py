@@ -120,24 +120,18 @@ class DetectorChain:
                 f"exceeded its time budget ({self._budget_text(started, trajectory_deadline)}); findings discarded",
             )
         if not found and (report is None or (not report.undecided and not report.note)):
-            return [], VerifierResult(
-                verifier=detector.name,
-                version=detector.version,
-                checked_property=detector.checked_property,
-                status=VerifierStatus.PASS,
-                output=_NO_FINDINGS,
-                findings=0,
-                duration_s=elapsed,
-            )
-        report = report or DetectorReport()
-        cut = len(found) > MAX_FINDINGS_PER_DETECTOR
-        stamped = [_stamp(finding, detector) for finding in found[:MAX_FINDINGS_PER_DETECTOR]]
+            stamped, status, output = [], VerifierStatus.PASS, _NO_FINDINGS  # the common case, without the summing
+        else:
+            report = report or DetectorReport()
+            stamped = [_stamp(finding, detector) for finding in found[:MAX_FINDINGS_PER_DETECTOR]]
+            status = _status_of(stamped, report.undecided)
+            output = _summary(stamped, len(found) > MAX_FINDINGS_PER_DETECTOR, report)
         return stamped, VerifierResult(
             verifier=detector.name,
             version=detector.version,
             checked_property=detector.checked_property,
-            status=_status_of(stamped, report.undecided),
-            output=_summary(stamped, cut, report),
+            status=status,
+            output=output,
             findings=len(stamped),
             duration_s=elapsed,
         )

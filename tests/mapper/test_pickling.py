@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import pickle
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import pytest
 
@@ -45,15 +45,7 @@ def test_every_crossing_class_pickles_by_its_fields(cls: type) -> None:
 def test_a_diagnosis_and_its_drift_input_round_trip_equal() -> None:
     diagnosis, run = _diagnosis_of_failing_trace()
     assert diagnosis.chain, "the trace should produce findings, so nested objects are exercised"
-    diagnosis = Diagnosis(
-        verdict=diagnosis.verdict,
-        root_cause=diagnosis.root_cause,
-        terminal_status=diagnosis.terminal_status,
-        chain=diagnosis.chain,
-        verifier_results=diagnosis.verifier_results,
-        drift=DriftResult(verdict=DriftVerdict.DRIFTED, dimensions=("tokens",), detail="d"),
-        error=None,
-    )
+    diagnosis = replace(diagnosis, drift=DriftResult(verdict=DriftVerdict.DRIFTED, dimensions=("tokens",), detail="d"))
     for value in (diagnosis, run, WorkerResult(((b"x", (1, 2)),), diagnosis, None, 0.5)):
         for protocol in (2, pickle.HIGHEST_PROTOCOL):
             restored = pickle.loads(pickle.dumps(value, protocol=protocol))
