@@ -21,15 +21,12 @@ Every error body is a ``google.rpc.Status`` (protobuf, or JSON when the request 
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import logging
 import math
 import ssl
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import orjson
 from aiohttp import hdrs, web
@@ -46,7 +43,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 from otel_mapper.held import hold_request
-from otel_mapper.otlp_json import OtlpDecodeError
+from otel_mapper.otlp_json import LOGS_LAYOUT, TRACE_LAYOUT, JsonLevel, OtlpDecodeError, clip, message_from_dict
 from otel_mapper.otlp_salvage import DecodedTraces, WireError, decode_trace_request
 from processor.intake import Backpressure, LogSink, TraceSink, hand_over_logs, hand_over_traces
 from processor.telemetry import ReceiverCounters
@@ -66,8 +63,6 @@ times that while decoding). Beyond it the answer is 503, so memory stays bounded
 _READ_CHUNK = 64 * 1024
 _INFLATE_STEP = 1024 * 1024
 """Most output one zlib call may produce, so refusing a gzip bomb costs the cap plus this, not twice the cap."""
-_MESSAGE_CHARS = 400
-"""Longest decoder message echoed to the client (protobuf's messages name the field path first)."""
 _CANCEL_WAIT = 0.1
 """aiohttp's own shutdown wait per phase; short, because ``stop`` has already waited ``grace`` for handlers."""
 _M = TypeVar("_M", bound=Message)
@@ -113,10 +108,6 @@ def _unavailable(message: str, delay: float) -> _Refusal:
     info = error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=seconds))
     headers = {hdrs.RETRY_AFTER: str(seconds)}
     return _Refusal(503, code_pb2.UNAVAILABLE, f"{message}; retry after {seconds}s", headers=headers, detail=info)
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= _MESSAGE_CHARS else text[: _MESSAGE_CHARS - 3] + "..."
 
 
 def _encode(message: Message, media_type: str) -> bytes:
@@ -166,94 +157,25 @@ class _GzipInflater:
 # --- body: decoding (pure; raises OtlpDecodeError, answered 400) --------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Level:
-    """One repeated field of an OTLP/JSON request: its keys, whether its items carry hex ids, what nests below."""
-
-    keys: tuple[str, ...]
-    """lowerCamelCase first, then the proto field name, which json_format also accepts."""
-    has_ids: bool = False
-    below: tuple[_Level, ...] = ()
-
-
-_TRACE_LAYOUT = (
-    _Level(("resourceSpans", "resource_spans"), below=(
-        _Level(("scopeSpans", "scope_spans"), below=(
-            _Level(("spans",), has_ids=True, below=(_Level(("links",), has_ids=True),)),
-        )),
-    )),
-)  # fmt: skip
-_LOGS_LAYOUT = (
-    _Level(("resourceLogs", "resource_logs"), below=(
-        _Level(("scopeLogs", "scope_logs"), below=(_Level(("logRecords", "log_records"), has_ids=True),)),
-    )),
-)  # fmt: skip
-_ID_KEYS = ("traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id")
-
-
-def _hex_ids_to_base64(root: dict[str, Any], layout: tuple[_Level, ...]) -> None:
-    """Rewrite OTLP/JSON's hex ids into the base64 json_format expects, checking the shape on the way.
-
-    Iterative with a depth fixed by ``layout``, whatever the input's nesting."""
-    pending: list[tuple[dict[str, Any], tuple[_Level, ...], str]] = [(root, layout, "$")]
-    while pending:
-        obj, levels, where = pending.pop()
-        for level in levels:
-            for key in level.keys:
-                items = obj.get(key)
-                if items is None:
-                    continue
-                if not isinstance(items, list):
-                    raise OtlpDecodeError(f"{where}.{key} must be an array, got {type(items).__name__}")
-                for index, item in enumerate(items):
-                    if not isinstance(item, dict):
-                        raise OtlpDecodeError(f"{where}.{key}[{index}] must be an object, got {type(item).__name__}")
-                    if level.has_ids:
-                        _convert_ids(item, where, key, index)
-                    if level.below:
-                        pending.append((item, level.below, f"{where}.{key}[{index}]"))
-
-
-def _convert_ids(item: dict[str, Any], where: str, key: str, index: int) -> None:
-    for id_key in _ID_KEYS:
-        value = item.get(id_key)
-        if isinstance(value, str) and value:
-            try:
-                item[id_key] = base64.b64encode(binascii.unhexlify(value)).decode("ascii")
-            except ValueError as exc:  # binascii.Error, or non-ASCII text
-                path = f"{where}.{key}[{index}].{id_key}"
-                raise OtlpDecodeError(f"{path} must be a hex string (OTLP/JSON ids are hex): {value[:40]!r}") from exc
-
-
 def _parse_protobuf(payload: bytes, message_type: type[_M]) -> _M:
     message = message_type()
     try:
         message.ParseFromString(payload)
     except Exception as exc:  # DecodeError, or anything upb raises on garbage (its nesting limit included)
-        raise OtlpDecodeError(f"request body is not a valid {message_type.__name__}: {_clip(str(exc))}") from exc
+        raise OtlpDecodeError(f"request body is not a valid {message_type.__name__}: {clip(str(exc))}") from exc
     return message
 
 
-def _parse_json(payload: bytes, message_type: type[_M], layout: tuple[_Level, ...]) -> _M:
+def _parse_json(payload: bytes, message_type: type[_M], layout: tuple[JsonLevel, ...]) -> _M:
     """OTLP/JSON (hex ids, lowerCamelCase keys, integer enums) to a message; CPU-bound, run off the event loop."""
-    name = message_type.__name__
     try:
         data = orjson.loads(payload)  # strict: no NaN/Infinity, valid UTF-8 only, nesting below 1024
     except orjson.JSONDecodeError as exc:
-        raise OtlpDecodeError(f"request body is not valid JSON: {_clip(str(exc))}") from exc
-    if not isinstance(data, dict):
-        raise OtlpDecodeError(f"request body must be a JSON object (an OTLP/JSON {name}), got {type(data).__name__}")
-    _hex_ids_to_base64(data, layout)
-    message = message_type()
-    try:
-        # OTLP/JSON says unknown fields are ignored; json_format caps message nesting (100 levels).
-        json_format.ParseDict(data, message, ignore_unknown_fields=True)
-    except Exception as exc:  # ParseError, or whatever json_format raises on shapes it does not expect
-        raise OtlpDecodeError(f"request body is not a valid OTLP/JSON {name}: {_clip(str(exc))}") from exc
-    return message
+        raise OtlpDecodeError(f"request body is not valid JSON: {clip(str(exc))}") from exc
+    return message_from_dict(data, message_type, layout)
 
 
-async def _decode(payload: bytes, media_type: str, message_type: type[_M], layout: tuple[_Level, ...]) -> _M:
+async def _decode(payload: bytes, media_type: str, message_type: type[_M], layout: tuple[JsonLevel, ...]) -> _M:
     try:
         if media_type == JSON:
             # json_format is pure Python (~10 MB/s): a large body would stall the loop the gRPC server shares.
@@ -429,9 +351,9 @@ class OtlpHttpReceiver:
             try:  # same path as the gRPC receiver: a span that does not decode does not sink its batch
                 decoded = decode_trace_request(payload)
             except WireError as exc:
-                raise _bad_request(f"request body is not a valid ExportTraceServiceRequest: {_clip(str(exc))}") from exc
+                raise _bad_request(f"request body is not a valid ExportTraceServiceRequest: {clip(str(exc))}") from exc
         else:
-            request = await _decode(payload, media_type, ExportTraceServiceRequest, _TRACE_LAYOUT)
+            request = await _decode(payload, media_type, ExportTraceServiceRequest, TRACE_LAYOUT)
             body = request.SerializeToString()
             spans, rejected = hold_request(request)
             decoded = DecodedTraces(spans, [], rejected.count if rejected else 0, rejected.reason if rejected else "")
@@ -442,7 +364,7 @@ class OtlpHttpReceiver:
 
     async def _export_logs(self, payload: bytes, media_type: str) -> ExportLogsServiceResponse:
         assert self._logs is not None
-        request = await _decode(payload, media_type, ExportLogsServiceRequest, _LOGS_LAYOUT)
+        request = await _decode(payload, media_type, ExportLogsServiceRequest, LOGS_LAYOUT)
         body = payload if media_type == PROTOBUF else request.SerializeToString()
         if not request.resource_logs:
             return ExportLogsServiceResponse()  # empty request: success, nothing to hand on

@@ -47,3 +47,27 @@ def test_bad_hex_id_names_the_field() -> None:
 def test_garbage_is_refused() -> None:
     with pytest.raises(OtlpDecodeError):
         decode_any(b"\xff\xfe\x00garbage")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b'{"resourceSpans": {"scopeSpans": []}}', r"line 2\.resourceSpans must be an array"),
+        (b'{"resourceSpans": [{"scopeSpans": [{"spans": [7]}]}]}', r"line 2\.resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\] must be an object"),
+        (b"[1, 2]", "line 2 must be a JSON object"),
+        (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": 5}]}]}]}', "line 2 is not a valid OTLP/JSON"),
+    ],
+    ids=["array expected", "object expected", "not an object", "wrong field type"],
+)
+def test_a_malformed_line_is_refused_with_its_place(line: bytes, message: str) -> None:
+    with pytest.raises(OtlpDecodeError, match=message):
+        decode_json_lines(encode_json_line(sample()) + line + b"\n")
+
+
+def test_proto_field_names_and_their_ids_are_accepted() -> None:
+    """json_format takes proto field names too; their hex ids are converted like the camelCase ones."""
+    trace_id, span_id = bytes(range(16)).hex(), bytes(range(1, 9)).hex()
+    line = orjson.dumps({"resource_spans": [{"scope_spans": [{"spans": [{"trace_id": trace_id, "span_id": span_id, "name": "s"}]}]}]})
+    (decoded,) = decode_json_lines(line)
+    span = decoded.resource_spans[0].scope_spans[0].spans[0]
+    assert (span.trace_id, span.span_id, span.name) == (bytes(range(16)), bytes(range(1, 9)), "s")
