@@ -9,7 +9,9 @@ Loopback only, bounded in time and count. Timeline (fractions of the spans to se
 - after the last acknowledgement, the run waits for the sink to hold every sent span (or ``--drain-timeout``).
 
 Reports spans sent (acknowledged), received downstream (total and unique), lost (sent but never received: must be
-0), duplicates (received more than once: allowed, at-least-once), and the processor's peak RSS.
+0), duplicates (received more than once: allowed, at-least-once), the processor's peak RSS per life, and the
+largest span data held per life that its ``processor.held_size`` self-metric showed in the samples (every 0.2 s;
+what ``processor.memory_limit_mib`` bounds).
 
     .venv/bin/python bench/soak.py --spans 1000000
 """
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
 
@@ -114,16 +117,22 @@ class CountingSink:
 # --- the processor ------------------------------------------------------------------------------------------
 
 
+HELD_METRIC = "otel_trajectory_processor_held_size_bytes"
+
+
 class Serve:
-    def __init__(self, config: Path, log: Path, port: int) -> None:
-        self.config, self.log, self.port = config, log, port
+    def __init__(self, config: Path, log: Path, port: int, metrics_port: int) -> None:
+        self.config, self.log, self.port, self.metrics_port = config, log, port, metrics_port
         self.process: subprocess.Popen[bytes] | None = None
         self.peak_rss = 0.0
         self.lives: list[float] = []
         """Peak RSS of each life of the process (it is killed and started again)."""
+        self.held: list[float] = []
+        """Largest span data held (the self-metric ``processor.held_size``, MiB) seen in each life's samples."""
 
     def start(self) -> None:
         self.lives.append(0.0)
+        self.held.append(0.0)
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "processor.cli", "serve", "--config", str(self.config)],
@@ -141,6 +150,19 @@ class Serve:
             if peak == peak:  # not NaN: the process was readable
                 self.lives[-1] = max(self.lives[-1], peak)
                 self.peak_rss = max(self.peak_rss, peak)
+            self.held[-1] = max(self.held[-1], self._held_mib())
+
+    def _held_mib(self) -> float:
+        """The processor's own count of span data held (0 when its metrics endpoint does not answer in time)."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=0.5) as response:
+                text = response.read().decode()
+        except OSError:
+            return 0.0
+        for line in text.splitlines():
+            if line.startswith(HELD_METRIC + " "):
+                return float(line.split()[1]) / 2**20
+        return 0.0
 
     def kill(self) -> None:
         assert self.process is not None
@@ -156,7 +178,7 @@ class Serve:
 
 
 async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
-    port, sink_port = free_port(), free_port()
+    port, sink_port, metrics_port = free_port(), free_port(), free_port()
     config = workdir / "config.yaml"
     config.write_text(
         f"receiver: {{endpoint: '127.0.0.1:{port}', http: {{enabled: false}}}}\n"
@@ -165,8 +187,9 @@ async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
         f"exporter:\n  endpoint: '127.0.0.1:{sink_port}'\n  timeout: 5s\n"
         "  retry_on_failure: {initial_interval: 200ms, max_interval: 2s, max_elapsed_time: 3600s}\n"
         f"output: {{directory: '{workdir / 'out'}', write_artifacts: false}}\n"
+        f"telemetry: {{metrics: {{prometheus: {{endpoint: '127.0.0.1:{metrics_port}'}}}}}}\n"
     )
-    serve = Serve(config, workdir / "serve.log", port)
+    serve = Serve(config, workdir / "serve.log", port, metrics_port)
     sink = CountingSink(sink_port)
     await sink.start()
     serve.start()
@@ -188,7 +211,7 @@ async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
     deadline = started + args.max_seconds
     while any(process.is_alive() for process in clients):
         await asyncio.sleep(0.2)
-        serve.sample()
+        await asyncio.to_thread(serve.sample)  # reads the metrics endpoint: off the sink's event loop
         progress = acked.value / spans_total
         if not outage_done and progress >= args.outage_at:
             events.append(f"{time.monotonic() - started:6.1f}s  sink stopped at {acked.value:,} spans acknowledged")
@@ -214,7 +237,7 @@ async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
     drain_deadline = time.monotonic() + args.drain_timeout
     while len(sink.seen) < sent and time.monotonic() < drain_deadline:
         await asyncio.sleep(0.5)
-        serve.sample()
+        await asyncio.to_thread(serve.sample)
     received_done = time.monotonic()
     code = await asyncio.to_thread(serve.terminate)
     await sink.stop()
@@ -235,6 +258,7 @@ async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
         "duplicates": sink.total - len(sink.seen),
         "peak_rss_mib": round(serve.peak_rss, 1),
         "peak_rss_mib_per_life": " / ".join(f"{peak:.1f}" for peak in serve.lives),
+        "peak_held_mib_per_life": " / ".join(f"{held:.1f}" for held in serve.held),
         "seconds_to_last_ack": round(sent_done - started, 1),
         "seconds_to_last_span": round(received_done - started, 1),
         "serve_exit_code": code,

@@ -123,6 +123,11 @@ VOCABULARY: tuple[MetricSpec, ...] = (
           "Traces held in the buffer waiting for completion."),
     _spec("processor_buffered_spans", "processor.buffered_spans", "gauge", "{span}",
           "Spans held in the buffer waiting for their trace to complete."),
+    _spec("processor_held_bytes", "processor.held_size", "gauge", "By",
+          "Span data held, wire size: buffered traces, traces in analysis and queued exports (what "
+          "processor.memory_limit_mib bounds)."),
+    _spec("processor_memory_limit_bytes", "processor.memory_limit", "gauge", "By",
+          "processor.memory_limit_mib in bytes, its default resolved."),
     _spec("processor_traces_analysed", "processor.traces_analysed", "counter", "{trace}",
           "Traces run through the detector chain."),
     _spec("processor_analysis_errors", "processor.analysis_errors", "counter", "{trace}",

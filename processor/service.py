@@ -264,6 +264,8 @@ class TrajectoryService:
         counters = self.telemetry.processor
         counters.buffered_traces = self._assembler.traces_held
         counters.buffered_spans = self._assembler.spans_held
+        counters.held_bytes = self.held_bytes
+        counters.memory_limit_bytes = self._memory_limit
         self.telemetry.spool.spool_bytes = sum(s.bytes_held for s in (self._spool, self._logs_spool) if s is not None)
         joined = self._log_join.counters
         self.telemetry.logs.joined_log_records = joined.joined

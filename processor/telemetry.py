@@ -60,6 +60,10 @@ class ProcessorCounters:
     buffered_spans: int = 0
     memory_limit_releases: int = 0
     """Traces released early because buffered spans reached ``processor.memory_limit_mib``."""
+    held_bytes: int = 0
+    """Span data held, wire size (buffered traces, traces in analysis, queued exports): what the limit bounds."""
+    memory_limit_bytes: int = 0
+    """``processor.memory_limit_mib`` in bytes, its default resolved."""
 
 
 @dataclass(slots=True)

@@ -36,6 +36,8 @@ PROMETHEUS_NAMES = {
         "otel_trajectory_exporter_enqueue_failed_log_records_total", "counter"),
     "otel_trajectory_processor_buffered_traces": ("otel_trajectory_processor_buffered_traces", "gauge"),
     "otel_trajectory_processor_buffered_spans": ("otel_trajectory_processor_buffered_spans", "gauge"),
+    "otel_trajectory_processor_held_bytes": ("otel_trajectory_processor_held_size_bytes", "gauge"),
+    "otel_trajectory_processor_memory_limit_bytes": ("otel_trajectory_processor_memory_limit_bytes", "gauge"),
     "otel_trajectory_processor_traces_analysed": ("otel_trajectory_processor_traces_analysed_total", "counter"),
     "otel_trajectory_processor_analysis_errors": ("otel_trajectory_processor_analysis_errors_total", "counter"),
     "otel_trajectory_processor_traces_released_early": (

@@ -139,6 +139,43 @@ def test_http_traces_logs_forwarding_metrics_and_healthcheck(tmp_path: Path, cap
     assert code == 0 and "SERVING" in capsys.readouterr().out
 
 
+def test_metrics_show_span_data_held_against_the_memory_limit(tmp_path: Path) -> None:
+    """A buffered trace counts its wire size in ``processor.held_size``; once delivered nothing is held."""
+
+    def sample(text: str, name: str) -> float:
+        return next(float(line.split()[1]) for line in text.splitlines() if line.startswith(name + " "))
+
+    async def scenario() -> tuple[str, int, int, int]:
+        sink = CaptureSink()
+        sink_port = await sink.start()
+        service = TrajectoryService(
+            Config(
+                listen="127.0.0.1:0", http_listen="127.0.0.1:0", output_dir=str(tmp_path), decision_wait=60.0,
+                idle_timeout=120.0, memory_limit_mib=64, export=ExportConfig(endpoint=f"127.0.0.1:{sink_port}"),
+                metrics=MetricsConfig(prometheus_endpoint="127.0.0.1:0"),
+            )
+        )
+        await service.start()
+        body = request([span(1, "invoke_agent a", attrs={"gen_ai.operation.name": "invoke_agent", "blob": "x" * 20_000})])
+        payload = body.SerializeToString()
+        try:
+            async with aiohttp.ClientSession() as session:
+                async with session.post(f"http://127.0.0.1:{service.http_port}/v1/traces", data=payload,
+                                        headers={"Content-Type": "application/x-protobuf"}) as response:
+                    assert response.status == 200, await response.text()
+                async with session.get(f"http://127.0.0.1:{service.metrics_port}/metrics") as response:
+                    buffered = await response.text()  # the trace waits for its decision (60 s)
+        finally:
+            await service.shutdown()  # releases it and delivers it
+            await sink.stop()
+        return buffered, len(payload), service.held_bytes, sink.span_count
+
+    buffered, wire, held_after, delivered = asyncio.run(scenario())
+    assert 20_000 < sample(buffered, "otel_trajectory_processor_held_size_bytes") <= wire
+    assert sample(buffered, "otel_trajectory_processor_memory_limit_bytes") == 64 * 1024 * 1024
+    assert (delivered, held_after) == (1, 0)
+
+
 def test_healthcheck_fails_when_nothing_listens(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["healthcheck", "--endpoint", "127.0.0.1:1", "--timeout", "1"]) == 1
     assert "UNAVAILABLE" in capsys.readouterr().out
