@@ -122,6 +122,11 @@ class MetricsConfig:
     otlp_interval: float = 60.0
     otlp_insecure: bool = True
     otlp_headers: Mapping[str, str] = field(default_factory=dict)
+    otlp_ca_file: str | None = None
+    """``otlp.tls.ca_file``: trust this CA for the metrics endpoint (else the system roots, when not insecure)."""
+    otlp_cert_file: str | None = None
+    otlp_key_file: str | None = None
+    """``otlp.tls.cert_file``/``key_file``: a client certificate for a metrics endpoint that requires one."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -288,10 +293,24 @@ def _headers(reader: _Reader) -> dict[str, str]:
     return {str(k).lower(): v for k, v in raw.items()}
 
 
+def _client_tls(reader: _Reader) -> tuple[bool, str | None, str | None, str | None]:
+    """``tls`` of a client section (an exporter, the OTLP metrics endpoint): (insecure, ca_file, cert_file,
+    key_file). Without ``insecure``, a CA or client certificate means TLS; with neither, plaintext."""
+    tls = reader.section("tls", {"insecure", "ca_file", "cert_file", "key_file"})
+    ca_file = tls.str("ca_file", None)
+    cert_file = tls.str("cert_file", None)
+    key_file = tls.str("key_file", None)
+    if (cert_file is None) != (key_file is None):
+        reader.problems.append(f"{reader._at('tls')}: cert_file and key_file go together (client certificate)")
+    insecure = tls.bool("insecure", not (ca_file or cert_file))
+    if insecure and (ca_file or cert_file):
+        reader.problems.append(f"{reader._at('tls')}: insecure: true contradicts ca_file/cert_file (remove one)")
+    return insecure, ca_file, cert_file, key_file
+
+
 def _parse_export(reader: _Reader) -> ExportConfig | None:
     endpoint = reader.str("endpoint", None)
     _endpoint(endpoint, reader._at("endpoint"), reader.problems)
-    tls = reader.section("tls", {"insecure", "ca_file", "cert_file", "key_file"})
     headers = _headers(reader)
     retry = reader.section(
         "retry_on_failure",
@@ -321,14 +340,7 @@ def _parse_export(reader: _Reader) -> ExportConfig | None:
         batch_flush_timeout=batch.duration("flush_timeout", 0.2),
         batch_min_size=batch.int("min_size", 8192, minimum=1),
     )
-    ca_file = tls.str("ca_file", None)
-    cert_file = tls.str("cert_file", None)
-    key_file = tls.str("key_file", None)
-    if (cert_file is None) != (key_file is None):
-        reader.problems.append(f"{reader._at('tls')}: cert_file and key_file go together (client certificate)")
-    insecure = tls.bool("insecure", not (ca_file or cert_file))
-    if insecure and (ca_file or cert_file):
-        reader.problems.append(f"{reader._at('tls')}: insecure: true contradicts ca_file/cert_file (remove one)")
+    insecure, ca_file, cert_file, key_file = _client_tls(reader)
     compression = reader.choice("compression", "gzip", ("none", "gzip"))
     timeout = reader.duration("timeout", 10.0)
     max_message_bytes = reader.int("max_message_bytes", 4 * MiB, minimum=1024)
@@ -382,12 +394,16 @@ def _parse_metrics(reader: _Reader) -> MetricsConfig:
     otlp_endpoint = otlp.str("endpoint", None)
     _endpoint(otlp_endpoint, otlp._at("endpoint"), reader.problems)
     headers = _headers(otlp)
+    insecure, ca_file, cert_file, key_file = _client_tls(otlp)
     return MetricsConfig(
         prometheus_endpoint=prometheus_endpoint,
         otlp_endpoint=otlp_endpoint,
         otlp_interval=otlp.duration("interval", 60.0),
-        otlp_insecure=otlp.section("tls", {"insecure"}).bool("insecure", True),
+        otlp_insecure=insecure,
         otlp_headers=headers,
+        otlp_ca_file=ca_file,
+        otlp_cert_file=cert_file,
+        otlp_key_file=key_file,
     )
 
 

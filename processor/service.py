@@ -253,6 +253,9 @@ class TrajectoryService:
             otlp_interval=metrics.otlp_interval,
             otlp_insecure=metrics.otlp_insecure,
             otlp_headers=metrics.otlp_headers,
+            otlp_credentials=None if metrics.otlp_insecure else channel_credentials(
+                metrics.otlp_ca_file, metrics.otlp_cert_file, metrics.otlp_key_file
+            ),
             prometheus=metrics.prometheus_endpoint is not None,
             own_endpoints=[e for e in (self._config.listen, self._config.http_listen, metrics.prometheus_endpoint) if e],
         )

@@ -125,6 +125,8 @@ def test_the_documented_example_config_loads_and_matches_the_schema() -> None:
         ("processor: {analysis_workers: -1}", "processor.analysis_workers"),
         ("exporter: {endpoint: 'x:1', sending_queue: {batch: {min_size: 0}}}", "exporter.sending_queue.batch.min_size"),
         ("exporter: {endpoint: 'x:1', sending_queue: {batch: {flush_time: 1s}}}", "flush_time"),
+        ("telemetry: {metrics: {otlp: {endpoint: 'c:4317', tls: {insecure: true, ca_file: ca.pem}}}}", "insecure: true contradicts"),
+        ("telemetry: {metrics: {otlp: {endpoint: 'c:4317', tls: {key_file: k.pem}}}}", "cert_file and key_file go together"),
     ],
 )
 def test_security_and_telemetry_settings_are_checked(tmp_path: Path, text: str, fragment: str | None) -> None:
@@ -136,6 +138,16 @@ def test_security_and_telemetry_settings_are_checked(tmp_path: Path, text: str, 
     with pytest.raises(ConfigError) as caught:
         load_config(path)
     assert any(fragment in problem for problem in caught.value.problems), caught.value.problems
+
+
+def test_metrics_otlp_tls_takes_the_exporter_keys(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("telemetry: {metrics: {otlp: {endpoint: 'c:4317', tls: {ca_file: ca.pem, cert_file: c.pem, key_file: k.pem}}}}")
+    metrics = load_config(path).metrics
+    assert not metrics.otlp_insecure
+    assert (metrics.otlp_ca_file, metrics.otlp_cert_file, metrics.otlp_key_file) == ("ca.pem", "c.pem", "k.pem")
+    path.write_text("telemetry: {metrics: {otlp: {endpoint: 'c:4317'}}}")
+    assert load_config(path).metrics.otlp_insecure  # no CA, no certificate: plaintext, as before
 
 
 def test_spool_can_be_turned_off_and_http_disabled(tmp_path: Path) -> None:

@@ -14,6 +14,10 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
     ExportLogsServiceRequest,
     ExportLogsServiceResponse,
 )
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
+    ExportMetricsServiceRequest,
+    ExportMetricsServiceResponse,
+)
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -23,6 +27,7 @@ from processor import cli
 from processor.config import AuthConfig, Config, ExportConfig, MetricsConfig, TlsServerConfig
 from processor.service import TrajectoryService
 from processor.sink import CaptureSink
+from processor.tls import server_credentials
 from tests.support.pki import make_pki
 from tests.support.spans import request, span
 
@@ -174,6 +179,42 @@ def test_metrics_show_span_data_held_against_the_memory_limit(tmp_path: Path) ->
     assert 20_000 < sample(buffered, "otel_trajectory_processor_held_size_bytes") <= wire
     assert sample(buffered, "otel_trajectory_processor_memory_limit_bytes") == 64 * 1024 * 1024
     assert (delivered, held_after) == (1, 0)
+
+
+def test_self_metrics_reach_an_otlp_endpoint_over_mutual_tls(tmp_path: Path) -> None:
+    """``telemetry.metrics.otlp.tls`` trusts a private CA and presents a client certificate."""
+    pki = make_pki(tmp_path / "pki")
+    received: list[ExportMetricsServiceRequest] = []
+
+    async def export(body: bytes, context: grpc.aio.ServicerContext) -> ExportMetricsServiceResponse:
+        received.append(ExportMetricsServiceRequest.FromString(body))
+        return ExportMetricsServiceResponse()
+
+    async def scenario() -> None:
+        backend = grpc.aio.server()
+        backend.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+            "opentelemetry.proto.collector.metrics.v1.MetricsService",
+            {"Export": grpc.unary_unary_rpc_method_handler(export, response_serializer=ExportMetricsServiceResponse.SerializeToString)},
+        ),))
+        backend_port = backend.add_secure_port("127.0.0.1:0", server_credentials(pki.server_cert, pki.server_key, pki.ca))
+        await backend.start()
+        service = TrajectoryService(
+            Config(
+                listen="127.0.0.1:0", http_listen=None, output_dir=str(tmp_path / "out"),
+                metrics=MetricsConfig(otlp_endpoint=f"localhost:{backend_port}", otlp_interval=3600.0, otlp_insecure=False,
+                                      otlp_ca_file=pki.ca, otlp_cert_file=pki.client_cert, otlp_key_file=pki.client_key),
+            )
+        )
+        await service.start()
+        try:
+            await service.shutdown()  # the last collection is exported on the way out
+        finally:
+            await backend.stop(None)
+
+    asyncio.run(scenario())
+    assert received, "no metrics arrived over TLS"
+    names = {metric.name for resource in received[0].resource_metrics for scope in resource.scope_metrics for metric in scope.metrics}
+    assert "otel_trajectory.processor.memory_limit" in names
 
 
 def test_healthcheck_fails_when_nothing_listens(capsys: pytest.CaptureFixture[str]) -> None:
