@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
+from otel_mapper.entries import SpanEntry
 from otel_mapper.graph import CausalIndex
 from otel_mapper.members import (
     COMMITTED as _COMMITTED,
@@ -18,9 +19,6 @@ from otel_mapper.members import (
 )
 from otel_mapper.model import Completeness, CompletenessStatus, Declaration, Edge, ExternalParent, Node
 from semconv.trajectory import DeclarationCategory, DeclarationEffect
-
-if TYPE_CHECKING:
-    from otel_mapper.build import SpanEntry
 
 __all__ = ["declare", "count_unordered_sibling_pairs"]
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
-from typing import TYPE_CHECKING
 
 from otel_mapper.graph import containment_intervals, encloses, strongly_connected
 from otel_mapper.members import (
@@ -33,13 +33,11 @@ from otel_mapper.members import (
     MODEL_CALL as _MODEL_CALL,
     SEQUENCED_AFTER as _SEQUENCED_AFTER,
 )
+from otel_mapper.entries import SpanEntry
 from otel_mapper.model import Declaration, Edge
 from semconv.trajectory import DeclarationCategory, DeclarationEffect, EdgeType
 
-if TYPE_CHECKING:
-    from otel_mapper.build import ProposalNode, SpanEntry
-
-__all__ = ["EdgeSet", "derive_edges", "LINK_TYPE_ATTRIBUTE"]
+__all__ = ["EdgeSet", "LINK_TYPE_ATTRIBUTE", "ProposalNode", "derive_edges"]
 
 LINK_TYPE_ATTRIBUTE = "agent_trajectory.link.type"
 _LINK_TYPES = {EdgeType.CAUSED_BY, EdgeType.DEPENDS_ON, EdgeType.RETRIES, EdgeType.HANDOFF_FROM}
@@ -64,6 +62,17 @@ _SET_FROM, _SET_TYPE, _SET_TO, _SET_EVIDENCE = (
 )
 if [f.name for f in dataclass_fields(Edge)] != ["from_node", "type", "to_node", "evidence"] or hasattr(Edge, "__post_init__"):
     raise TypeError("_new_edge sets Edge's four fields itself and skips Edge.__init__: keep it in step with Edge")
+
+
+@dataclass(slots=True)
+class ProposalNode:
+    """A proposal node's join keys for edge derivation (mapper-internal; never hashed or changed)."""
+
+    node_id: str
+    model_node: str
+    call_id: str | None
+    name: str
+    arguments_digest: str | None
 
 
 def _new_edge(from_node: str, edge_type: EdgeType, to_node: str, evidence: str) -> Edge:
