@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from otel_mapper.diagnosis import Finding
 from otel_mapper.model import Trajectory
-from processor.detectors.base import DetectorContext
+from processor.detectors.base import DetectorContext, DetectorReport
 from processor.detectors.chain import DetectorChain
 from processor.detectors.registry import builtin_detectors, load_detectors
 from semconv.trajectory import FindingCategory, FindingStatus, Severity, Verdict, VerifierStatus
@@ -94,6 +94,45 @@ def test_runs_in_configured_order_and_isolates_a_raising_detector() -> None:
     assert "RuntimeError: boom" in diagnosis.verifier_results[1].output
     assert [r.verifier for r in diagnosis.verifier_results] == ["a", "broken", "b"]
     assert diagnosis.verdict is Verdict.FAIL and diagnosis.root_cause == "tool_error"
+
+
+class Reporting(Fixed):
+    """Returns a :class:`DetectorReport` (findings and what it could not decide)."""
+
+    def __init__(self, name: str, report: object) -> None:
+        super().__init__(name)
+        self.report = report
+
+    def detect(self, trajectory: Trajectory, context: DetectorContext) -> DetectorReport:  # type: ignore[override]
+        return self.report  # type: ignore[return-value]
+
+
+def test_what_a_detector_returns_sets_its_verifier_result() -> None:
+    trajectory, ids = _three_step()
+    broken_report = DetectorReport.__new__(DetectorReport)  # findings that cannot be iterated
+    object.__setattr__(broken_report, "findings", 7)
+    object.__setattr__(broken_report, "undecided", 0)
+    object.__setattr__(broken_report, "note", "")
+    chain = DetectorChain(
+        [
+            Fixed("empty"),
+            Fixed("generator", (f for f in [_finding(ids[1])])),  # type: ignore[arg-type]
+            Reporting("undecided", DetectorReport(undecided=2, note="no schema")),
+            Reporting("noted", DetectorReport(note="checked 0 of 0")),
+            Reporting("broken", broken_report),
+            Fixed("after"),
+        ],
+        config(),
+    )
+
+    results = {r.verifier: r for r in chain.run(trajectory).verifier_results}
+
+    assert (results["empty"].status, results["empty"].output, results["empty"].findings) == (VerifierStatus.PASS, "no findings", 0)
+    assert (results["generator"].status, results["generator"].findings) == (VerifierStatus.FAIL, 1)
+    assert (results["undecided"].status, results["undecided"].output) == (VerifierStatus.INDETERMINATE, "2 not decidable: no schema")
+    assert (results["noted"].status, results["noted"].output) == (VerifierStatus.PASS, "checked 0 of 0")
+    assert results["broken"].status is VerifierStatus.ERROR and "TypeError" in results["broken"].output
+    assert results["after"].status is VerifierStatus.PASS  # isolation: the chain goes on
 
 
 def test_a_cooperating_runaway_detector_is_stopped_and_the_rest_still_run() -> None:
