@@ -97,8 +97,8 @@ def _bad_request(message: str) -> _Refusal:
     return _Refusal(400, code_pb2.INVALID_ARGUMENT, message, detail=detail)
 
 
-def _too_large(limit: int, *, inflated: bool = False) -> _Refusal:
-    what = "after gzip decompression" if inflated else "size"
+def _too_large(limit: int, *, inflated: str = "") -> _Refusal:
+    what = f"after {inflated} decompression" if inflated else "size"
     message = f"request body {what} exceeds {limit} bytes; send smaller batches (lower the exporter's batch size)"
     return _Refusal(413, code_pb2.RESOURCE_EXHAUSTED, message)
 
@@ -116,42 +116,58 @@ def _encode(message: Message, media_type: str) -> bytes:
     return message.SerializeToString()
 
 
-# --- body: bounded gzip inflation ---------------------------------------------------------------------------
+# --- body: bounded inflation -------------------------------------------------------------------------------
 
 
-class _GzipInflater:
-    """Inflates a gzip stream (one or more members) chunk by chunk, refusing to produce more than ``limit`` bytes."""
+_GZIP_WBITS = 16 + zlib.MAX_WBITS
+_ZLIB_WBITS = zlib.MAX_WBITS
+_CONTENT_ENCODINGS: dict[str, str] = {"gzip": "gzip", "x-gzip": "gzip", "deflate": "deflate", "zlib": "deflate"}
+"""Accepted ``Content-Encoding`` values and the stream each names. ``deflate`` is the zlib format (RFC 9110
+section 8.4.1.2), which OpenTelemetry SDKs send for ``compression=deflate``; ``zlib`` is the Collector's alias."""
 
-    def __init__(self, limit: int) -> None:
+
+class _Inflater:
+    """Inflates a gzip stream (one or more members) or a zlib stream chunk by chunk, refusing to produce more
+    than ``limit`` bytes."""
+
+    def __init__(self, stream: str, limit: int) -> None:
+        self._stream = stream
+        self._wbits = _GZIP_WBITS if stream == "gzip" else _ZLIB_WBITS
         self._limit = limit
         self._produced = 0
-        self._inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-        self._member_open = False
+        self._inflater = zlib.decompressobj(wbits=self._wbits)
+        self._open = False
+        self._ended = False
 
     def feed(self, data: bytes) -> list[bytes]:
         out: list[bytes] = []
         while data:
-            self._member_open = True
+            if self._ended:
+                raise _bad_request(f"request body has {len(data)} bytes after the end of its {self._stream} stream")
+            self._open = True
             try:
                 # max_length bounds what zlib allocates per call; the rest of the input waits in unconsumed_tail.
                 piece = self._inflater.decompress(data, min(self._limit - self._produced + 1, _INFLATE_STEP))
             except zlib.error as exc:
-                raise _bad_request(f"request body is not valid gzip: {exc}") from exc
+                raise _bad_request(f"request body is not valid {self._stream}: {exc}") from exc
             self._produced += len(piece)
             if self._produced > self._limit:
-                raise _too_large(self._limit, inflated=True)
+                raise _too_large(self._limit, inflated=self._stream)
             out.append(piece)
-            if self._inflater.eof:  # concatenated members form one stream (RFC 1952)
-                data = self._inflater.unused_data
-                self._inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-                self._member_open = False
-            else:
+            if not self._inflater.eof:
                 data = self._inflater.unconsumed_tail
+                continue
+            data = self._inflater.unused_data
+            self._open = False
+            if self._stream == "gzip":  # concatenated members form one stream (RFC 1952)
+                self._inflater = zlib.decompressobj(wbits=self._wbits)
+            else:
+                self._ended = True
         return out
 
     def finish(self) -> None:
-        if self._member_open:
-            raise _bad_request("request body is truncated gzip: the stream ends before its trailer")
+        if self._open:
+            raise _bad_request(f"request body is truncated {self._stream}: the stream ends before its trailer")
 
 
 # --- body: decoding (pure; raises OtlpDecodeError, answered 400) --------------------------------------------
@@ -319,13 +335,14 @@ class OtlpHttpReceiver:
 
     async def _read_body(self, request: web.Request) -> bytes:
         coding = request.headers.get(hdrs.CONTENT_ENCODING, "identity").strip().lower()
-        if coding not in ("identity", "", "gzip", "x-gzip"):
-            message = f"unsupported Content-Encoding {coding[:40]!r}; send gzip or identity"
+        stream = _CONTENT_ENCODINGS.get(coding)
+        if stream is None and coding not in ("identity", ""):
+            message = f"unsupported Content-Encoding {coding[:40]!r}; send gzip, deflate or identity"
             raise _Refusal(415, code_pb2.INVALID_ARGUMENT, message)
         length = request.content_length
         if length is not None and length > self._max_body:
             raise _too_large(self._max_body)
-        inflater = _GzipInflater(self._max_decompressed) if coding.endswith("gzip") else None
+        inflater = _Inflater(stream, self._max_decompressed) if stream is not None else None
         parts: list[bytes] = []
         received = 0
         try:

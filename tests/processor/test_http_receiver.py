@@ -217,19 +217,45 @@ def test_truncated_gzip_is_bad_request() -> None:
     assert sinks.traces == [] and counters.invalid_requests == 1
 
 
-def test_gzip_bomb_is_refused_without_inflating_past_the_cap() -> None:
-    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+def test_deflate_body_is_one_zlib_stream_as_sdks_send_it() -> None:
+    raw = trace_request().SerializeToString()
+    for coding in ("deflate", "zlib", " Deflate "):
+        reply, counters, sinks = exchange(zlib.compress(raw), headers={"Content-Encoding": coding})
+        assert reply.status == 200, coding
+        assert sinks.traces[0][1] == raw and counters.accepted_spans == 1
+    reply, _, sinks = exchange(zlib.compress(json_trace_body()), content_type=JSON, headers={"Content-Encoding": "deflate"})
+    assert reply.status == 200 and sinks.traces[0][0][0].span.span_id == SPAN_ID
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (zlib.compress(b"x") + zlib.compress(b"y"), "bytes after the end of its deflate stream"),
+        (zlib.compress(trace_request().SerializeToString())[:-3], "truncated deflate"),
+        (gzip.compress(b"x"), "not valid deflate"),
+    ],
+    ids=["two-streams", "truncated", "gzip-sent-as-deflate"],
+)
+def test_malformed_deflate_is_bad_request(body: bytes, expected: str) -> None:
+    reply, counters, sinks = exchange(body, headers={"Content-Encoding": "deflate"})
+    assert reply.status == 400 and expected in reply.status_message().message
+    assert sinks.traces == [] and counters.invalid_requests == 1
+
+
+@pytest.mark.parametrize(("coding", "wbits"), [("gzip", 16 + zlib.MAX_WBITS), ("deflate", zlib.MAX_WBITS)])
+def test_compression_bomb_is_refused_without_inflating_past_the_cap(coding: str, wbits: int) -> None:
+    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
     zeros = bytes(MiB)
     bomb = b"".join(packer.compress(zeros) for _ in range(200)) + packer.flush()  # 200 MiB of zeros
     assert len(bomb) < MiB
     tracemalloc.start()
     try:
-        reply, counters, sinks = exchange(bomb, headers={"Content-Encoding": "gzip"}, max_decompressed_bytes=16 * MiB)
+        reply, counters, sinks = exchange(bomb, headers={"Content-Encoding": coding}, max_decompressed_bytes=16 * MiB)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert reply.status == 413
-    assert "after gzip decompression exceeds 16777216 bytes" in reply.status_message().message
+    assert f"after {coding} decompression exceeds 16777216 bytes" in reply.status_message().message
     assert peak < 24 * MiB, f"peak Python allocation {peak / MiB:.1f} MiB while refusing a 200 MiB bomb"
     assert sinks.traces == [] and counters.invalid_requests == 1
 
@@ -309,6 +335,7 @@ def test_unsupported_content_type_and_encoding_are_415() -> None:
     by_encoding, encoding_counters, _ = exchange(raw, headers={"Content-Encoding": "br"}, sinks=sinks)
     assert by_type.status == 415 and "text/plain" in by_type.status_message().message
     assert by_encoding.status == 415 and "'br'" in by_encoding.status_message().message
+    assert "send gzip, deflate or identity" in by_encoding.status_message().message
     assert sinks.traces == [] and type_counters.invalid_requests == encoding_counters.invalid_requests == 1
 
 
@@ -567,7 +594,7 @@ def test_the_sdk_http_exporter_is_accepted() -> None:
     async def scenario() -> list[SpanExportResult]:
         results = []
         async with serving(sinks) as (base, _, _):
-            for compression in (Compression.NoCompression, Compression.Gzip):
+            for compression in (Compression.NoCompression, Compression.Gzip, Compression.Deflate):
                 exporter = OTLPSpanExporter(endpoint=f"{base}/v1/traces", compression=compression, timeout=5)
                 try:
                     results.append(await asyncio.to_thread(exporter.export, spans))
@@ -575,6 +602,6 @@ def test_the_sdk_http_exporter_is_accepted() -> None:
                     exporter.shutdown()
         return results
 
-    assert asyncio.run(scenario()) == [SpanExportResult.SUCCESS, SpanExportResult.SUCCESS]
+    assert asyncio.run(scenario()) == [SpanExportResult.SUCCESS] * 3
     expected = {span.context.span_id.to_bytes(8, "big") for span in spans}
-    assert [{e.span.span_id for e in envelopes} for envelopes, _ in sinks.traces] == [expected, expected]
+    assert [{e.span.span_id for e in envelopes} for envelopes, _ in sinks.traces] == [expected] * 3
