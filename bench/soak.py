@@ -9,9 +9,10 @@ Loopback only, bounded in time and count. Timeline (fractions of the spans to se
 - after the last acknowledgement, the run waits for the sink to hold every sent span (or ``--drain-timeout``).
 
 Reports spans sent (acknowledged), received downstream (total and unique), lost (sent but never received: must be
-0), duplicates (received more than once: allowed, at-least-once), the processor's peak RSS per life, and the
-largest span data held per life that its ``processor.held_size`` self-metric showed in the samples (every 0.2 s;
-what ``processor.memory_limit_mib`` bounds).
+0), duplicates (received more than once: allowed, at-least-once), the processor's peak RSS per life, the largest
+summed RSS of the processor and its analysis workers seen per life (what a container's memory limit counts), and
+the largest span data held per life that its ``processor.held_size`` self-metric showed in the samples (every
+0.2 s; what ``processor.memory_limit_mib`` bounds).
 
     .venv/bin/python bench/soak.py --spans 1000000
 """
@@ -41,7 +42,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (  # noqa: 
 )
 
 from bench.synthetic import make_request  # noqa: E402
-from bench.throughput import free_port, peak_rss_mb  # noqa: E402
+from bench.throughput import free_port, peak_rss_mb, tree_rss_mb  # noqa: E402
 from processor.exporter import retry_delay_of  # noqa: E402
 from processor.health import probe  # noqa: E402
 
@@ -129,10 +130,13 @@ class Serve:
         """Peak RSS of each life of the process (it is killed and started again)."""
         self.held: list[float] = []
         """Largest span data held (the self-metric ``processor.held_size``, MiB) seen in each life's samples."""
+        self.tree: list[float] = []
+        """Largest summed RSS of the process and its analysis workers seen in each life's samples."""
 
     def start(self) -> None:
         self.lives.append(0.0)
         self.held.append(0.0)
+        self.tree.append(0.0)
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "processor.cli", "serve", "--config", str(self.config)],
@@ -151,6 +155,7 @@ class Serve:
                 self.lives[-1] = max(self.lives[-1], peak)
                 self.peak_rss = max(self.peak_rss, peak)
             self.held[-1] = max(self.held[-1], self._held_mib())
+            self.tree[-1] = max(self.tree[-1], tree_rss_mb(self.process.pid))
 
     def _held_mib(self) -> float:
         """The processor's own count of span data held (0 when its metrics endpoint does not answer in time)."""
@@ -259,6 +264,7 @@ async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
         "peak_rss_mib": round(serve.peak_rss, 1),
         "peak_rss_mib_per_life": " / ".join(f"{peak:.1f}" for peak in serve.lives),
         "peak_held_mib_per_life": " / ".join(f"{held:.1f}" for held in serve.held),
+        "peak_tree_rss_mib_per_life": " / ".join(f"{rss:.1f}" for rss in serve.tree),
         "seconds_to_last_ack": round(sent_done - started, 1),
         "seconds_to_last_span": round(received_done - started, 1),
         "serve_exit_code": code,

@@ -84,21 +84,41 @@ def _stat(pid: int) -> tuple[int, float] | None:
     return int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def tree_cpu_seconds(root: int) -> float:
-    """CPU seconds used so far by ``root`` and its live descendants (analysis worker processes)."""
+def _tree(root: int) -> dict[int, float]:
+    """CPU seconds of ``root`` and of each of its live descendants (analysis worker processes), by pid."""
     stats = {int(entry.name): _stat(int(entry.name)) for entry in Path("/proc").iterdir() if entry.name.isdigit()}
     children: dict[int, list[int]] = {}
     for pid, stat in stats.items():
         if stat is not None:
             children.setdefault(stat[0], []).append(pid)
-    total, pending = 0.0, [root]
+    tree: dict[int, float] = {}
+    pending = [root]
     while pending:
         pid = pending.pop()
         stat = stats.get(pid)
         if stat is not None:
-            total += stat[1]
+            tree[pid] = stat[1]
         pending.extend(children.get(pid, ()))
-    return total
+    return tree
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds used so far by ``root`` and its live descendants."""
+    return sum(_tree(root).values())
+
+
+def tree_rss_mb(root: int) -> float:
+    """Resident memory of ``root`` and its live descendants now, summed: what a container's memory limit counts
+    of them (page cache aside)."""
+    total = 0
+    for pid in _tree(root):
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total / 1024
 
 
 def _children(pid: int) -> list[int]:

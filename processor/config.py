@@ -17,6 +17,7 @@ from typing import Any, Literal
 import yaml
 
 from processor.detectors.config import DetectorsConfig, parse_detectors
+from processor.resources import cgroup_limits, usable_cpus
 
 __all__ = [
     "AuthConfig",
@@ -163,7 +164,8 @@ class Config:
     """Bound on span data held (wire size); the buffer gets half (then oldest traces go early), over the whole
     intake is refused with a retry delay. 0: a quarter of the RAM."""
     analysis_workers: int = 1
-    """Worker processes for map + detect + annotate; 0: a thread of the main process."""
+    """Worker processes for map + detect + annotate; 0: a thread of the main process. The config file's ``auto``
+    is resolved on loading (usable CPUs minus one, at least 1)."""
     detectors: DetectorsConfig = field(default_factory=DetectorsConfig)
 
     def with_overrides(self, **changes: Any) -> Config:
@@ -238,6 +240,16 @@ class _Reader:
             return default
         return value
 
+    def int_or_word(self, key: str, default: int, minimum: int, word: str) -> int | str:
+        """An integer >= ``minimum``, or exactly ``word`` (returned as is)."""
+        value = self.raw.get(key, default)
+        if value == word:
+            return word
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            self.problems.append(f"{self._at(key)}: expected an integer >= {minimum} or {word}, got {value!r}")
+            return default
+        return value
+
     def float(self, key: str, default: float, minimum: float = 0.0) -> float:
         value = self.raw.get(key, default)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < minimum:
@@ -273,6 +285,13 @@ class _Reader:
 
     def section(self, key: str, known: set[str]) -> _Reader:
         return _Reader(self.raw.get(key), self._at(key), self.problems, known)
+
+
+def _analysis_workers(processor: _Reader) -> int:
+    """``processor.analysis_workers``: a count, or ``auto``: one per usable CPU but one, which the event loop keeps
+    (so 1 on one or two CPUs); usable CPUs follow the affinity mask and the container's CPU quota."""
+    value = processor.int_or_word("analysis_workers", 1, minimum=0, word="auto")
+    return max(1, usable_cpus(cgroup_limits()) - 1) if value == "auto" else value
 
 
 def _endpoint(value: str | None, path: str, problems: list[str]) -> None:
@@ -464,7 +483,7 @@ def parse_config(raw: Any, source: str = "config", base_dir: Path | None = None)
         released_cache_size=processor.int("released_cache_size", 100_000, minimum=0),
         passthrough=processor.bool("passthrough", False),
         memory_limit_mib=processor.int("memory_limit_mib", 0, minimum=0),
-        analysis_workers=processor.int("analysis_workers", 1, minimum=0),
+        analysis_workers=_analysis_workers(processor),
         detectors=parse_detectors(top.raw.get("detectors"), problems, base_dir=base_dir),
     )
     from processor.detectors.registry import check_enabled

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -42,6 +41,7 @@ from processor.http_receiver import OtlpHttpReceiver
 from processor.intake import Backpressure, LogsOutcome, log_record_count
 from processor.log_join import LogJoinBuffer
 from processor.receiver import LOGS_SERVICE, TRACE_SERVICE, LogsReceiver, TraceReceiver
+from processor.resources import cgroup_limits, machine_memory_bytes
 from processor.spool import KIND_LOGS, KIND_TRACES, Spool, SpoolEntry, SpoolFull
 from processor.telemetry import Telemetry
 from processor.tls import channel_credentials, server_credentials, server_ssl_context
@@ -53,7 +53,7 @@ logger = logging.getLogger(__name__)
 FILE_MAX_REQUEST_BYTES = 4 * 1024 * 1024
 MiB = 1024 * 1024
 DEFAULT_MEMORY_SHARE = 0.25
-"""``memory_limit_mib: 0`` means this share of the machine's memory."""
+"""``memory_limit_mib: 0`` means this share of the machine's memory, or of the container's limit when smaller."""
 REPLAY_RETRY_SECONDS = 0.2
 
 
@@ -65,11 +65,7 @@ def effective_memory_limit(config: Config) -> int:
     refused with a retry delay until exports catch up."""
     if config.memory_limit_mib:
         return config.memory_limit_mib * MiB
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError):
-        total = 4 * 1024 * MiB
-    return int(total * DEFAULT_MEMORY_SHARE)
+    return int(machine_memory_bytes(cgroup_limits(), fallback=4 * 1024 * MiB) * DEFAULT_MEMORY_SHARE)
 
 
 def _spool_directory(config: Config, export: ExportConfig | None, default_name: str) -> Path | None:
@@ -218,10 +214,12 @@ class TrajectoryService:
             self._tasks.append(asyncio.create_task(self._replay(replay), name="spool-replay"))
         await self._health.set_serving()
         logger.info(
-            "otel-trajectory listening on %s (gRPC%s)%s",
+            "otel-trajectory listening on %s (gRPC%s)%s; %s, span data held up to %d MiB",
             self._config.listen,
             ", TLS" if self._server_credentials else "",
             f" and {self._config.http_listen} (HTTP)" if self._http else "",
+            f"{self._config.analysis_workers} analysis worker process(es)" if self._config.analysis_workers else "analysis in a thread",
+            self._memory_limit // MiB,
         )
         return self.port
 
