@@ -162,8 +162,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_demo(args.output_dir)
         if args.command == "check-config":
-            _load(args.file)
+            config = _load(args.file)
             print(f"{args.file}: OK")
+            for line in _resolved_on_this_machine(config):
+                print(f"  {line}")
             return 0
         if args.command == "eval":
             from processor import eval_cmd
@@ -183,6 +185,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"otel-trajectory {args.command}: {exc}", file=sys.stderr)
         return 1
     return 2
+
+
+def _resolved_on_this_machine(config: Config) -> list[str]:
+    """The settings whose value depends on where ``serve`` runs, as they resolve here."""
+    from processor.resources import cgroup_limits, machine_memory_bytes
+    from processor.service import DEFAULT_MEMORY_SHARE, MiB, effective_memory_limit
+
+    memory = f"processor.memory_limit_mib: {config.memory_limit_mib} -> {effective_memory_limit(config) // MiB} MiB"
+    if not config.memory_limit_mib:
+        limits = cgroup_limits()
+        total = machine_memory_bytes(limits, fallback=0)
+        whose = "the container's memory limit" if limits.memory_bytes == total else "the machine's memory"
+        memory += f" of span data ({DEFAULT_MEMORY_SHARE:.0%} of {total // MiB} MiB, {whose})"
+    workers = config.analysis_workers
+    where = f"{workers} worker process(es)" if workers else "a thread of serve"
+    return [f"processor.analysis_workers: analysis runs in {where}", memory]
 
 
 def _with_endpoint(export: ExportConfig, endpoint: str) -> ExportConfig:

@@ -156,3 +156,26 @@ def test_spool_can_be_turned_off_and_http_disabled(tmp_path: Path) -> None:
     config = load_config(path)
     assert config.http_listen is None
     assert config.export is not None and not config.export.sending_queue.storage_enabled
+
+
+def test_check_config_says_what_machine_dependent_settings_resolve_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from processor.cli import main
+
+    path = tmp_path / "c.yaml"
+    path.write_text("processor: {analysis_workers: 0, memory_limit_mib: 300}\n")
+    assert main(["check-config", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"{path}: OK",
+        "  processor.analysis_workers: analysis runs in a thread of serve",
+        "  processor.memory_limit_mib: 300 -> 300 MiB",
+    ]
+    path.write_text("processor: {analysis_workers: 2}\n")
+    assert main(["check-config", str(path)]) == 0
+    ok, workers, memory = capsys.readouterr().out.splitlines()
+    assert (ok, workers) == (f"{path}: OK", "  processor.analysis_workers: analysis runs in 2 worker process(es)")
+    assert memory.startswith("  processor.memory_limit_mib: 0 -> ") and "25% of" in memory
+    path.write_text("processor: {analysis_workers: lots}\n")
+    assert main(["check-config", str(path)]) == 2
+    assert "expected an integer >= 0 or auto, got 'lots'" in capsys.readouterr().err
