@@ -191,6 +191,7 @@ async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
         f"memory_limit_mib: {args.memory_limit_mib}}}\n"
         f"exporter:\n  endpoint: '127.0.0.1:{sink_port}'\n  timeout: 5s\n"
         "  retry_on_failure: {initial_interval: 200ms, max_interval: 2s, max_elapsed_time: 3600s}\n"
+        f"  sending_queue: {{queue_size: {args.queue_size}}}\n"
         f"output: {{directory: '{workdir / 'out'}', write_artifacts: false}}\n"
         f"telemetry: {{metrics: {{prometheus: {{endpoint: '127.0.0.1:{metrics_port}'}}}}}}\n"
     )
@@ -282,6 +283,10 @@ def main() -> None:
     parser.add_argument("--kill-at", type=float, default=0.6)
     parser.add_argument("--analysis-workers", type=int, default=1)
     parser.add_argument("--memory-limit-mib", type=int, default=0, help="processor.memory_limit_mib (0: a quarter of RAM)")
+    parser.add_argument(
+        "--queue-size", type=int, default=1000,
+        help="exporter.sending_queue.queue_size; raise it so an outage fills memory_limit_mib before the queue",
+    )
     parser.add_argument("--max-seconds", type=float, default=1800.0, help="bound on the sending phase")
     parser.add_argument("--drain-timeout", type=float, default=600.0)
     args = parser.parse_args()

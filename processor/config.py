@@ -162,7 +162,8 @@ class Config:
     """Receiver -> exporter only, no grouping, mapping or detection (a baseline for benchmarks)."""
     memory_limit_mib: int = 0
     """Bound on span data held (wire size); the buffer gets half (then oldest traces go early), over the whole
-    intake is refused with a retry delay. 0: a quarter of the RAM."""
+    intake is refused with a retry delay. 0: a quarter of the RAM, or of the container's memory limit when
+    smaller."""
     analysis_workers: int = 1
     """Worker processes for map + detect + annotate; 0: a thread of the main process. The config file's ``auto``
     is resolved on loading (usable CPUs minus one, at least 1)."""
@@ -291,7 +292,9 @@ def _analysis_workers(processor: _Reader) -> int:
     """``processor.analysis_workers``: a count, or ``auto``: one per usable CPU but one, which the event loop keeps
     (so 1 on one or two CPUs); usable CPUs follow the affinity mask and the container's CPU quota."""
     value = processor.int_or_word("analysis_workers", 1, minimum=0, word="auto")
-    return max(1, usable_cpus(cgroup_limits()) - 1) if value == "auto" else value
+    if isinstance(value, str):  # auto
+        return max(1, usable_cpus(cgroup_limits()) - 1)
+    return value
 
 
 def _endpoint(value: str | None, path: str, problems: list[str]) -> None:

@@ -213,12 +213,13 @@ class TrajectoryService:
         if replay:
             self._tasks.append(asyncio.create_task(self._replay(replay), name="spool-replay"))
         await self._health.set_serving()
+        analysis_workers = self._config.analysis_workers
         logger.info(
             "otel-trajectory listening on %s (gRPC%s)%s; %s, span data held up to %d MiB",
             self._config.listen,
             ", TLS" if self._server_credentials else "",
             f" and {self._config.http_listen} (HTTP)" if self._http else "",
-            f"{self._config.analysis_workers} analysis worker process(es)" if self._config.analysis_workers else "analysis in a thread",
+            f"{analysis_workers} analysis worker process(es)" if analysis_workers else "analysis in a thread",
             self._memory_limit // MiB,
         )
         return self.port
