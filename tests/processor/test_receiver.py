@@ -91,8 +91,10 @@ def test_backpressure_is_unavailable_with_retry_info() -> None:
     assert counters.refused_spans == 1 and counters.accepted_spans == 0
 
 
-def test_gzip_requests_are_accepted() -> None:
+@pytest.mark.parametrize("compression", [grpc.Compression.Gzip, grpc.Compression.Deflate], ids=["gzip", "deflate"])
+def test_compressed_requests_are_accepted(compression: grpc.Compression) -> None:
+    """The encodings OpenTelemetry SDKs offer for OTLP/gRPC (``OTEL_EXPORTER_OTLP_COMPRESSION``)."""
     taken: list[HeldSpan] = []
-    response, _ = asyncio.run(_call(taken.extend, request_with([GOOD]), compression=grpc.Compression.Gzip))
+    response, _ = asyncio.run(_call(taken.extend, request_with([GOOD]), compression=compression))
     assert isinstance(response, ExportTraceServiceResponse)
     assert len(taken) == 1
