@@ -339,6 +339,13 @@ def test_unsupported_content_type_and_encoding_are_415() -> None:
     assert sinks.traces == [] and type_counters.invalid_requests == encoding_counters.invalid_requests == 1
 
 
+@pytest.mark.parametrize("coding", ["zstd", "snappy", "lz4"])
+def test_collector_encodings_without_a_decoder_here_are_415_not_garbage(coding: str) -> None:
+    reply, counters, sinks = exchange(b"\x28\xb5\x2f\xfd" + bytes(16), headers={"Content-Encoding": coding})
+    assert reply.status == 415 and "send gzip, deflate or identity" in reply.status_message().message
+    assert sinks.traces == [] and counters.invalid_requests == 1
+
+
 def test_all_zero_span_id_is_refused_through_partial_success() -> None:
     raw = trace_request(SPAN_ID, bytes(8)).SerializeToString()
     reply, counters, sinks = exchange(raw)
