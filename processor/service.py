@@ -36,6 +36,7 @@ from processor.config import Config, ExportConfig, parse_endpoint
 from processor.delivery import DeliveryTracker
 from processor.exporter import OtlpGrpcExporter, OutboundRequest, Settlement, Signal
 from processor.file_exporter import write_raw, write_spans
+from processor.growth import AnnotationGrowth
 from processor.health import HealthState
 from processor.http_receiver import OtlpHttpReceiver
 from processor.intake import Backpressure, LogsOutcome, log_record_count
@@ -141,6 +142,7 @@ class TrajectoryService:
         self._wake: asyncio.Event | None = None
         self._pending_spans = 0
         self._pending_bytes = 0
+        self._growth = AnnotationGrowth()
         """Wire bytes of released traces not yet handed to the exporter; with the exporters' queued bytes, the work
         in hand that the memory limit bounds (the buffer is bounded by early release)."""
         self._started = False
@@ -159,6 +161,11 @@ class TrajectoryService:
     @property
     def buffered_traces(self) -> int:
         return self._assembler.traces_held
+
+    @property
+    def pending_spans(self) -> int:
+        """Spans of released traces not yet analysed and handed to the exporter."""
+        return self._pending_spans
 
     # --- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> int:
@@ -317,7 +324,7 @@ class TrajectoryService:
             raise Backpressure("shutting down", retry_after=5.0)
         if self._pending_spans > self._config.max_buffered_spans:
             raise Backpressure("analysis and export are behind", retry_after=1.0)
-        if self.held_bytes > self._memory_limit:
+        if self._projected_held_bytes() > self._memory_limit:
             # The buffer already released its oldest traces early to stay within its half; the rest is work in hand.
             raise Backpressure("analysis and export are behind (processor.memory_limit_mib reached)", retry_after=2.0)
         if self._exporter is not None and not self._exporter.has_room(1):
@@ -362,8 +369,15 @@ class TrajectoryService:
     @property
     def held_bytes(self) -> int:
         """Span data held (wire size): buffered traces, released traces in analysis, queued exports."""
-        exporters = sum(e.queued_bytes for e in (self._exporter, self._logs_exporter) if e is not None)
-        return self._assembler.buffered_bytes + self._pending_bytes + exporters
+        return self._assembler.buffered_bytes + self._pending_bytes + self._queued_export_bytes()
+
+    def _projected_held_bytes(self) -> int:
+        """``held_bytes`` once the traces not yet analysed are annotated: what the memory limit is checked against."""
+        not_analysed = self._assembler.buffered_bytes + self._pending_bytes
+        return self._growth.projected(not_analysed) + self._queued_export_bytes()
+
+    def _queued_export_bytes(self) -> int:
+        return sum(e.queued_bytes for e in (self._exporter, self._logs_exporter) if e is not None)
 
     def _enforce_memory_limit(self) -> None:
         excess = self._assembler.buffered_bytes - self._memory_limit // 2
@@ -538,6 +552,7 @@ class TrajectoryService:
                 for item in analysed.requests:
                     self._tracker.delivered(item.origins)
             return
+        self._growth.record(analysed.released.wire_bytes, sum(len(request.payload) for request in analysed.requests))
         for request in analysed.requests:
             await self._exporter.put(request)
 

@@ -259,3 +259,52 @@ def test_work_in_hand_over_the_memory_limit_is_refused_with_retry_info(tmp_path:
     assert refusals[0].code() is grpc.StatusCode.UNAVAILABLE and retry_delay_of(refusals[0]) is not None
     assert "memory_limit_mib" in (refusals[0].details() or "")
     assert service.telemetry.receiver.refused_spans >= 1
+
+
+def test_the_memory_limit_counts_traces_not_yet_analysed_at_their_annotated_size(tmp_path: Path) -> None:
+    """Span data held after everything taken in is analysed stays within the limit (plus the request that was
+    checked last), although annotation makes each trace larger than it came in."""
+    limit = 1024 * 1024
+
+    def trace(number: int) -> ExportTraceServiceRequest:
+        trace_id = number.to_bytes(16, "big")
+        attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t", "note": "n" * 200}
+        spans = [span(1, "invoke_agent a", trace_id=trace_id, attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"})]
+        spans += [span(n, "execute_tool t", parent=1, trace_id=trace_id, attrs=attrs) for n in range(2, 9)]
+        return request(spans)
+
+    async def scenario() -> tuple[TrajectoryService, int, int]:
+        """(service, span data held once all is analysed, largest request accepted)"""
+        # The downstream is not there: every analysed trace stays queued for export, at its annotated size.
+        service = TrajectoryService(
+            Config(listen="127.0.0.1:0", http_listen=None, output_dir=str(tmp_path), write_artifacts=False,
+                   decision_wait=0.5, memory_limit_mib=1,
+                   export=ExportConfig(endpoint=f"127.0.0.1:{free_port()}", timeout=0.5,
+                                       retry_on_failure=RetryConfig(initial_interval=30.0),
+                                       sending_queue=QueueConfig(queue_size=100_000, num_consumers=1)))
+        )
+        port = await service.start()
+        largest = 0
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                call = channel.unary_unary(METHOD, request_serializer=None, response_deserializer=ExportTraceServiceResponse.FromString)
+                for number in range(1, 3):  # analysed first, so the growth of this traffic is known
+                    await call(trace(number).SerializeToString(), timeout=10)
+                await until(lambda: service.buffered_traces == 0 and service.pending_spans == 0, timeout=10)
+                for number in range(3, 2000):  # faster than decision_wait: most wait in the buffer, unannotated
+                    body = trace(number).SerializeToString()
+                    try:
+                        await call(body, timeout=10)
+                    except grpc.aio.AioRpcError as error:
+                        assert error.code() is grpc.StatusCode.UNAVAILABLE, error
+                        break
+                    largest = max(largest, len(body))
+                await until(lambda: service.buffered_traces == 0 and service.pending_spans == 0, timeout=30)
+                held = service.held_bytes
+        finally:
+            await service.shutdown(deadline=1)
+        return service, held, largest
+
+    service, held, largest = asyncio.run(scenario())
+    assert service.telemetry.receiver.refused_spans > 0, "the limit was never reached"
+    assert held <= limit + 2 * largest, f"{held} bytes held after analysis, limit {limit}"
