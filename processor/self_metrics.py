@@ -128,6 +128,9 @@ VOCABULARY: tuple[MetricSpec, ...] = (
           "processor.memory_limit_mib bounds)."),
     _spec("processor_memory_limit_bytes", "processor.memory_limit", "gauge", "By",
           "processor.memory_limit_mib in bytes, its default resolved."),
+    _spec("processor_annotation_growth", "processor.annotation_growth", "gauge", "1",
+          "Annotated output bytes per received byte on recent traces; traces not yet analysed count against "
+          "processor.memory_limit_mib at this multiple of their wire size."),
     _spec("processor_traces_analysed", "processor.traces_analysed", "counter", "{trace}",
           "Traces run through the detector chain."),
     _spec("processor_analysis_errors", "processor.analysis_errors", "counter", "{trace}",

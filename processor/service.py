@@ -275,6 +275,7 @@ class TrajectoryService:
         counters.buffered_spans = self._assembler.spans_held
         counters.held_bytes = self.held_bytes
         counters.memory_limit_bytes = self._memory_limit
+        counters.annotation_growth = self._growth.ratio
         self.telemetry.spool.spool_bytes = sum(s.bytes_held for s in (self._spool, self._logs_spool) if s is not None)
         joined = self._log_join.counters
         self.telemetry.logs.joined_log_records = joined.joined

@@ -64,6 +64,9 @@ class ProcessorCounters:
     """Span data held, wire size (buffered traces, traces in analysis, queued exports): what the limit bounds."""
     memory_limit_bytes: int = 0
     """``processor.memory_limit_mib`` in bytes, its default resolved."""
+    annotation_growth: float = 1.0
+    """Annotated output bytes per received byte, observed on recent traces; traces not yet analysed count against
+    the memory limit at this multiple of their wire size."""
 
 
 @dataclass(slots=True)

@@ -38,6 +38,7 @@ PROMETHEUS_NAMES = {
     "otel_trajectory_processor_buffered_spans": ("otel_trajectory_processor_buffered_spans", "gauge"),
     "otel_trajectory_processor_held_bytes": ("otel_trajectory_processor_held_size_bytes", "gauge"),
     "otel_trajectory_processor_memory_limit_bytes": ("otel_trajectory_processor_memory_limit_bytes", "gauge"),
+    "otel_trajectory_processor_annotation_growth": ("otel_trajectory_processor_annotation_growth", "gauge"),
     "otel_trajectory_processor_traces_analysed": ("otel_trajectory_processor_traces_analysed_total", "counter"),
     "otel_trajectory_processor_analysis_errors": ("otel_trajectory_processor_analysis_errors_total", "counter"),
     "otel_trajectory_processor_traces_released_early": (

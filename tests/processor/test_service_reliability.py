@@ -14,13 +14,14 @@ import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import aiohttp
 import grpc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
 
-from processor.config import Config, ExportConfig, QueueConfig, RetryConfig
+from processor.config import Config, ExportConfig, MetricsConfig, QueueConfig, RetryConfig
 from processor.health import probe
 from processor.service import TrajectoryService
 from processor.sink import CaptureSink
@@ -273,12 +274,12 @@ def test_the_memory_limit_counts_traces_not_yet_analysed_at_their_annotated_size
         spans += [span(n, "execute_tool t", parent=1, trace_id=trace_id, attrs=attrs) for n in range(2, 9)]
         return request(spans)
 
-    async def scenario() -> tuple[TrajectoryService, int, int]:
-        """(service, span data held once all is analysed, largest request accepted)"""
+    async def scenario() -> tuple[TrajectoryService, int, int, str]:
+        """(service, span data held once all is analysed, largest request accepted, scraped self-metrics)"""
         # The downstream is not there: every analysed trace stays queued for export, at its annotated size.
         service = TrajectoryService(
             Config(listen="127.0.0.1:0", http_listen=None, output_dir=str(tmp_path), write_artifacts=False,
-                   decision_wait=0.5, memory_limit_mib=1,
+                   decision_wait=0.5, memory_limit_mib=1, metrics=MetricsConfig(prometheus_endpoint="127.0.0.1:0"),
                    export=ExportConfig(endpoint=f"127.0.0.1:{free_port()}", timeout=0.5,
                                        retry_on_failure=RetryConfig(initial_interval=30.0),
                                        sending_queue=QueueConfig(queue_size=100_000, num_consumers=1)))
@@ -301,10 +302,16 @@ def test_the_memory_limit_counts_traces_not_yet_analysed_at_their_annotated_size
                     largest = max(largest, len(body))
                 await until(lambda: service.buffered_traces == 0 and service.pending_spans == 0, timeout=30)
                 held = service.held_bytes
+                async with aiohttp.ClientSession() as session:
+                    async with session.get(f"http://127.0.0.1:{service.metrics_port}/metrics") as response:
+                        metrics = await response.text()
         finally:
             await service.shutdown(deadline=1)
-        return service, held, largest
+        return service, held, largest, metrics
 
-    service, held, largest = asyncio.run(scenario())
+    service, held, largest, metrics = asyncio.run(scenario())
     assert service.telemetry.receiver.refused_spans > 0, "the limit was never reached"
     assert held <= limit + 2 * largest, f"{held} bytes held after analysis, limit {limit}"
+    [growth] = [float(line.split()[1]) for line in metrics.splitlines()
+                if line.startswith("otel_trajectory_processor_annotation_growth ")]
+    assert 1.0 < growth < 4.0, growth  # these spans grow when annotated; the estimate says by how much
