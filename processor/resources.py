@@ -33,7 +33,9 @@ _UNLIMITED_V1 = 1 << 62
 """cgroup v1 reports "no limit" as a page-rounded 2**63 - 1; anything this large is no limit."""
 _N = TypeVar("_N", int, float)
 _MAX_LINES = 4096
-"""Bound on the lines read from ``/proc/self/mountinfo`` and ``/proc/self/cgroup``."""
+"""Bound on the lines kept from ``/proc/self/mountinfo`` (its cgroup mounts only) and ``/proc/self/cgroup``."""
+_CGROUP_MOUNT = " - cgroup"
+"""In a mountinfo line, the separator and the start of the filesystem type of ``cgroup`` and ``cgroup2`` mounts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +56,7 @@ class _Hierarchy:
 
 def cgroup_limits(root: Path = Path("/")) -> CgroupLimits:
     """The memory and CPU limits of this process's cgroup; ``root`` is ``/`` except in tests."""
-    mounts = _read_lines(root / "proc/self/mountinfo")
+    mounts = _read_lines(root / "proc/self/mountinfo", keep=_CGROUP_MOUNT)
     memberships = _read_lines(root / "proc/self/cgroup")
     memory: int | None = None
     cpus: float | None = None
@@ -201,11 +203,14 @@ def _read_first(path: Path) -> str | None:
     return lines[0].strip() if lines else None
 
 
-def _read_lines(path: Path, limit: int = _MAX_LINES) -> list[str]:
+def _read_lines(path: Path, limit: int = _MAX_LINES, keep: str = "") -> list[str]:
+    """The file's first ``limit`` lines that contain ``keep``; the rest of the file is read past, not held."""
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
             lines = []
             for line in handle:
+                if keep not in line:
+                    continue
                 if len(lines) >= limit:
                     break
                 lines.append(line.rstrip("\n"))

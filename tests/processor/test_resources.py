@@ -96,6 +96,14 @@ def test_no_cgroup_files_and_garbage_mean_no_limit(tmp_path: Path) -> None:
     assert cgroup_limits(tmp_path) == CgroupLimits(memory_bytes=None, cpus=None)
 
 
+def test_the_cgroup_mount_is_found_among_many_other_mounts(tmp_path: Path) -> None:
+    others = "".join(f"{n} 22 0:{n} / /mnt/volume{n} rw - ext4 /dev/sd{n} rw\n" for n in range(100, 20_100))
+    write(tmp_path, "proc/self/mountinfo", others + "30 22 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n")
+    write(tmp_path, "proc/self/cgroup", "0::/\n")
+    write(tmp_path, "sys/fs/cgroup/memory.max", f"{GiB}\n")
+    assert cgroup_limits(tmp_path).memory_bytes == GiB
+
+
 def test_a_mount_point_with_a_space_is_unescaped(tmp_path: Path) -> None:
     write(tmp_path, "proc/self/mountinfo", "30 22 0:26 / /sys/fs/my\\040cgroup rw - cgroup2 cgroup2 rw\n")
     write(tmp_path, "proc/self/cgroup", "0::/\n")
