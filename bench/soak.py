@@ -12,7 +12,11 @@ Reports spans sent (acknowledged), received downstream (total and unique), lost 
 0), duplicates (received more than once: allowed, at-least-once), the processor's peak RSS per life, the largest
 summed RSS of the processor and its analysis workers seen per life (what a container's memory limit counts), and
 the largest span data held per life that its ``processor.held_size`` self-metric showed in the samples (every
-0.2 s; what ``processor.memory_limit_mib`` bounds).
+0.2 s, the outage included; what ``processor.memory_limit_mib`` bounds).
+
+``--cgroup DIR`` runs ``serve`` in a cgroup (say one with a memory limit, as a container has). A life of ``serve``
+that ends on its own (the kernel's OOM killer: -9) is counted in ``serve_died_on_its_own`` and started again, as a
+supervisor would.
 
     .venv/bin/python bench/soak.py --spans 1000000
 """
@@ -122,8 +126,12 @@ HELD_METRIC = "otel_trajectory_processor_held_size_bytes"
 
 
 class Serve:
-    def __init__(self, config: Path, log: Path, port: int, metrics_port: int) -> None:
+    def __init__(self, config: Path, log: Path, port: int, metrics_port: int, cgroup: Path | None = None) -> None:
         self.config, self.log, self.port, self.metrics_port = config, log, port, metrics_port
+        self.cgroup = cgroup
+        """A cgroup directory (v1 or v2) each life of ``serve`` is moved into at once; its workers inherit it."""
+        self.exits: list[int] = []
+        """Exit codes of lives that ended without being killed or stopped here (e.g. -9 from the OOM killer)."""
         self.process: subprocess.Popen[bytes] | None = None
         self.peak_rss = 0.0
         self.lives: list[float] = []
@@ -142,6 +150,8 @@ class Serve:
                 [sys.executable, "-m", "processor.cli", "serve", "--config", str(self.config)],
                 cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
             )
+        if self.cgroup is not None:
+            (self.cgroup / "cgroup.procs").write_text(f"{self.process.pid}\n")
         deadline = time.monotonic() + 60
         while not probe(f"127.0.0.1:{self.port}", timeout=0.5)[0]:
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -169,6 +179,14 @@ class Serve:
                 return float(line.split()[1]) / 2**20
         return 0.0
 
+    def restart_if_died(self) -> bool:
+        """Start a new life when this one ended on its own, as a supervisor would; True when it did."""
+        if self.process is None or self.process.poll() is None:
+            return False
+        self.exits.append(self.process.returncode)
+        self.start()
+        return True
+
     def kill(self) -> None:
         assert self.process is not None
         self.sample()
@@ -195,7 +213,7 @@ async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
         f"output: {{directory: '{workdir / 'out'}', write_artifacts: false}}\n"
         f"telemetry: {{metrics: {{prometheus: {{endpoint: '127.0.0.1:{metrics_port}'}}}}}}\n"
     )
-    serve = Serve(config, workdir / "serve.log", port, metrics_port)
+    serve = Serve(config, workdir / "serve.log", port, metrics_port, cgroup=args.cgroup)
     sink = CountingSink(sink_port)
     await sink.start()
     serve.start()
@@ -215,14 +233,23 @@ async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
     outage_done = killed = False
     events: list[str] = []
     deadline = started + args.max_seconds
-    while any(process.is_alive() for process in clients):
+
+    async def tick() -> None:
+        """Wait a sampling period, sample, and restart ``serve`` if it died on its own."""
         await asyncio.sleep(0.2)
         await asyncio.to_thread(serve.sample)  # reads the metrics endpoint: off the sink's event loop
+        if await asyncio.to_thread(serve.restart_if_died):
+            events.append(f"{time.monotonic() - started:6.1f}s  serve exited on its own ({serve.exits[-1]}); restarted")
+
+    while any(process.is_alive() for process in clients):
+        await tick()
         progress = acked.value / spans_total
         if not outage_done and progress >= args.outage_at:
             events.append(f"{time.monotonic() - started:6.1f}s  sink stopped at {acked.value:,} spans acknowledged")
             await sink.stop()
-            await asyncio.sleep(args.outage_seconds)
+            outage_ends = time.monotonic() + args.outage_seconds
+            while time.monotonic() < outage_ends:
+                await tick()
             await sink.start()
             events.append(f"{time.monotonic() - started:6.1f}s  sink back after {args.outage_seconds:g}s")
             outage_done = True
@@ -242,8 +269,7 @@ async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
     sent = acked.value
     drain_deadline = time.monotonic() + args.drain_timeout
     while len(sink.seen) < sent and time.monotonic() < drain_deadline:
-        await asyncio.sleep(0.5)
-        await asyncio.to_thread(serve.sample)
+        await tick()
     received_done = time.monotonic()
     code = await asyncio.to_thread(serve.terminate)
     await sink.stop()
@@ -269,6 +295,7 @@ async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
         "seconds_to_last_ack": round(sent_done - started, 1),
         "seconds_to_last_span": round(received_done - started, 1),
         "serve_exit_code": code,
+        "serve_died_on_its_own": " ".join(str(exit_code) for exit_code in serve.exits) or "never",
     }
 
 
@@ -283,6 +310,10 @@ def main() -> None:
     parser.add_argument("--kill-at", type=float, default=0.6)
     parser.add_argument("--analysis-workers", type=int, default=1)
     parser.add_argument("--memory-limit-mib", type=int, default=0, help="processor.memory_limit_mib (0: a quarter of RAM)")
+    parser.add_argument(
+        "--cgroup", type=Path, default=None,
+        help="a cgroup directory to run serve in (e.g. one with a memory limit, as a container would have)",
+    )
     parser.add_argument(
         "--queue-size", type=int, default=1000,
         help="exporter.sending_queue.queue_size; raise it so an outage fills memory_limit_mib before the queue",
