@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 from contextlib import AbstractContextManager, nullcontext
 
-from processor.analysis_worker import collector_paused, tune_gc
+from processor.pipeline.analysis_worker import collector_paused, tune_gc
 
 __all__ = ["add_collector_option", "around_each_trace", "set_up_collector"]
 
 
 def add_collector_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--default-gc", action="store_true", help="keep the default collector settings instead of "
-                        "an analysis worker's (processor.analysis_worker.tune_gc, paused during each trace)")
+                        "an analysis worker's (processor.pipeline.analysis_worker.tune_gc, paused during each trace)")
 
 
 def set_up_collector(args: argparse.Namespace) -> None:

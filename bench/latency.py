@@ -1,5 +1,5 @@
 """Latency a trace gains after release: map + detect + annotate + hand-off to the exporter, at a fraction of the
-maximum rate, through :class:`processor.analysis.AnalysisStage` as the service drives it (a queue of released
+maximum rate, through :class:`processor.pipeline.analysis.AnalysisStage` as the service drives it (a queue of released
 traces and ``2 x workers`` process loops), no network.
 
 First the maximum rate is measured (traces released as fast as the stage takes them); then traces are released
@@ -23,12 +23,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.synthetic import trace_request  # noqa: E402
-from otel_mapper.held import hold_request  # noqa: E402
-from processor.analysis import AnalysisStage, BatchQueue  # noqa: E402
-from processor.assembler import ReleasedTrace, ReleaseReason  # noqa: E402
+from otel_mapper.otlp.held import hold_request  # noqa: E402
+from processor.pipeline.analysis import AnalysisStage, BatchQueue  # noqa: E402
+from processor.pipeline.assembler import ReleasedTrace, ReleaseReason  # noqa: E402
 from processor.config import Config  # noqa: E402
-from processor.exporter import OutboundRequest  # noqa: E402
-from processor.telemetry import ProcessorCounters  # noqa: E402
+from processor.pipeline.exporter import OutboundRequest  # noqa: E402
+from processor.telemetry.counters import ProcessorCounters  # noqa: E402
 
 
 def released(number: int, spans: int) -> ReleasedTrace:

@@ -47,8 +47,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (  # noqa: 
 
 from bench.synthetic import make_request  # noqa: E402
 from bench.throughput import free_port, peak_rss_mb, tree_rss_mb  # noqa: E402
-from processor.exporter import retry_delay_of  # noqa: E402
-from processor.health import probe  # noqa: E402
+from processor.pipeline.exporter import retry_delay_of  # noqa: E402
+from processor.telemetry.health import probe  # noqa: E402
 
 METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.synthetic import make_request  # noqa: E402
-from processor.sink import CaptureSink  # noqa: E402
+from processor.cli.demo_sink import CaptureSink  # noqa: E402
 
 
 def client(port: int, first_trace: int, traces: int, spans_per_trace: int, batch: int, ready: Barrier) -> None:

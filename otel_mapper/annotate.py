@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.build import MappingResult
+from otel_mapper.mapping.build import MappingResult
 from otel_mapper.diagnosis import Diagnosis
-from otel_mapper.otlp import SpanEnvelope
+from otel_mapper.otlp.envelopes import SpanEnvelope
 from semconv import genai
 from semconv import trajectory as names
 from semconv.trajectory import DeclarationCategory, DeclarationEffect, Verdict

@@ -1,7 +1,7 @@
 """The running processor: receivers -> spool -> assembler -> analysis -> exporters (+ artifact files).
 
 One event loop owns all mutable state (assembler, queues, counters, spool bookkeeping). Analysis runs off the loop
-(:class:`~processor.analysis.AnalysisStage`), so the loop keeps answering requests. Nothing is dropped silently:
+(:class:`~processor.pipeline.analysis.AnalysisStage`), so the loop keeps answering requests. Nothing is dropped silently:
 
 - intake is refused with a retryable answer (gRPC ``UNAVAILABLE`` + RetryInfo, HTTP 503 + ``Retry-After``) when
   the export queue is full, analysis is behind, the spool is full, or the service is draining;
@@ -27,24 +27,24 @@ from grpc_health.v1 import health_pb2_grpc
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from otel_mapper.held import HeldSpan, wire_requests
-from otel_mapper.otlp_salvage import WireError, decode_trace_request
-from processor.analysis import AnalysedTrace, AnalysisStage, BatchQueue
-from processor.assembler import AssemblerLimits, ReleasedTrace, TraceAssembler
+from otel_mapper.otlp.held import HeldSpan, wire_requests
+from otel_mapper.otlp.salvage import WireError, decode_trace_request
+from processor.pipeline.analysis import AnalysedTrace, AnalysisStage, BatchQueue
+from processor.pipeline.assembler import AssemblerLimits, ReleasedTrace, TraceAssembler
 from processor.auth import BearerTokenAuth
 from processor.config import Config, ExportConfig, parse_endpoint
-from processor.delivery import DeliveryTracker
-from processor.exporter import OtlpGrpcExporter, OutboundRequest, Settlement, Signal
-from processor.file_exporter import write_raw, write_spans
-from processor.growth import AnnotationGrowth
-from processor.health import HealthState
-from processor.http_receiver import OtlpHttpReceiver
-from processor.intake import Backpressure, LogsOutcome, log_record_count
-from processor.log_join import LogJoinBuffer
-from processor.receiver import LOGS_SERVICE, TRACE_SERVICE, LogsReceiver, TraceReceiver
+from processor.pipeline.delivery import DeliveryTracker
+from processor.pipeline.exporter import OtlpGrpcExporter, OutboundRequest, Settlement, Signal
+from processor.pipeline.file_exporter import write_raw, write_spans
+from processor.pipeline.growth import AnnotationGrowth
+from processor.telemetry.health import HealthState
+from processor.pipeline.http_receiver import OtlpHttpReceiver
+from processor.pipeline.intake import Backpressure, LogsOutcome, log_record_count
+from processor.pipeline.log_join import LogJoinBuffer
+from processor.pipeline.receiver import LOGS_SERVICE, TRACE_SERVICE, LogsReceiver, TraceReceiver
 from processor.resources import cgroup_limits, machine_memory_bytes
-from processor.spool import KIND_LOGS, KIND_TRACES, Spool, SpoolEntry, SpoolFull
-from processor.telemetry import Telemetry
+from processor.pipeline.spool import KIND_LOGS, KIND_TRACES, Spool, SpoolEntry, SpoolFull
+from processor.telemetry.counters import Telemetry
 from processor.tls import channel_credentials, server_credentials, server_ssl_context
 
 __all__ = ["TrajectoryService", "effective_memory_limit"]
@@ -251,7 +251,7 @@ class TrajectoryService:
         metrics = self._config.metrics
         if metrics.prometheus_endpoint is None and metrics.otlp_endpoint is None:
             return
-        from processor.self_metrics import SelfMetrics
+        from processor.telemetry.self_metrics import SelfMetrics
 
         self._metrics = self_metrics = SelfMetrics(
             self._metrics_snapshot,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from otel_mapper.diagnosis import Finding
-from otel_mapper.graph import CausalIndex, causal_index
+from otel_mapper.mapping.graph import CausalIndex, causal_index
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.config import DetectorsConfig
 from semconv.trajectory import NodeKind

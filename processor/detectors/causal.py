@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from otel_mapper.graph import MAX_WALK
+from otel_mapper.mapping.graph import MAX_WALK
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
 from semconv.trajectory import NodeKind, NodeStatus

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Final
 
 from otel_mapper.diagnosis import Diagnosis, DriftResult
-from otel_mapper.graph import causal_index
+from otel_mapper.mapping.graph import causal_index
 from otel_mapper.model import Trajectory
 from otel_mapper.pickling import pickled_by_fields
 from processor.detectors.config import DriftConfig

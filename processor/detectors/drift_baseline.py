@@ -19,8 +19,8 @@ from typing import Any, Final
 
 import orjson
 
-from otel_mapper.canonical import digest
-from otel_mapper.graph import CausalIndex
+from otel_mapper.bundle.canonical import digest
+from otel_mapper.mapping.graph import CausalIndex
 from otel_mapper.model import Trajectory
 from otel_mapper.pickling import pickled_by_fields
 from processor.detectors.config import DriftConfig

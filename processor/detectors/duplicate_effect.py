@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from otel_mapper.diagnosis import Finding
 from otel_mapper.model import Node, Trajectory
-from otel_mapper.spans import parse_json_text
+from otel_mapper.mapping.spans import parse_json_text
 from processor.detectors.base import DetectorContext
 from processor.detectors.tool_loop import argument_key
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from otel_mapper.graph import CausalIndex
+from otel_mapper.mapping.graph import CausalIndex
 from otel_mapper.model import Node, Trajectory
 from semconv.trajectory import NodeKind
 

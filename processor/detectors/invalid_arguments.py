@@ -15,7 +15,7 @@ import orjson
 
 from otel_mapper.diagnosis import Finding
 from otel_mapper.model import Node, Trajectory
-from otel_mapper.spans import MAX_TEXT
+from otel_mapper.mapping.spans import MAX_TEXT
 from processor.detectors.base import DetectorContext, DetectorReport
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, Severity
 

@@ -13,10 +13,10 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from otel_mapper.canonical import digest
+from otel_mapper.bundle.canonical import digest
 from otel_mapper.diagnosis import Finding
 from otel_mapper.model import Node, Trajectory
-from otel_mapper.spans import parse_json_text
+from otel_mapper.mapping.spans import parse_json_text
 from processor.detectors.base import DetectorContext
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, Severity
 

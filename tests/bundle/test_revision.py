@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import orjson
 
-from otel_mapper.bundle import BundleOptions, write_bundle
+from otel_mapper.bundle.writer import BundleOptions, write_bundle
 from otel_mapper.model import CompletenessStatus
-from otel_mapper.validate import validate_bundle
+from otel_mapper.validate.consumer import validate_bundle
 
 from .support import make_diagnosis, make_trajectory
 

@@ -11,10 +11,10 @@ import jsonschema
 import orjson
 import pytest
 
-from otel_mapper.bundle_schema import BUNDLE_SCHEMA
-from otel_mapper.ledger_schema import LEDGER_SCHEMA
-from otel_mapper.schema_check import SUPPORTED_KEYWORDS
-from processor import validate_cmd
+from otel_mapper.validate.bundle_schema import BUNDLE_SCHEMA
+from otel_mapper.validate.ledger_schema import LEDGER_SCHEMA
+from otel_mapper.validate.schema_check import SUPPORTED_KEYWORDS
+from processor.cli import validate_cmd
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = {"bundle": ROOT / "schema" / "at-bundle-0.1.schema.json", "ledger": ROOT / "schema" / "forensic-ledger-1.6.0.schema.json"}
@@ -22,7 +22,7 @@ FILES = {"bundle": ROOT / "schema" / "at-bundle-0.1.schema.json", "ledger": ROOT
 
 @pytest.mark.parametrize("kind", sorted(FILES))
 def test_schema_file_matches_the_embedded_schema(kind: str) -> None:
-    # Regenerate with: python -m processor.validate_cmd --print-schema {bundle,ledger} > schema/<file>
+    # Regenerate with: python -m processor.cli.validate_cmd --print-schema {bundle,ledger} > schema/<file>
     assert FILES[kind].read_bytes() == validate_cmd.render_schema(kind)
 
 
@@ -79,7 +79,7 @@ def test_cli_passes_valid_files_and_fails_on_any_problem(tmp_path: Path) -> None
 
 
 def test_cli_validates_ledgers_only_when_asked(tmp_path: Path) -> None:
-    from otel_mapper.ledger import write_ledger
+    from otel_mapper.bundle.ledger import write_ledger
 
     from .support import make_diagnosis, make_trajectory
 

@@ -8,7 +8,7 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from otel_mapper.validate import validate_bundle, validate_document
+from otel_mapper.validate.consumer import validate_bundle, validate_document
 
 from .support import valid_bundle
 

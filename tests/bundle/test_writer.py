@@ -9,12 +9,12 @@ import jsonschema
 import orjson
 import pytest
 
-from otel_mapper.bundle import BundleOptions, RightsConfig, build_bundle, write_bundle
-from otel_mapper.bundle_common import CORE_FIELDS, integrity_digest
-from otel_mapper.bundle_schema import BUNDLE_SCHEMA
+from otel_mapper.bundle.writer import BundleOptions, RightsConfig, build_bundle, write_bundle
+from otel_mapper.bundle.common import CORE_FIELDS, integrity_digest
+from otel_mapper.validate.bundle_schema import BUNDLE_SCHEMA
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.model import Bindings, Completeness, CompletenessStatus, Trajectory
-from otel_mapper.validate import validate_bundle
+from otel_mapper.validate.consumer import validate_bundle
 from semconv.trajectory import TerminalStatus, Verdict, VerifierStatus
 
 from .support import TRACE, make_diagnosis, make_trajectory, node_id

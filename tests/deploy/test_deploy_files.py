@@ -534,8 +534,8 @@ def test_dockerfile_is_pinned_non_root_and_health_checked() -> None:
 
 
 def test_dockerfile_copies_every_package() -> None:
-    packages = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]
-    top_level = {p.split(".")[0] for p in packages}
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]["find"]["include"]
+    top_level = {pattern.rstrip("*").split(".")[0] for pattern in patterns}
     copies = [rest.split() for keyword, rest in _instructions() if keyword == "COPY"]
     sources = [s.rstrip("/") for parts in copies if not any(p.startswith("--from=") for p in parts)
                for s in parts[:-1] if not s.startswith("--")]

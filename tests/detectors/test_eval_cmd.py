@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from processor import eval_cmd
+from processor.cli import eval_cmd
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "traces"
 CONFIG = Path(__file__).parent / "data" / "corpus-config.yaml"

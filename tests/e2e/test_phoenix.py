@@ -30,7 +30,7 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceFlags, TraceState
 
-from otel_mapper.otlp_json import decode_any
+from otel_mapper.otlp.json_codec import decode_any
 from semconv import trajectory as names
 
 if TYPE_CHECKING:

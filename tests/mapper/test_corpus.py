@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from otel_mapper.build import map_trace
-from otel_mapper.graph import CausalIndex
+from otel_mapper.mapping.build import map_trace
+from otel_mapper.mapping.graph import CausalIndex
 from otel_mapper.model import Trajectory
-from otel_mapper.otlp import split_request
-from otel_mapper.otlp_json import decode_json_lines
+from otel_mapper.otlp.envelopes import split_request
+from otel_mapper.otlp.json_codec import decode_json_lines
 from semconv.trajectory import EdgeType, NodeKind
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "traces"

@@ -7,9 +7,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from tests.support.spans import categories, has_edge, hex_id, node_id
-from otel_mapper.build import MappingResult, map_trace
-from otel_mapper.otlp import SpanEnvelope, split_request
-from otel_mapper.otlp_json import decode_json_lines
+from otel_mapper.mapping.build import MappingResult, map_trace
+from otel_mapper.otlp.envelopes import SpanEnvelope, split_request
+from otel_mapper.otlp.json_codec import decode_json_lines
 from semconv.trajectory import EdgeType
 
 EDGE_CASES = Path(__file__).resolve().parents[2] / "corpus" / "edge_cases"

@@ -7,7 +7,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue, KeyValu
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.log_events import MAX_RECORDS_PER_SPAN, event_name, span_with_logs
+from otel_mapper.mapping.log_events import MAX_RECORDS_PER_SPAN, event_name, span_with_logs
 
 
 def _kv(key: str, value: str) -> KeyValue:
@@ -86,8 +86,8 @@ def test_non_text_bodies_do_not_break_the_copy() -> None:
 
 
 def test_joined_choice_events_recover_the_tool_call_edge_the_span_alone_lacks() -> None:
-    from otel_mapper.build import map_trace
-    from otel_mapper.log_events import mapping_envelopes
+    from otel_mapper.mapping.build import map_trace
+    from otel_mapper.mapping.log_events import mapping_envelopes
     from tests.support.spans import envelopes, span
 
     spans = [

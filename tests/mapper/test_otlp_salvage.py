@@ -8,16 +8,16 @@ from hypothesis import strategies as st
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
-from otel_mapper.held import open_spans
-from otel_mapper.otlp_salvage import WireError, decode_trace_request, salvage_trace_request
-from otel_mapper.protowire import fields
+from otel_mapper.otlp.held import open_spans
+from otel_mapper.otlp.salvage import WireError, decode_trace_request, salvage_trace_request
+from otel_mapper.otlp.protowire import fields
 
 TRACE = bytes(range(1, 17))
 
 
 def nested_value(depth: int) -> bytes:
     """An AnyValue nested ``depth`` arrays deep, built at the wire level (no recursion)."""
-    from otel_mapper.protowire import length_delimited
+    from otel_mapper.otlp.protowire import length_delimited
 
     inner = AnyValue(string_value="x").SerializeToString()
     for _ in range(depth):
@@ -31,7 +31,7 @@ def request_with_bad_span(bad: str) -> tuple[bytes, int]:
     from opentelemetry.proto.resource.v1.resource_pb2 import Resource
     from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-    from otel_mapper.protowire import length_delimited as ld
+    from otel_mapper.otlp.protowire import length_delimited as ld
 
     resource = Resource()
     resource.attributes.add(key="service.name").value.string_value = "agent"

@@ -8,12 +8,12 @@ from dataclasses import dataclass, fields, replace
 
 import pytest
 
-from otel_mapper.build import map_trace
+from otel_mapper.mapping.build import map_trace
 from otel_mapper.diagnosis import Diagnosis, DriftResult, Finding, RankedFinding, VerifierResult
-from otel_mapper.held import hold_request
+from otel_mapper.otlp.held import hold_request
 from otel_mapper.pickling import pickled_by_fields
-from processor.analysis_worker import PackedTrace, WorkerResult, pack_trace
-from processor.assembler import ReleasedTrace, ReleaseReason
+from processor.pipeline.analysis_worker import PackedTrace, WorkerResult, pack_trace
+from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
 from processor.config import Config
 from processor.detectors.chain import DetectorChain
 from processor.detectors.drift import DriftInput, drift_input

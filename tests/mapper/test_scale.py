@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 from tests.support.scale import agent_trace, deep_chain
 from tests.support.spans import envelopes, has_edge, kinds, node_id
-from otel_mapper.build import map_trace
+from otel_mapper.mapping.build import map_trace
 from semconv.trajectory import EdgeType
 
 MAX_SECONDS = 60.0

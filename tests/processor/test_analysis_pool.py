@@ -13,14 +13,14 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from bench.synthetic import trace_request
-from otel_mapper.held import hold_request, open_spans
-from processor.analysis import AnalysedTrace, AnalysisStage
-from processor.analysis_pool import AnalysisPool, WorkerLost
-from processor.analysis_worker import PackedTrace, pack_trace, unpack_trace
-from processor.assembler import ReleasedTrace, ReleaseReason
+from otel_mapper.otlp.held import hold_request, open_spans
+from processor.pipeline.analysis import AnalysedTrace, AnalysisStage
+from processor.pipeline.analysis_pool import AnalysisPool, WorkerLost
+from processor.pipeline.analysis_worker import PackedTrace, pack_trace, unpack_trace
+from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
 from processor.config import Config
 from processor.detectors.config import DriftConfig
-from processor.telemetry import ProcessorCounters
+from processor.telemetry.counters import ProcessorCounters
 from semconv import trajectory as names
 
 MAX_REQUEST_BYTES = 64 * 1024
@@ -219,7 +219,7 @@ def test_a_pool_needs_a_worker(tmp_path: Path) -> None:
 def test_the_collector_is_paused_during_a_job_and_restored_after_even_on_error() -> None:
     import gc
 
-    from processor.analysis_worker import collector_paused
+    from processor.pipeline.analysis_worker import collector_paused
 
     assert gc.isenabled()
     with collector_paused():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.held import HeldResource, HeldSpan, SpanGroup
-from processor.assembler import AssemblerLimits, ReleaseReason, TraceAssembler
+from otel_mapper.otlp.held import HeldResource, HeldSpan, SpanGroup
+from processor.pipeline.assembler import AssemblerLimits, ReleaseReason, TraceAssembler
 
 
 class FakeClock:

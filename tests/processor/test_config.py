@@ -161,7 +161,7 @@ def test_spool_can_be_turned_off_and_http_disabled(tmp_path: Path) -> None:
 def test_check_config_says_what_machine_dependent_settings_resolve_to(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from processor.cli import main
+    from processor.cli.main import main
 
     path = tmp_path / "c.yaml"
     path.write_text("processor: {analysis_workers: 0, memory_limit_mib: 300}\n")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from processor.delivery import DeliveryTracker
-from processor.spool import KIND_TRACES, Spool
+from processor.pipeline.delivery import DeliveryTracker
+from processor.pipeline.spool import KIND_TRACES, Spool
 
 
 def tracker() -> tuple[DeliveryTracker, list[int]]:

@@ -9,8 +9,8 @@ import grpc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from processor.config import ExportConfig, QueueConfig, RetryConfig
-from processor.exporter import OtlpGrpcExporter
-from processor.telemetry import ExporterCounters
+from processor.pipeline.exporter import OtlpGrpcExporter
+from processor.telemetry.counters import ExporterCounters
 from tests.support.scripted_backend import Reply, ScriptedBackend
 
 
@@ -90,7 +90,7 @@ def test_headers_are_sent_for_tenants() -> None:
 
 
 def test_queued_requests_are_coalesced_into_one_call_and_each_is_settled() -> None:
-    from processor.exporter import OutboundRequest, Settlement, outbound
+    from processor.pipeline.exporter import OutboundRequest, Settlement, outbound
 
     async def scenario() -> tuple[ScriptedBackend, list[tuple[OutboundRequest, Settlement]]]:
         backend = ScriptedBackend([Reply()] * 10)
@@ -116,7 +116,7 @@ def test_queued_requests_are_coalesced_into_one_call_and_each_is_settled() -> No
 
 
 def test_coalescing_stays_under_the_message_size_limit() -> None:
-    from processor.exporter import outbound
+    from processor.pipeline.exporter import outbound
 
     async def scenario() -> ScriptedBackend:
         backend = ScriptedBackend([Reply()] * 20)
@@ -142,7 +142,7 @@ def test_coalescing_stays_under_the_message_size_limit() -> None:
 
 
 def test_a_request_that_does_not_fit_the_batch_is_still_sent_when_the_queue_runs_dry() -> None:
-    from processor.exporter import outbound
+    from processor.pipeline.exporter import outbound
 
     async def scenario() -> ScriptedBackend:
         backend = ScriptedBackend([Reply()] * 10)
@@ -189,7 +189,7 @@ def _export_with(queue: QueueConfig, feed) -> tuple[ScriptedBackend, ExporterCou
 
 
 def test_a_batch_waits_for_more_requests_until_it_holds_min_size_items() -> None:
-    from processor.exporter import outbound
+    from processor.pipeline.exporter import outbound
 
     async def feed(exporter: OtlpGrpcExporter) -> None:
         for _ in range(3):  # arriving one by one, each after the previous was taken by the gathering worker
@@ -203,7 +203,7 @@ def test_a_batch_waits_for_more_requests_until_it_holds_min_size_items() -> None
 
 
 def test_a_short_batch_goes_when_the_flush_timeout_passes() -> None:
-    from processor.exporter import outbound
+    from processor.pipeline.exporter import outbound
 
     async def feed(exporter: OtlpGrpcExporter) -> None:
         exporter.enqueue(outbound(request(2)))
@@ -215,7 +215,7 @@ def test_a_short_batch_goes_when_the_flush_timeout_passes() -> None:
 
 
 def test_shutdown_sends_a_short_batch_without_waiting_for_the_flush_timeout() -> None:
-    from processor.exporter import outbound
+    from processor.pipeline.exporter import outbound
 
     async def feed(exporter: OtlpGrpcExporter) -> None:
         exporter.enqueue(outbound(request(2)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from processor.growth import AnnotationGrowth
+from processor.pipeline.growth import AnnotationGrowth
 
 
 def test_ratio_is_output_per_input_byte_and_one_before_any_trace() -> None:

@@ -11,7 +11,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from processor.health import HealthState, probe
+from processor.telemetry.health import HealthState, probe
 
 TRACES = "opentelemetry.proto.collector.trace.v1.TraceService"
 LOGS = "opentelemetry.proto.collector.logs.v1.LogsService"

@@ -16,10 +16,10 @@ import grpc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.protowire import length_delimited
+from otel_mapper.otlp.protowire import length_delimited
 from processor.config import Config, ExportConfig, MiB
 from processor.service import TrajectoryService
-from processor.sink import CaptureSink
+from processor.cli.demo_sink import CaptureSink
 from tests.support.scale import deep_chain
 from tests.support.spans import request, span
 

@@ -28,11 +28,11 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
-from otel_mapper.held import HeldSpan, open_spans
-from otel_mapper.otlp import SpanEnvelope
-from processor.http_receiver import JSON, PROTOBUF, OtlpHttpReceiver
-from processor.intake import Backpressure, LogsOutcome
-from processor.telemetry import ReceiverCounters
+from otel_mapper.otlp.held import HeldSpan, open_spans
+from otel_mapper.otlp.envelopes import SpanEnvelope
+from processor.pipeline.http_receiver import JSON, PROTOBUF, OtlpHttpReceiver
+from processor.pipeline.intake import Backpressure, LogsOutcome
+from processor.telemetry.counters import ReceiverCounters
 
 MiB = 1024 * 1024
 TRACE_ID = bytes.fromhex("5b8efff798038103d269b633813fc60c")

@@ -6,7 +6,7 @@ import orjson
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from otel_mapper.otlp_json import OtlpDecodeError, decode_any, decode_json_lines, encode_json_line
+from otel_mapper.otlp.json_codec import OtlpDecodeError, decode_any, decode_json_lines, encode_json_line
 
 
 def sample() -> ExportTraceServiceRequest:

@@ -10,10 +10,10 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest, ExportTraceServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 
-from otel_mapper.held import HeldSpan
-from processor.exporter import retry_delay_of
-from processor.receiver import Backpressure, TraceReceiver
-from processor.telemetry import ReceiverCounters
+from otel_mapper.otlp.held import HeldSpan
+from processor.pipeline.exporter import retry_delay_of
+from processor.pipeline.receiver import Backpressure, TraceReceiver
+from processor.telemetry.counters import ReceiverCounters
 
 METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 

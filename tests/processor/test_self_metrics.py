@@ -16,8 +16,8 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
     ExportMetricsServiceResponse,
 )
 
-from processor.self_metrics import VOCABULARY, SelfMetrics, labelled, parse_key, reaches_own_endpoint
-from processor.telemetry import Telemetry
+from processor.telemetry.self_metrics import VOCABULARY, SelfMetrics, labelled, parse_key, reaches_own_endpoint
+from processor.telemetry.counters import Telemetry
 
 DETECTOR_SECONDS = "otel_trajectory_detector_seconds_total"
 DETECTOR_ERRORS = "otel_trajectory_detector_errors"
@@ -188,7 +188,7 @@ def test_failing_read_leaves_the_endpoint_up(caplog: pytest.LogCaptureFixture) -
         finally:
             await self_metrics.close()
 
-    with caplog.at_level(logging.ERROR, logger="processor.self_metrics"):
+    with caplog.at_level(logging.ERROR, logger="processor.telemetry.self_metrics"):
         text = asyncio.run(scenario())
     assert b"accepted_spans_total " not in text
     assert len([r for r in caplog.records if "reading self-metrics failed" in r.getMessage()]) == 1

@@ -7,11 +7,11 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
-from processor.assembler import ReleasedTrace
+from processor.pipeline.assembler import ReleasedTrace
 from processor.config import Config, ExportConfig
-from processor.analysis import ANALYSIS_BATCH_SPANS, ANALYSIS_BATCH_TRACES
+from processor.pipeline.analysis import ANALYSIS_BATCH_SPANS, ANALYSIS_BATCH_TRACES
 from processor.service import TrajectoryService
-from processor.sink import CaptureSink
+from processor.cli.demo_sink import CaptureSink
 from semconv import trajectory as names
 from tests.processor.test_service_reliability import send_all, traces
 
@@ -63,7 +63,7 @@ def test_queued_small_traces_are_analysed_in_batches_and_a_large_one_alone(tmp_p
 
 
 def test_take_batch_stops_at_the_span_and_trace_limits_and_leaves_the_rest_in_order() -> None:
-    from processor.analysis import BatchQueue
+    from processor.pipeline.analysis import BatchQueue
 
     queue: BatchQueue[int] = BatchQueue()
     sizes = [10] * 20 + [ANALYSIS_BATCH_SPANS, 1]

@@ -22,9 +22,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 from processor.config import Config, ExportConfig, MetricsConfig, QueueConfig, RetryConfig
-from processor.health import probe
+from processor.telemetry.health import probe
 from processor.service import TrajectoryService
-from processor.sink import CaptureSink
+from processor.cli.demo_sink import CaptureSink
 from tests.support.serve_process import ServeProcess, free_port
 from tests.support.spans import request, span
 
@@ -46,7 +46,7 @@ def traces(count: int, spans_per_trace: int, first: int = 1) -> list[ExportTrace
 
 async def send_all(port: int, requests: Sequence[ExportTraceServiceRequest], *, retry: bool = False) -> None:
     """Send each request; with ``retry``, retry UNAVAILABLE after the RetryInfo delay, as SDKs do."""
-    from processor.exporter import retry_delay_of
+    from processor.pipeline.exporter import retry_delay_of
 
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         call = channel.unary_unary(METHOD, request_serializer=None, response_deserializer=ExportTraceServiceResponse.FromString)
@@ -227,7 +227,7 @@ def test_spans_refused_for_good_do_not_stay_in_the_spool(tmp_path: Path) -> None
 
 
 def test_work_in_hand_over_the_memory_limit_is_refused_with_retry_info(tmp_path: Path) -> None:
-    from processor.exporter import retry_delay_of
+    from processor.pipeline.exporter import retry_delay_of
 
     async def scenario() -> tuple[TrajectoryService, list[grpc.aio.AioRpcError]]:
         # The downstream is not there: released traces pile up in the sending queue as work in hand.

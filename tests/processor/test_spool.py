@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from processor.spool import KIND_LOGS, KIND_TRACES, Spool, SpoolFull
+from processor.pipeline.spool import KIND_LOGS, KIND_TRACES, Spool, SpoolFull
 
 HEADER = 24
 """Record header size of the spool format (magic, version, kind, reserved, id, length, crc)."""
@@ -400,7 +400,7 @@ def test_a_directory_in_use_is_refused(tmp_path: Path) -> None:
 CRASHING_CHILD = """
 import asyncio, os, signal, sys
 from pathlib import Path
-from processor.spool import Spool
+from processor.pipeline.spool import Spool
 
 async def main() -> None:
     spool = Spool(Path(sys.argv[1]), segment_bytes=64 * 1024, fsync=True)
@@ -445,7 +445,7 @@ def test_every_acknowledged_entry_survives_sigkill(tmp_path: Path) -> None:
 FAILING_DISK_CHILD = """
 import asyncio, resource, signal, sys
 from pathlib import Path
-from processor.spool import Spool
+from processor.pipeline.spool import Spool
 
 async def main() -> None:
     spool = Spool(Path(sys.argv[1]), segment_bytes=10_000, fsync=True)

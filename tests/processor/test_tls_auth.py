@@ -18,7 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from processor import auth as auth_module
 from tests.support.pki import Pki, make_pki
 from processor.auth import BearerTokenAuth
-from processor.health import HealthState, probe
+from processor.telemetry.health import HealthState, probe
 from processor.tls import TlsError, channel_credentials, server_credentials, server_ssl_context
 
 TOKEN = "s3cr3t-Token.value_42"

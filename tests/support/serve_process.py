@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from processor.health import probe
+from processor.telemetry.health import probe
 
 __all__ = ["ServeProcess", "free_port"]
 

@@ -14,10 +14,10 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationSc
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
-from otel_mapper.build import MappingResult, map_trace
-from otel_mapper.graph import CausalIndex
+from otel_mapper.mapping.build import MappingResult, map_trace
+from otel_mapper.mapping.graph import CausalIndex
 from otel_mapper.model import Edge, Node, Trajectory
-from otel_mapper.otlp import SpanEnvelope, split_request
+from otel_mapper.otlp.envelopes import SpanEnvelope, split_request
 from semconv.trajectory import EdgeType
 
 __all__ = [

@@ -1,0 +1,126 @@
+"""What a convention reader extracts from one span, and the reader protocol.
+
+One reader per convention (``otel_mapper/mapping/readers/``). A reader only reads: it never looks at other spans,
+never assigns ids and never derives edges. The builder turns facts into nodes and edges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from otel_mapper.model import TokenUsage
+from otel_mapper.mapping.spans import SpanView
+from semconv.trajectory import NodeKind
+
+__all__ = ["ConventionReader", "MessageDigests", "SpanFacts", "ToolCallFact", "absorb_facts"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallFact:
+    """A tool call a model proposed in its output."""
+
+    call_id: str | None
+    name: str
+    arguments: str | None
+    """Argument text (bounded); ``None`` when not captured."""
+
+
+@dataclass(slots=True, kw_only=True)
+class MessageDigests:
+    """Digests of individual messages, to link model call B to model call A when B's input holds A's output."""
+
+    inputs: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True, kw_only=True)
+class SpanFacts:
+    """Convention-independent facts about one span. ``None`` always means "not recorded by the span"."""
+
+    kind: NodeKind
+    convention: str
+    name: str
+    drop: bool = False
+    """The span is a placeholder (e.g. Logfire ``pending_span``): re-emitted, but not a trajectory node."""
+    agent_name: str | None = None
+    tool_name: str | None = None
+    tool_call_id: str | None = None
+    arguments: str | None = None
+    arguments_visible: bool = False
+    result_visible: bool = False
+    model: str | None = None
+    provider: str | None = None
+    usage: TokenUsage | None = None
+    usage_is_aggregate: bool = False
+    """The span reports totals of its children (agent spans); never counted as model usage."""
+    response_id: str | None = None
+    previous_response_id: str | None = None
+    proposals: list[ToolCallFact] | None = None
+    """Tool calls in the model output; ``None`` when output content was not captured."""
+    consumed_call_ids: list[str] = field(default_factory=list)
+    """Ids of tool results present in the model input (``tool_call_response`` parts, tool messages)."""
+    input_content_captured: bool = False
+    messages: MessageDigests = field(default_factory=MessageDigests)
+    tool_definitions: tuple[str, ...] | None = None
+    tool_definition_digests: dict[str, str] = field(default_factory=dict)
+    failed: bool = False
+    error_type: str | None = None
+    error_message: str | None = None
+    http_status: int | None = None
+    finish_reasons: tuple[str, ...] = ()
+    handoff_from_agent: str | None = None
+    handoff_to_agent: str | None = None
+    graph_node_id: str | None = None
+    graph_parent_id: str | None = None
+    graph_parent_evidence: str = "graph parent"
+    """Attribute that named ``graph_parent_id`` (edge evidence text); readers set the attribute name."""
+    sequence: tuple[str, int] | None = None
+    """Authoritative runtime sequence: (sequence scope, step number), e.g. LangGraph ``langgraph_step``."""
+    dedup_key: str | None = None
+    """Key under which two spans describe the same call (double instrumentation): response id or tool-call id."""
+    content_redacted: bool = False
+    """Content was present but replaced by a redaction sentinel (e.g. OpenInference ``__REDACTED__``)."""
+
+
+def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
+    """Fill what ``keeper`` did not record from ``other`` (another span of the same call).
+
+    Double instrumentation often splits one call's facts: one span has the content, the other the usage.
+    Only absent values are filled; nothing ``keeper`` recorded is overwritten.
+    """
+    had_graph_parent = keeper.graph_parent_id is not None
+    for name in (
+        "agent_name", "tool_name", "tool_call_id", "arguments", "model", "provider", "usage",
+        "response_id", "previous_response_id", "proposals", "tool_definitions", "error_type",
+        "error_message", "http_status", "handoff_from_agent", "handoff_to_agent", "graph_node_id",
+        "graph_parent_id", "sequence",
+    ):
+        if getattr(keeper, name) is None and getattr(other, name) is not None:
+            setattr(keeper, name, getattr(other, name))
+    if not had_graph_parent and keeper.graph_parent_id is not None:
+        keeper.graph_parent_evidence = other.graph_parent_evidence
+    keeper.arguments_visible = keeper.arguments_visible or other.arguments_visible
+    keeper.result_visible = keeper.result_visible or other.result_visible
+    keeper.input_content_captured = keeper.input_content_captured or other.input_content_captured
+    keeper.failed = keeper.failed or other.failed
+    keeper.content_redacted = keeper.content_redacted or other.content_redacted
+    keeper.finish_reasons = keeper.finish_reasons or other.finish_reasons
+    if not keeper.consumed_call_ids:
+        keeper.consumed_call_ids = list(other.consumed_call_ids)
+    if not keeper.messages.inputs:
+        keeper.messages.inputs = list(other.messages.inputs)
+    if not keeper.messages.outputs:
+        keeper.messages.outputs = list(other.messages.outputs)
+    if not keeper.tool_definition_digests:
+        keeper.tool_definition_digests = dict(other.tool_definition_digests)
+
+
+class ConventionReader(Protocol):
+    """Reads one convention. ``claims`` is cheap (a marker attribute); ``read`` extracts the facts."""
+
+    name: str
+
+    def claims(self, view: SpanView) -> bool: ...
+
+    def read(self, view: SpanView) -> SpanFacts: ...

@@ -1,0 +1,179 @@
+"""GenAI message content (``gen_ai.input.messages`` / ``gen_ai.output.messages`` parts): tool calls, tool
+results and per-message digests. Shared by every reader whose convention uses the OTel parts schema.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Final
+
+import orjson
+
+from otel_mapper.otlp.anyvalue import Decoded
+from otel_mapper.bundle.canonical import digest, dumps_canonical
+from otel_mapper.mapping.facts import ToolCallFact
+from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, parse_json_text
+from semconv import genai
+
+__all__ = [
+    "MESSAGE_DIGEST_CANONICALIZATION",
+    "arguments_text",
+    "message_digest",
+    "parts_message",
+    "read_input_messages",
+    "read_output_messages",
+    "text_part",
+    "tool_call_part",
+    "tool_result_part",
+    "unwrap_call_arguments",
+]
+
+MAX_MESSAGES = 10_000
+MAX_PARTS = 1_000
+_CALL_WRAPPER_KEYS = frozenset({"args", "kwargs"})
+
+
+def unwrap_call_arguments(value: Decoded) -> Decoded:
+    """The keyword arguments of a decorator's call record, else ``value`` unchanged.
+
+    Decorator-based instrumentations (OpenLLMetry ``traceloop.entity.input``, OpenInference ``@tool``) record a
+    tool's input as ``{"args": [], "kwargs": {...}}`` or ``{"kwargs": {...}}`` while the model proposed the bare
+    object. Applied to both sides of the (tool name, argument digest) join so they canonicalise identically;
+    positional arguments cannot be matched to names, so a call record with any is left as it is.
+    """
+    if not isinstance(value, dict) or not value or not set(value) <= _CALL_WRAPPER_KEYS:
+        return value
+    kwargs = value.get("kwargs")
+    args = value.get("args")
+    if isinstance(kwargs, dict) and (args is None or args == []):
+        return kwargs
+    return value
+
+
+def arguments_text(arguments: Decoded) -> str | None:
+    """Tool-call arguments as bounded text: objects as canonical JSON (call records unwrapped), strings as they
+    are. Both sides of every argument join go through here."""
+    return _arguments_text(arguments, parse_json_text(arguments) if isinstance(arguments, str) else arguments)
+
+
+def _arguments_text(arguments: Decoded, parsed: Decoded) -> str | None:
+    """:func:`arguments_text` of ``arguments`` when ``parsed`` is already ``parse_json_text(arguments)`` (for a
+    string; ``arguments`` itself otherwise): a message digest parses the same text first."""
+    if arguments is None:
+        return None
+    if isinstance(arguments, str) and not isinstance(parsed, (dict, list)):
+        return arguments[:MAX_TEXT]
+    try:
+        text = dumps_canonical(unwrap_call_arguments(parsed))
+    except TypeError:
+        return None
+    return text[:MAX_TEXT]
+
+
+def text_part(content: str) -> dict[str, Decoded]:
+    return {"type": "text", "content": content}
+
+
+def tool_call_part(call_id: str | None, name: str | None, arguments: Decoded) -> dict[str, Decoded]:
+    if isinstance(arguments, str):
+        arguments = parse_json_text(arguments)
+    return {genai.PART_TYPE: genai.PART_TOOL_CALL, "id": call_id, "name": name, "arguments": arguments}
+
+
+def tool_result_part(call_id: str | None, response: Decoded) -> dict[str, Decoded]:
+    return {genai.PART_TYPE: genai.PART_TOOL_CALL_RESPONSE, "id": call_id, "response": response}
+
+
+def parts_message(role: str | None, parts: list[dict[str, Decoded]]) -> dict[str, Decoded]:
+    """A message in the GenAI parts schema, so conventions with other message shapes digest the same way."""
+    return {"role": role, "parts": parts}
+
+
+def _normal_part(part: dict[str, Decoded]) -> dict[str, Decoded]:
+    part_type = part.get(genai.PART_TYPE)
+    if part_type == genai.PART_TOOL_CALL:
+        args = part.get("arguments")
+        if isinstance(args, str):
+            args = parse_json_text(args)
+        return {"type": part_type, "id": part.get("id"), "name": part.get("name"), "arguments": args}
+    if part_type == genai.PART_TOOL_CALL_RESPONSE:
+        response = part.get("response", part.get("result"))
+        return {"type": part_type, "id": part.get("id"), "response": response}
+    return part  # serialised as it is: no copy needed
+
+
+MESSAGE_DIGEST_CANONICALIZATION: Final = "orjson-sorted-keys"
+"""How message digests serialise before SHA-256: compact JSON with sorted keys (orjson ``OPT_SORT_KEYS``), RFC
+8785 JCS only for values orjson refuses. Message digests are join keys inside one mapping (a message in call B's
+input equals one in call A's output); the JCS serialiser in pure Python cost most of the mapping time."""
+
+
+def message_digest(message: dict[str, Decoded]) -> str:
+    """Digest of a message's role and parts (finish_reason and names left out): the same message in a later
+    call's input digests the same as in the output that produced it."""
+    return _parts_digest(message.get("role"), [_normal_part(part) for part in _parts(message)])
+
+
+def _parts_digest(role: Decoded, normal_parts: list[dict[str, Decoded]]) -> str:
+    value = {"role": role, "parts": normal_parts}
+    try:
+        encoded = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):  # bytes, lone surrogates, integers beyond 64 bits
+        return digest(value)
+    return "sha256:" + hashlib.sha256(encoded).hexdigest()
+
+
+def _messages(value: Decoded) -> list[dict[str, Decoded]]:
+    if isinstance(value, dict):  # a single message
+        value = [value]
+    if not isinstance(value, list):
+        return []
+    return [message for message in value[:MAX_MESSAGES] if isinstance(message, dict)]
+
+
+def _parts(message: dict[str, Decoded]) -> list[dict[str, Decoded]]:
+    parts = message.get("parts")
+    if isinstance(parts, list):
+        return [part for part in parts[:MAX_PARTS] if isinstance(part, dict)]
+    return []
+
+
+def read_output_messages(value: Decoded) -> tuple[list[ToolCallFact], list[str]]:
+    """Tool calls proposed in the output, and the digest of each output message.
+
+    One pass over each message's parts gives both: a tool call's arguments are parsed once, for the digest's
+    normal form and for the proposal's argument text."""
+    proposals: list[ToolCallFact] = []
+    digests: list[str] = []
+    for message in _messages(value):
+        normal_parts: list[dict[str, Decoded]] = []
+        for part in _parts(message):
+            normal = _normal_part(part)
+            normal_parts.append(normal)
+            if part.get(genai.PART_TYPE) == genai.PART_TOOL_CALL:
+                call_id = part.get("id")
+                name = part.get("name")
+                proposals.append(
+                    ToolCallFact(
+                        call_id=str(call_id)[:MAX_NAME] if call_id else None,
+                        name=str(name)[:MAX_NAME] if name else "",
+                        arguments=_arguments_text(part.get("arguments"), normal["arguments"]),
+                    )
+                )
+        digests.append(_parts_digest(message.get("role"), normal_parts))
+    return proposals, digests
+
+
+def read_input_messages(value: Decoded) -> tuple[list[str], list[str]]:
+    """Ids of tool results in the input, and the digest of each input message (in input order)."""
+    consumed: list[str] = []
+    digests: list[str] = []
+    for message in _messages(value):
+        parts = _parts(message)
+        digests.append(_parts_digest(message.get("role"), [_normal_part(part) for part in parts]))
+        for part in parts:
+            if part.get(genai.PART_TYPE) == genai.PART_TOOL_CALL_RESPONSE:
+                call_id = part.get("id")
+                if call_id:
+                    consumed.append(str(call_id)[:MAX_NAME])
+    return consumed, digests

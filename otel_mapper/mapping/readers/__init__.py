@@ -1,0 +1,75 @@
+"""Convention readers, in classification priority order (conventions.md section 13.1).
+
+The first reader whose ``claims`` is true reads the span; ``claims`` only looks for marker keys. A reader reads
+the attributes of every convention present on its spans (OpenLLMetry, Vercel, ADK and pydantic-ai spans also
+carry ``gen_ai.*``), and within a reader the kind follows the same priority (``gen_ai.operation.name`` before
+framework kinds). A span no reader claims becomes an ``other`` node (kept for its parent edges).
+
+Order and why:
+
+1. pydantic-ai / Logfire -- Logfire ``pending_span`` placeholders must be dropped before anything reads them;
+2. OpenInference -- ``openinference.span.kind`` is the most specific marker;
+3. OpenLLMetry -- its spans carry ``gen_ai.*`` too, but tool arguments live in ``traceloop.entity.input``;
+4. Vercel AI SDK legacy -- ``ai.operationId``; its model spans carry ``gen_ai.system`` too;
+5. Google ADK -- legacy ``gcp.vertex.agent.*`` content next to GenAI attributes;
+6. OpenAI Agents SDK (OTel contrib) -- ``agent_handoff`` / ``guardrail_check`` spans;
+7. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
+8. fallback.
+
+LangGraph has no spans of its own: its run metadata is read by the OpenInference and OpenLLMetry readers
+(:mod:`otel_mapper.mapping.readers.langgraph`).
+"""
+
+from __future__ import annotations
+
+from otel_mapper.mapping.facts import ConventionReader, SpanFacts
+from otel_mapper.mapping.readers.adk import ADKReader
+from otel_mapper.mapping.readers.common import fill_error
+from otel_mapper.mapping.readers.genai import GenAIReader
+from otel_mapper.mapping.readers.openai_agents import OpenAIAgentsReader
+from otel_mapper.mapping.readers.openinference import OpenInferenceReader
+from otel_mapper.mapping.readers.openllmetry import OpenLLMetryReader
+from otel_mapper.mapping.readers.pydantic_ai import PydanticAIReader
+from otel_mapper.mapping.readers.vercel import VercelAIReader
+from otel_mapper.mapping.spans import SpanView
+from semconv.trajectory import NodeKind
+
+__all__ = [
+    "ADKReader",
+    "FallbackReader",
+    "GenAIReader",
+    "OpenAIAgentsReader",
+    "OpenInferenceReader",
+    "OpenLLMetryReader",
+    "PydanticAIReader",
+    "VercelAIReader",
+    "default_readers",
+]
+
+
+class FallbackReader:
+    """Spans of no known convention: ``other`` nodes with their errors."""
+
+    name = "unknown"
+
+    def claims(self, view: SpanView) -> bool:
+        return True
+
+    def read(self, view: SpanView) -> SpanFacts:
+        facts = SpanFacts(kind=NodeKind.OTHER, convention=self.name, name=view.name)
+        fill_error(view, facts)  # facts start empty: every error field is the span's
+        return facts
+
+
+def default_readers() -> tuple[ConventionReader, ...]:
+    """Readers in priority order; the fallback is always last."""
+    return (
+        PydanticAIReader(),
+        OpenInferenceReader(),
+        OpenLLMetryReader(),
+        VercelAIReader(),
+        ADKReader(),
+        OpenAIAgentsReader(),
+        GenAIReader(),
+        FallbackReader(),
+    )

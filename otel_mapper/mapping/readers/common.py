@@ -1,0 +1,126 @@
+"""Reading what every convention records the same way: span status, exceptions, HTTP codes, usage."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from opentelemetry.proto.trace.v1.trace_pb2 import Status
+
+from otel_mapper.otlp.anyvalue import to_text
+from otel_mapper.model import TokenUsage
+from otel_mapper.mapping.spans import MAX_NAME, SpanView
+from semconv import genai
+
+if TYPE_CHECKING:
+    from otel_mapper.mapping.facts import SpanFacts
+
+__all__ = ["ErrorFacts", "clean_name", "fill_error", "has_genai", "read_error", "read_usage"]
+
+MAX_ERROR_MESSAGE: Final = 512
+_HTTP_CODE = re.compile(r"\b(?:Error code|status(?: code)?|HTTP)[:= ]*([1-5]\d\d)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorFacts:
+    failed: bool
+    error_type: str | None
+    error_message: str | None
+    http_status: int | None
+
+
+def read_error(view: SpanView) -> ErrorFacts:
+    """Status ERROR, ``error.type``, the first ``exception`` event, and an HTTP status code if one is recorded."""
+    failed, error_type, message, http_status = _error_values(view)
+    return ErrorFacts(failed=failed, error_type=error_type, error_message=message, http_status=http_status)
+
+
+def _error_values(view: SpanView) -> tuple[bool, str | None, str | None, int | None]:
+    """:func:`read_error`'s fields as a tuple: every span is read for errors, most readers copy the fields straight
+    into their facts, so no :class:`ErrorFacts` is built for them."""
+    span = view.span
+    status = span.status
+    failed = status.code == Status.STATUS_CODE_ERROR
+    attrs = view.attrs
+    error_type = view.str_attr(genai.ERROR_TYPE) if genai.ERROR_TYPE in attrs else None
+    status_message = status.message
+    message = status_message[:MAX_ERROR_MESSAGE] if status_message else None
+    events = span.events
+    if events:  # most spans have none: no iterator
+        for event in events:
+            if event.name != genai.EXCEPTION_EVENT:
+                continue
+            for kv in event.attributes:
+                if kv.key == genai.EXCEPTION_TYPE and error_type is None:
+                    error_type = (to_text(kv.value) or "")[:MAX_NAME] or None
+                elif kv.key == genai.EXCEPTION_MESSAGE and message is None:
+                    message = (to_text(kv.value) or "")[:MAX_ERROR_MESSAGE] or None
+            break
+    # Absent keys are skipped without a call (most spans record neither); `or` semantics as for two reads.
+    http_status = view.int_attr(genai.HTTP_RESPONSE_STATUS_CODE) if genai.HTTP_RESPONSE_STATUS_CODE in attrs else None
+    if not http_status:
+        http_status = view.int_attr(genai.HTTP_STATUS_CODE_LEGACY) if genai.HTTP_STATUS_CODE_LEGACY in attrs else None
+    if http_status is None and message:
+        match = _HTTP_CODE.search(message)
+        if match:
+            http_status = int(match.group(1))
+    if http_status is not None and not 100 <= http_status <= 599:
+        http_status = None
+    return failed, error_type, message, http_status
+
+
+def _first_int(view: SpanView, keys: tuple[str, ...]) -> int | None:
+    attrs = view.attrs
+    for key in keys:
+        if key in attrs and (value := view.int_attr(key)) is not None:
+            return value
+    return None
+
+
+def read_usage(view: SpanView, input_keys: tuple[str, ...], output_keys: tuple[str, ...]) -> TokenUsage | None:
+    """Token usage from the first present key of each list; ``None`` when neither is recorded."""
+    input_tokens = _first_int(view, input_keys)
+    output_tokens = _first_int(view, output_keys)
+    if input_tokens is None and output_tokens is None:
+        return None
+    return TokenUsage(input_tokens=max(input_tokens or 0, 0), output_tokens=max(output_tokens or 0, 0))
+
+
+def fill_error(view: SpanView, facts: "SpanFacts") -> None:
+    """Merge the span's error facts into ``facts`` (values already recorded win)."""
+    failed, error_type, message, http_status = _error_values(view)
+    facts.failed = facts.failed or failed
+    facts.error_type = facts.error_type or error_type
+    facts.error_message = facts.error_message or message
+    facts.http_status = facts.http_status or http_status
+
+
+_GENAI_MARKERS: Final = frozenset(
+    {
+        genai.OPERATION_NAME,
+        genai.PROVIDER_NAME,
+        genai.SYSTEM,
+        genai.REQUEST_MODEL,
+        genai.TOOL_NAME,
+        genai.TOOL_CALL_ID,
+        genai.AGENT_NAME,
+        genai.INPUT_MESSAGES,
+        genai.OUTPUT_MESSAGES,
+        genai.HANDOFF_TO_AGENT,
+    }
+)
+
+
+def has_genai(view: SpanView) -> bool:
+    """Whether the span also carries GenAI attributes worth reading (a few key lookups, no content decoded)."""
+    attrs = view.attrs
+    return not attrs.keys().isdisjoint(_GENAI_MARKERS)
+
+
+def clean_name(value: str | None) -> str | None:
+    """A bounded, stripped name; empty becomes ``None``."""
+    if value is None:
+        return None
+    value = value.strip()[:MAX_NAME]
+    return value or None

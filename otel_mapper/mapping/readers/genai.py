@@ -1,0 +1,196 @@
+"""Reader for the OpenTelemetry GenAI semantic conventions (current and legacy shapes).
+
+Pinned to ``semantic-conventions-genai`` @ ``f5e3733b``; also reads v1.26-v1.36 shapes: ``gen_ai.system``
+instead of ``gen_ai.provider.name``, ``gen_ai.usage.prompt_tokens``/``completion_tokens``, and indexed
+``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+
+from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
+from otel_mapper.mapping.members import (
+    EXECUTION_KINDS as _EXECUTION_KINDS,
+    HANDOFF as _HANDOFF,
+    MODEL_CALL as _MODEL_CALL,
+    TOOL_EXECUTION as _TOOL_EXECUTION,
+    WORKFLOW_STEP as _WORKFLOW_STEP,
+)
+from otel_mapper.mapping.messages import arguments_text, read_input_messages, read_output_messages
+from otel_mapper.mapping.readers.common import fill_error, read_usage
+from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
+from otel_mapper.mapping.spans import MAX_NAME, SpanView
+from semconv import genai
+from semconv.trajectory import NodeKind
+
+CONVENTION = "otel_genai"
+
+_INPUT_TOKENS = (genai.USAGE_INPUT_TOKENS, genai.USAGE_PROMPT_TOKENS)
+_OUTPUT_TOKENS = (genai.USAGE_OUTPUT_TOKENS, genai.USAGE_COMPLETION_TOKENS)
+
+_NAME_PREFIXES: tuple[tuple[str, NodeKind], ...] = (
+    ("chat ", NodeKind.MODEL_CALL),
+    ("text_completion ", NodeKind.MODEL_CALL),
+    ("generate_content ", NodeKind.MODEL_CALL),
+    ("invoke_agent", NodeKind.AGENT_INVOCATION),
+    ("execute_tool", NodeKind.TOOL_EXECUTION),
+    ("invoke_workflow", NodeKind.WORKFLOW_STEP),
+    ("embeddings ", NodeKind.RETRIEVAL),
+    ("retrieval ", NodeKind.RETRIEVAL),
+    ("apply_guardrail", NodeKind.GUARDRAIL),
+)
+
+
+def _operation_kinds() -> dict[str, NodeKind]:
+    """Node kind of each known operation name, the first listed winning (as an if-chain would)."""
+    kinds: dict[str, NodeKind] = {}
+    for names, kind in (
+        (genai.MODEL_CALL_OPERATIONS, NodeKind.MODEL_CALL),
+        ((genai.Operation.INVOKE_AGENT.value,), NodeKind.AGENT_INVOCATION),
+        (genai.TOOL_OPERATIONS, NodeKind.TOOL_EXECUTION),
+        (genai.RETRIEVAL_OPERATIONS, NodeKind.RETRIEVAL),
+        (genai.GUARDRAIL_OPERATIONS, NodeKind.GUARDRAIL),
+        (genai.HANDOFF_OPERATIONS, NodeKind.HANDOFF),
+        ((genai.Operation.CREATE_AGENT.value,), NodeKind.OTHER),
+    ):
+        for name in names:
+            kinds.setdefault(str(name), kind)
+    return kinds
+
+
+_OPERATION_KINDS: Final = _operation_kinds()
+
+
+def kind_of_operation(operation: str) -> NodeKind:
+    """Node kind of a ``gen_ai.operation.name`` value; unknown custom values are steps."""
+    return _OPERATION_KINDS.get(operation, _WORKFLOW_STEP)
+
+
+class GenAIReader:
+    """``gen_ai.operation.name`` spans, and legacy ``gen_ai.system`` model spans without an operation name."""
+
+    name = CONVENTION
+
+    def claims(self, view: SpanView) -> bool:
+        attrs = view.attrs
+        return (
+            genai.OPERATION_NAME in attrs
+            or genai.PROVIDER_NAME in attrs
+            or genai.SYSTEM in attrs
+            or genai.REQUEST_MODEL in attrs
+        )
+
+    def classify(self, view: SpanView) -> NodeKind:
+        operation = view.str_attr(genai.OPERATION_NAME)
+        if operation:
+            kind = kind_of_operation(operation)
+            if kind is _TOOL_EXECUTION and view.has(genai.TRANSFER_TARGET_NAME):
+                return _HANDOFF
+            return kind
+        for prefix, kind in _NAME_PREFIXES:
+            if view.span.name.startswith(prefix):
+                return kind
+        return _MODEL_CALL
+
+    def read(self, view: SpanView) -> SpanFacts:
+        kind = self.classify(view)
+        facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
+        fill_genai_facts(view, facts)
+        return facts
+
+
+def fill_genai_facts(view: SpanView, facts: SpanFacts) -> None:
+    """Read every GenAI attribute present into ``facts`` (used by other readers whose spans also carry them)."""
+    attrs = view.attrs
+    _fill_identity(view, facts)
+
+    if facts.kind is _MODEL_CALL:
+        facts.usage = facts.usage or read_usage(view, _INPUT_TOKENS, _OUTPUT_TOKENS)
+        facts.dedup_key = facts.dedup_key or (f"response:{facts.response_id}" if facts.response_id else None)
+    elif genai.USAGE_INPUT_TOKENS in attrs or genai.USAGE_OUTPUT_TOKENS in attrs:
+        facts.usage_is_aggregate = True
+
+    if facts.kind in _EXECUTION_KINDS:
+        _fill_tool(view, attrs, facts)
+    if facts.kind is _HANDOFF:
+        facts.handoff_from_agent = facts.handoff_from_agent or view.str_attr(genai.HANDOFF_FROM_AGENT)
+        facts.handoff_to_agent = facts.handoff_to_agent or view.str_attr(genai.HANDOFF_TO_AGENT)
+
+    _fill_messages(view, attrs, facts)
+    if genai.TOOL_DEFINITIONS in attrs:
+        facts.tool_definitions, facts.tool_definition_digests = read_tool_definitions(view.json_attr(genai.TOOL_DEFINITIONS))
+    fill_error(view, facts)
+
+
+def _fill_identity(view: SpanView, facts: SpanFacts) -> None:
+    facts.agent_name = facts.agent_name or view.str_attr(genai.AGENT_NAME)
+    facts.model = facts.model or view.str_attr(genai.RESPONSE_MODEL) or view.str_attr(genai.REQUEST_MODEL)
+    facts.provider = facts.provider or view.str_attr(genai.PROVIDER_NAME) or view.str_attr(genai.SYSTEM)
+    facts.response_id = facts.response_id or view.str_attr(genai.RESPONSE_ID)
+    facts.previous_response_id = facts.previous_response_id or view.str_attr(genai.REQUEST_PREVIOUS_RESPONSE_ID)
+    facts.finish_reasons = facts.finish_reasons or view.str_list_attr(genai.RESPONSE_FINISH_REASONS) or ()
+
+
+def _fill_tool(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) -> None:
+    facts.tool_name = facts.tool_name or view.str_attr(genai.TOOL_NAME)
+    facts.tool_call_id = facts.tool_call_id or view.str_attr(genai.TOOL_CALL_ID)
+    if genai.TOOL_CALL_ARGUMENTS in attrs:
+        facts.arguments = arguments_text(view.json_attr(genai.TOOL_CALL_ARGUMENTS))
+        facts.arguments_visible = True
+    if genai.TOOL_CALL_RESULT in attrs:
+        facts.result_visible = True
+    if facts.tool_call_id:
+        facts.dedup_key = facts.dedup_key or f"tool_call:{facts.tool_call_id}"
+    if facts.kind is _HANDOFF:
+        facts.handoff_to_agent = facts.handoff_to_agent or view.str_attr(genai.TRANSFER_TARGET_NAME)
+
+
+def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) -> None:
+    if genai.OUTPUT_MESSAGES in attrs:
+        proposals, digests = read_output_messages(view.json_attr(genai.OUTPUT_MESSAGES))
+        facts.proposals = proposals
+        facts.messages.outputs = digests
+    if genai.INPUT_MESSAGES in attrs:
+        consumed, digests = read_input_messages(view.json_attr(genai.INPUT_MESSAGES))
+        facts.consumed_call_ids.extend(consumed)
+        facts.messages.inputs = digests
+        facts.input_content_captured = True
+    if facts.kind is _MODEL_CALL and (facts.proposals is None or not facts.input_content_captured):
+        legacy_out, legacy_in = has_indexed_messages(view)
+        if legacy_out or legacy_in:
+            indexed = read_indexed_messages(view)
+            if legacy_out and facts.proposals is None:
+                facts.proposals = indexed.proposals
+            facts.consumed_call_ids.extend(indexed.consumed_call_ids)
+            facts.input_content_captured = facts.input_content_captured or indexed.input_captured
+
+
+def read_tool_definitions(value: object) -> tuple[tuple[str, ...] | None, dict[str, str]]:
+    """Names of declared tools (``FunctionToolDefinition`` or OpenAI ``{"type":"function","function":{...}}``)."""
+    from otel_mapper.bundle.canonical import digest
+
+    if not isinstance(value, list):
+        return None, {}
+    names: list[str] = []
+    digests: dict[str, str] = {}
+    for definition in value[:1024]:
+        if not isinstance(definition, dict):
+            continue
+        name = definition.get("name")
+        function = definition.get("function")
+        if not name and isinstance(function, dict):
+            name = function.get("name")
+        if isinstance(name, str) and name:
+            names.append(name[:MAX_NAME])
+            try:
+                digests[name[:MAX_NAME]] = digest(definition)
+            except TypeError:
+                pass
+    return tuple(sorted(set(names))), digests
+
+
+__all__ = ["CONVENTION", "GenAIReader", "ToolCallFact", "fill_genai_facts", "kind_of_operation", "read_tool_definitions"]

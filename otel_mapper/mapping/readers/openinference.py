@@ -1,0 +1,271 @@
+"""Reader for OpenInference spans (Arize / Phoenix instrumentations).
+
+Pinned to ``openinference-semantic-conventions`` 0.1.42; span shapes of ``openinference-instrumentation-openai``
+0.1.66, ``-openai-agents`` 2.6.0 and ``-langchain`` 0.1.80 (names in :mod:`semconv.openinference`).
+
+Recovers: node kind from ``openinference.span.kind`` (``handoff to X`` TOOL spans and LangGraph-supervisor
+``transfer_to_X`` spans become handoffs); model, provider, token counts, response id (from the head of the JSON
+``output.value``); proposals and consumed tool-call ids from the flattened ``llm.{input,output}_messages``;
+message digests in the GenAI parts shape (so they join GenAI spans of a double-instrumented call); advertised
+tools; tool name, call id and arguments (``input.value``) of TOOL spans; ``graph.node.*``; LangGraph steps from
+``metadata``. GenAI attributes on the same span are read too.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Final
+
+from otel_mapper.otlp.anyvalue import Decoded
+from otel_mapper.bundle.canonical import digest
+from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
+from otel_mapper.mapping.messages import (
+    arguments_text,
+    message_digest,
+    parts_message,
+    text_part,
+    tool_call_part,
+    tool_result_part,
+)
+from otel_mapper.mapping.readers.common import clean_name, fill_error, has_genai, read_usage
+from otel_mapper.mapping.readers.genai import fill_genai_facts
+from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
+from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
+from otel_mapper.mapping.spans import SpanView, parse_json_text
+from semconv import langgraph
+from semconv import openinference as oi
+from semconv.trajectory import NodeKind
+
+__all__ = ["CONVENTION", "OpenInferenceReader"]
+
+logger = logging.getLogger(__name__)
+
+CONVENTION: Final = "openinference"
+MAX_INDEX: Final = 10_000
+MAX_METADATA: Final = 64 * 1024
+"""Longer ``metadata`` JSON is not parsed: LangGraph keys are small, a huge blob is user data."""
+
+_KINDS: Final = {
+    oi.KIND_LLM: NodeKind.MODEL_CALL,
+    oi.KIND_DECISION: NodeKind.MODEL_CALL,
+    oi.KIND_EMBEDDING: NodeKind.RETRIEVAL,
+    oi.KIND_RETRIEVER: NodeKind.RETRIEVAL,
+    oi.KIND_RERANKER: NodeKind.RETRIEVAL,
+    oi.KIND_TOOL: NodeKind.TOOL_EXECUTION,
+    oi.KIND_AGENT: NodeKind.AGENT_INVOCATION,
+    oi.KIND_CHAIN: NodeKind.WORKFLOW_STEP,
+    oi.KIND_PROMPT: NodeKind.WORKFLOW_STEP,
+    oi.KIND_GUARDRAIL: NodeKind.GUARDRAIL,
+    oi.KIND_EVALUATOR: NodeKind.OTHER,
+    oi.KIND_UNKNOWN: NodeKind.OTHER,
+}
+_USAGE_IN: Final = (oi.LLM_TOKEN_COUNT_PROMPT,)
+_USAGE_OUT: Final = (oi.LLM_TOKEN_COUNT_COMPLETION,)
+_RESPONSE_ID = re.compile(r'^\s*\{\s*"id"\s*:\s*"([^"\\]{1,256})"')
+"""OpenAI response bodies serialise ``id`` first; reading the head avoids decoding the whole body."""
+_TOOL_CALL_KEY = re.compile(r"^message\.tool_calls\.(\d+)\.(tool_call\.(?:id|function\.name|function\.arguments))$")
+
+
+class OpenInferenceReader:
+    name = CONVENTION
+
+    def claims(self, view: SpanView) -> bool:
+        return oi.SPAN_KIND in view.attrs
+
+    def read(self, view: SpanView) -> SpanFacts:
+        kind_value = (view.str_attr(oi.SPAN_KIND) or "").upper()
+        kind = _KINDS.get(kind_value, NodeKind.OTHER)
+        tool_name = clean_name(view.str_attr(oi.TOOL_NAME))
+        name = view.name
+        if kind is NodeKind.TOOL_EXECUTION and name.startswith(oi.HANDOFF_SPAN_PREFIX):
+            kind = NodeKind.HANDOFF
+        elif kind is NodeKind.AGENT_INVOCATION and tool_name:
+            # langgraph-supervisor's transfer tools are AGENT spans with tool.name (observed).
+            kind = NodeKind.HANDOFF if tool_name.startswith(langgraph.HANDOFF_TOOL_PREFIX) else NodeKind.TOOL_EXECUTION
+        facts = SpanFacts(kind=kind, convention=self.name, name=name)
+        facts.graph_node_id = clean_name(view.str_attr(oi.GRAPH_NODE_ID))
+        facts.graph_parent_id = clean_name(view.str_attr(oi.GRAPH_NODE_PARENT_ID))
+        facts.graph_parent_evidence = oi.GRAPH_NODE_PARENT_ID
+        facts.agent_name = clean_name(view.str_attr(oi.AGENT_NAME))
+        if kind is NodeKind.AGENT_INVOCATION and facts.agent_name is None:
+            facts.agent_name = facts.graph_node_id or clean_name(name)
+        if kind is NodeKind.MODEL_CALL:
+            _read_llm(view, facts)
+        elif kind is NodeKind.TOOL_EXECUTION:
+            _read_tool(view, facts, tool_name)
+        elif kind is NodeKind.HANDOFF:
+            _read_handoff(view, facts, tool_name)
+        elif view.has(oi.LLM_TOKEN_COUNT_PROMPT) or view.has(oi.LLM_TOKEN_COUNT_COMPLETION):
+            facts.usage_is_aggregate = True
+        if oi.METADATA in view.attrs:
+            _read_metadata(view, facts)
+        if has_genai(view):
+            fill_genai_facts(view, facts)
+        else:
+            fill_error(view, facts)
+        if facts.failed and is_control_flow(facts.error_type, facts.error_message):
+            facts.failed = False
+        return facts
+
+
+def _read_llm(view: SpanView, facts: SpanFacts) -> None:
+    facts.model = (
+        clean_name(view.str_attr(oi.LLM_RESPONSE_MODEL_NAME))
+        or clean_name(view.str_attr(oi.LLM_MODEL_NAME))
+        or clean_name(view.str_attr(oi.LLM_REQUEST_MODEL_NAME))
+    )
+    facts.provider = clean_name(view.str_attr(oi.LLM_PROVIDER)) or clean_name(view.str_attr(oi.LLM_SYSTEM))
+    facts.usage = read_usage(view, _USAGE_IN, _USAGE_OUT)
+    finish = clean_name(view.str_attr(oi.LLM_FINISH_REASON))
+    if finish:
+        facts.finish_reasons = (finish,)
+    if view.str_attr(oi.OUTPUT_MIME_TYPE) == oi.MIME_JSON:
+        head = view.str_attr(oi.OUTPUT_VALUE, limit=512)
+        match = _RESPONSE_ID.match(head) if head else None
+        if match:
+            facts.response_id = match.group(1)
+            facts.dedup_key = f"response:{facts.response_id}"
+    inputs, outputs, tools = _group_messages(view)
+    if outputs is not None:
+        facts.proposals = []
+        for position in sorted(outputs):  # index order inside one message list is content order, not time
+            message = outputs[position]
+            for call in message.get("calls", {}).values():
+                facts.proposals.append(
+                    ToolCallFact(
+                        call_id=clean_name(call.get(oi.TOOL_CALL_ID_SUFFIX)),
+                        name=clean_name(call.get(oi.TOOL_CALL_NAME_SUFFIX)) or "",
+                        arguments=arguments_text(call.get(oi.TOOL_CALL_ARGUMENTS_SUFFIX)),
+                    )
+                )
+            facts.messages.outputs.append(_message_digest(message))
+    if inputs is not None:
+        facts.input_content_captured = True
+        for position in sorted(inputs):
+            message = inputs[position]
+            call_id = clean_name(message.get(oi.MESSAGE_TOOL_CALL_ID))
+            if call_id:
+                facts.consumed_call_ids.append(call_id)
+            facts.messages.inputs.append(_message_digest(message))
+    if tools:
+        names: list[str] = []
+        for schema_text in tools:
+            schema = parse_json_text(schema_text)
+            if not isinstance(schema, dict):
+                continue
+            function = schema.get("function")
+            tool = clean_name(str(schema.get("name") or (function.get("name") if isinstance(function, dict) else "") or ""))
+            if tool:
+                names.append(tool)
+                facts.tool_definition_digests[tool] = digest(schema)
+        facts.tool_definitions = tuple(sorted(set(names)))
+    redacted = oi.REDACTED
+    if any(view.str_attr(key, limit=len(redacted) + 1) == redacted for key in (oi.INPUT_VALUE, oi.OUTPUT_VALUE)):
+        facts.content_redacted = True
+
+
+def _group_messages(
+    view: SpanView,
+) -> tuple[dict[int, dict] | None, dict[int, dict] | None, list[str]]:
+    """Flattened ``llm.{input,output}_messages.N.message.*`` regrouped per message (one pass over the keys)."""
+    inputs: dict[int, dict] | None = None
+    outputs: dict[int, dict] | None = None
+    tools: list[str] = []
+    for key in view.attrs:
+        if not key.startswith(oi.LLM_PREFIX):
+            continue
+        if key.startswith(oi.LLM_INPUT_MESSAGES):
+            inputs = {} if inputs is None else inputs
+            _add_message_field(view, key, key[len(oi.LLM_INPUT_MESSAGES):], inputs)
+        elif key.startswith(oi.LLM_OUTPUT_MESSAGES):
+            outputs = {} if outputs is None else outputs
+            _add_message_field(view, key, key[len(oi.LLM_OUTPUT_MESSAGES):], outputs)
+        elif key.startswith(oi.LLM_TOOLS) and key.endswith(oi.TOOL_JSON_SCHEMA_SUFFIX) and len(tools) < 1024:
+            text = view.text_attr(key)
+            if text:
+                tools.append(text)
+    return inputs, outputs, tools
+
+
+def _add_message_field(view: SpanView, key: str, rest: str, messages: dict[int, dict]) -> None:
+    index_text, _, field = rest.partition(".")
+    if not index_text.isdigit() or int(index_text) >= MAX_INDEX:
+        return
+    message = messages.setdefault(int(index_text), {})
+    if field in (oi.MESSAGE_ROLE, oi.MESSAGE_TOOL_CALL_ID, oi.MESSAGE_NAME):
+        message[field] = view.str_attr(key)
+    elif field == oi.MESSAGE_CONTENT:
+        message[field] = view.text_attr(key)
+    else:
+        match = _TOOL_CALL_KEY.match(field)
+        if match and int(match.group(1)) < MAX_INDEX:
+            call = message.setdefault("calls", {}).setdefault(int(match.group(1)), {})
+            call[match.group(2)] = view.text_attr(key)
+
+
+def _message_digest(message: dict) -> str:
+    """Digest of the message in GenAI parts shape: the same message digests the same in every convention."""
+    parts: list[dict[str, Decoded]] = []
+    role = message.get(oi.MESSAGE_ROLE)
+    content = message.get(oi.MESSAGE_CONTENT)
+    call_id = message.get(oi.MESSAGE_TOOL_CALL_ID)
+    if call_id:
+        parts.append(tool_result_part(call_id, content))
+    elif isinstance(content, str) and content:
+        parts.append(text_part(content))
+    calls = message.get("calls", {})
+    for position in sorted(calls):
+        call = calls[position]
+        parts.append(
+            tool_call_part(
+                call.get(oi.TOOL_CALL_ID_SUFFIX), call.get(oi.TOOL_CALL_NAME_SUFFIX), call.get(oi.TOOL_CALL_ARGUMENTS_SUFFIX)
+            )
+        )
+    return message_digest(parts_message(role, parts))
+
+
+def _read_tool(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:
+    facts.tool_name = tool_name or clean_name(view.str_attr(oi.TOOL_CALL_FUNCTION_NAME)) or clean_name(view.name)
+    facts.tool_call_id = clean_name(view.str_attr(oi.TOOL_ID)) or clean_name(view.str_attr(oi.TOOL_CALL_ID))
+    if oi.INPUT_VALUE in view.attrs:
+        raw = view.text_attr(oi.INPUT_VALUE)
+        if raw == oi.REDACTED:
+            facts.content_redacted = True
+        else:
+            facts.arguments = arguments_text(raw)
+            facts.arguments_visible = facts.arguments is not None
+    elif oi.TOOL_CALL_FUNCTION_ARGUMENTS in view.attrs:
+        facts.arguments = arguments_text(view.text_attr(oi.TOOL_CALL_FUNCTION_ARGUMENTS))
+        facts.arguments_visible = facts.arguments is not None
+    facts.result_visible = oi.OUTPUT_VALUE in view.attrs
+    if facts.tool_call_id:
+        facts.dedup_key = f"tool_call:{facts.tool_call_id}"
+
+
+def _read_handoff(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:
+    """OpenAI Agents ``handoff to X`` (from = ``input.value``, to = ``output.value``) or a ``transfer_to_X`` tool."""
+    facts.tool_name = tool_name
+    if view.name.startswith(oi.HANDOFF_SPAN_PREFIX):
+        facts.handoff_from_agent = clean_name(view.str_attr(oi.INPUT_VALUE))
+        facts.handoff_to_agent = clean_name(view.str_attr(oi.OUTPUT_VALUE)) or clean_name(
+            view.name[len(oi.HANDOFF_SPAN_PREFIX):]
+        )
+        if facts.handoff_to_agent and facts.tool_name is None:
+            # The span executes the SDK's handoff tool; its default name joins it to the model's proposal.
+            facts.tool_name = handoff_tool_name(facts.handoff_to_agent)
+    elif tool_name:
+        facts.handoff_to_agent = clean_name(tool_name[len(langgraph.HANDOFF_TOOL_PREFIX):])
+        facts.tool_call_id = clean_name(view.str_attr(oi.TOOL_ID)) or clean_name(view.str_attr(oi.TOOL_CALL_ID))
+        if oi.INPUT_VALUE in view.attrs:
+            facts.arguments = arguments_text(view.text_attr(oi.INPUT_VALUE))
+            facts.arguments_visible = facts.arguments is not None
+
+
+def _read_metadata(view: SpanView, facts: SpanFacts) -> None:
+    text = view.str_attr(oi.METADATA, limit=MAX_METADATA + 1)
+    if text is None or len(text) > MAX_METADATA or langgraph.STEP not in text:
+        return  # cheap: most spans have no LangGraph metadata, so nothing is parsed
+    metadata = parse_json_text(text)
+    if isinstance(metadata, dict):
+        facts.sequence = sequence_from_metadata(view, metadata)

@@ -1,0 +1,94 @@
+"""Reader for Pydantic AI spans and the Logfire SDK's markers.
+
+Pinned to ``pydantic-ai-slim`` 2.68.0 (instrumentation data versions 2-6) and ``logfire-sdk`` 5.4.0; names in
+:mod:`semconv.pydantic_ai`.
+
+Recovers: Logfire ``pending_span`` placeholders are dropped (re-emitted, never nodes; their children are hung
+on the real parent); everything GenAI-shaped through :func:`fill_genai_facts`; agent-level
+``gen_ai.aggregated_usage.*`` marked as an aggregate (never counted as model usage); data version 2 spans
+(``agent run`` / ``running tool`` with ``agent_name``, ``model_name``, ``tool_arguments``, ``tool_response``);
+Logfire's level ``error`` as a failure; Logfire's OpenAI Agents handoff / guardrail spans
+(``from_agent`` / ``to_agent`` / ``triggered``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Final
+
+from otel_mapper.mapping.facts import SpanFacts
+from otel_mapper.mapping.messages import arguments_text
+from otel_mapper.mapping.readers.common import clean_name
+from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operation
+from otel_mapper.mapping.spans import SpanView
+from semconv import genai
+from semconv import pydantic_ai as pa
+from semconv.trajectory import NodeKind
+
+__all__ = ["CONVENTION", "PydanticAIReader"]
+
+logger = logging.getLogger(__name__)
+
+CONVENTION: Final = "pydantic_ai"
+_MARKERS: Final = frozenset(
+    {
+        pa.SPAN_TYPE,
+        pa.MSG,
+        pa.AGENT_CALL_ID,
+        pa.AGGREGATED_USAGE_INPUT_TOKENS,
+        pa.AGGREGATED_USAGE_OUTPUT_TOKENS,
+        pa.ALL_MESSAGES,
+        pa.TOOL_ARGUMENTS_V2,
+    }
+)
+
+
+class PydanticAIReader:
+    name = CONVENTION
+
+    def claims(self, view: SpanView) -> bool:
+        attrs = view.attrs
+        return not attrs.keys().isdisjoint(_MARKERS) or (
+            pa.AGENT_NAME_V2 in attrs and view.span.name == pa.AGENT_RUN_SPAN
+        )
+
+    def classify(self, view: SpanView) -> NodeKind:
+        operation = view.str_attr(genai.OPERATION_NAME)
+        if operation:
+            return kind_of_operation(operation)
+        name = view.span.name
+        if name == pa.AGENT_RUN_SPAN or view.has(pa.AGENT_NAME_V2):
+            return NodeKind.AGENT_INVOCATION
+        if name == pa.RUNNING_TOOL_SPAN or view.has(pa.TOOL_ARGUMENTS_V2):
+            return NodeKind.TOOL_EXECUTION
+        if view.has(pa.LOGFIRE_AGENTS_TO_AGENT):
+            return NodeKind.HANDOFF
+        if view.has(pa.LOGFIRE_AGENTS_TRIGGERED):
+            return NodeKind.GUARDRAIL
+        if view.has(genai.SYSTEM) or view.has(genai.REQUEST_MODEL):
+            return NodeKind.MODEL_CALL
+        return NodeKind.OTHER
+
+    def read(self, view: SpanView) -> SpanFacts:
+        if view.str_attr(pa.SPAN_TYPE) == pa.SPAN_TYPE_PENDING:
+            return SpanFacts(kind=NodeKind.OTHER, convention=self.name, name=view.name, drop=True)
+        kind = self.classify(view)
+        facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
+        if kind is NodeKind.AGENT_INVOCATION:
+            facts.agent_name = clean_name(view.str_attr(genai.AGENT_NAME)) or clean_name(view.str_attr(pa.AGENT_NAME_V2))
+        if view.has(pa.AGGREGATED_USAGE_INPUT_TOKENS) or view.has(pa.AGGREGATED_USAGE_OUTPUT_TOKENS):
+            facts.usage_is_aggregate = True
+        if kind is NodeKind.MODEL_CALL:
+            facts.model = clean_name(view.str_attr(pa.MODEL_NAME_V2))
+        if kind is NodeKind.TOOL_EXECUTION and pa.TOOL_ARGUMENTS_V2 in view.attrs:
+            facts.arguments = arguments_text(view.json_attr(pa.TOOL_ARGUMENTS_V2))
+            facts.arguments_visible = facts.arguments is not None
+            facts.result_visible = pa.TOOL_RESPONSE_V2 in view.attrs
+        if kind is NodeKind.HANDOFF:
+            facts.handoff_from_agent = clean_name(view.str_attr(pa.LOGFIRE_AGENTS_FROM_AGENT))
+            facts.handoff_to_agent = clean_name(view.str_attr(pa.LOGFIRE_AGENTS_TO_AGENT))
+        fill_genai_facts(view, facts)
+        level = view.int_attr(pa.LEVEL_NUM)
+        if level is not None and level >= pa.LEVEL_ERROR:
+            facts.failed = True
+        return facts

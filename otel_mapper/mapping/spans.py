@@ -1,0 +1,168 @@
+"""A read-only view of one span for the convention readers: hex ids, and attributes read lazily.
+
+Readers ask for single attributes by name; values are decoded only when asked for (the protobuf objects stay
+the source). Every string copied out is bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+import orjson
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
+
+from otel_mapper.otlp.anyvalue import Decoded, decode
+
+__all__ = ["MAX_TEXT", "SpanView", "attribute_map", "parse_json_text"]
+
+MAX_TEXT: Final = 64 * 1024
+"""Longest string a reader copies out of a span (argument text, messages for digests use the full value)."""
+MAX_NAME: Final = 256
+"""Longest name (span, tool, agent, model) copied out of a span."""
+
+
+def attribute_map(attributes: "list[KeyValue] | object") -> dict[str, AnyValue]:
+    """Key -> AnyValue. On duplicate keys the last wins, as OTLP exporters do."""
+    return {kv.key: kv.value for kv in attributes}  # type: ignore[attr-defined]
+
+
+def parse_json_text(text: str, *, max_layers: int = 3) -> Decoded:
+    """Parse JSON that may be double-encoded (a JSON string holding JSON). Returns the text itself if not JSON."""
+    value: Decoded = text
+    for _ in range(max_layers):
+        if not isinstance(value, str):
+            return value
+        stripped = value.strip()
+        if not stripped or stripped[0] not in '[{"':
+            return value
+        try:
+            value = orjson.loads(stripped)
+        except orjson.JSONDecodeError:
+            return value
+    return value
+
+
+@dataclass(slots=True)
+class SpanView:
+    """What the mapper reads of a span. ``index`` is the span's position in the mapper's input."""
+
+    index: int
+    span: Span
+    trace_id: str
+    span_id: str
+    parent_span_id: str | None
+    service_name: str | None
+    scope_name: str
+    _attrs: dict[str, AnyValue] | None = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.span.name[:MAX_NAME]
+
+    @property
+    def attrs(self) -> Mapping[str, AnyValue]:
+        attrs = self._attrs
+        if attrs is None:
+            attrs = self._attrs = attribute_map(self.span.attributes)
+        return attrs
+
+    def release(self) -> None:
+        """Drop the decoded attribute map (rebuilt on the next read) once a reader is done with the span."""
+        self._attrs = None
+
+    def has(self, key: str) -> bool:
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        return key in attrs
+
+    def str_attr(self, key: str, limit: int = MAX_NAME) -> str | None:
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        value = attrs.get(key)
+        if value is None:
+            return None
+        which = value.WhichOneof("value")
+        if which == "string_value":
+            return value.string_value[:limit]
+        if which in ("int_value", "double_value", "bool_value"):
+            return str(getattr(value, which))[:limit]
+        return None
+
+    def int_attr(self, key: str) -> int | None:
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        value = attrs.get(key)
+        if value is None:
+            return None
+        which = value.WhichOneof("value")
+        if which == "int_value":
+            return value.int_value
+        if which == "double_value" and value.double_value == value.double_value:  # not NaN
+            if abs(value.double_value) < 2**63:
+                return int(value.double_value)
+            return None
+        if which == "string_value":
+            try:
+                return int(value.string_value.strip())
+            except ValueError:
+                return None
+        return None
+
+    def bool_attr(self, key: str) -> bool | None:
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        value = attrs.get(key)
+        if value is None:
+            return None
+        which = value.WhichOneof("value")
+        if which == "bool_value":
+            return value.bool_value
+        if which == "string_value":
+            lowered = value.string_value.strip().lower()
+            if lowered in ("true", "false"):
+                return lowered == "true"
+        return None
+
+    def str_list_attr(self, key: str) -> tuple[str, ...] | None:
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        value = attrs.get(key)
+        if value is None:
+            return None
+        which = value.WhichOneof("value")
+        if which == "array_value":
+            return tuple(
+                item.string_value[:MAX_NAME] for item in value.array_value.values[:256] if item.HasField("string_value")
+            )
+        if which == "string_value":
+            parsed = parse_json_text(value.string_value)
+            if isinstance(parsed, list):
+                return tuple(str(item)[:MAX_NAME] for item in parsed[:256])
+            return (value.string_value[:MAX_NAME],)
+        return None
+
+    def text_attr(self, key: str) -> str | None:
+        """Full text of an attribute (strings as they are, structures as JSON), unbounded: for digests only."""
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        value = attrs.get(key)
+        if value is None:
+            return None
+        if value.WhichOneof("value") == "string_value":
+            return value.string_value
+        decoded = decode(value)
+        if decoded is None:
+            return None
+        from otel_mapper.bundle.canonical import dumps_canonical
+
+        return dumps_canonical(decoded)
+
+    def json_attr(self, key: str) -> Decoded:
+        """An "any"-typed content attribute: structured values decoded, JSON strings parsed (also double-encoded)."""
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        value = attrs.get(key)
+        if value is None:
+            return None
+        if value.WhichOneof("value") == "string_value":
+            return parse_json_text(value.string_value)
+        return decode(value)
+
+    def keys_with_prefix(self, prefix: str) -> list[str]:
+        return [key for key in self.attrs if key.startswith(prefix)]

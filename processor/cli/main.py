@@ -1,0 +1,213 @@
+"""The ``otel-trajectory`` command: serve, map, demo, eval, validate, check-config, healthcheck.
+
+Command names and flags are a public interface: add, never rename.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from processor.config import Config, ConfigError, ExportConfig, load_config, parse_endpoint
+
+__all__ = ["main"]
+
+logger = logging.getLogger("otel_trajectory")
+
+
+def _endpoint_arg(value: str) -> str:
+    try:
+        parse_endpoint(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+    return value
+
+
+def _positive_float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from exc
+    if number < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return number
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="otel-trajectory",
+        description="Map AI-agent OpenTelemetry traces into causal trajectories, diagnose them, re-emit them annotated.",
+    )
+    parser.add_argument("--log-level", default=None, choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+                        help="default INFO (WARNING for demo, map, eval and validate)")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the OTLP/gRPC processor")
+    serve.add_argument("--config", type=Path, help="YAML config file")
+    serve.add_argument("--listen", type=_endpoint_arg, help="HOST:PORT to receive OTLP/gRPC (default 127.0.0.1:4317)")
+    serve.add_argument("--http-listen", type=_endpoint_arg,
+                       help="HOST:PORT to receive OTLP/HTTP (default 127.0.0.1:4318; 'off' in the config: receiver.http.enabled)")
+    serve.add_argument("--metrics-listen", type=_endpoint_arg, help="HOST:PORT for the Prometheus /metrics endpoint")
+    serve.add_argument("--export-endpoint", type=_endpoint_arg, help="HOST:PORT of the next OTLP/gRPC hop")
+    serve.add_argument("--output-dir", type=Path, help="where bundles, ledgers and (without an export endpoint) spans go")
+    serve.add_argument("--decision-wait", type=_positive_float, help="seconds without new spans after a root before release")
+
+    map_cmd = commands.add_parser("map", help="map OTLP files offline (no network)")
+    map_cmd.add_argument("inputs", nargs="+", type=Path, metavar="INPUT", help="OTLP/JSON or binary protobuf files")
+    map_cmd.add_argument("--config", type=Path, help="YAML config file")
+    map_cmd.add_argument("--output-dir", type=Path, help="output directory (default ./otel-trajectory-data)")
+
+    demo = commands.add_parser("demo", help="run the pipeline on the embedded corpus over loopback")
+    demo.add_argument("--output-dir", type=Path, default=Path("otel-trajectory-data/demo"))
+
+    check = commands.add_parser("check-config", help="validate a config file and report every problem")
+    check.add_argument("file", type=Path)
+
+    health = commands.add_parser("healthcheck", help="exit 0 when a running serve answers SERVING (gRPC health)")
+    health.add_argument("--endpoint", type=_endpoint_arg, default="127.0.0.1:4317", help="HOST:PORT of the gRPC receiver")
+    health.add_argument("--timeout", type=_positive_float, default=2.0, help="seconds (default 2)")
+    health.add_argument("--ca-file", help="CA to trust when the receiver serves TLS")
+    health.add_argument("--cert-file", help="client certificate when the receiver requires one (mTLS)")
+    health.add_argument("--key-file", help="key of --cert-file")
+    health.add_argument("--server-name", help="name to expect in the server certificate, when it does not name the endpoint")
+
+    for name, module, help_text in (
+        ("eval", "processor.cli.eval_cmd", "score the detector chain against labelled traces"),
+        ("validate", "processor.cli.validate_cmd", "validate AT bundles as an AT consumer"),
+    ):
+        sub = commands.add_parser(name, help=help_text)
+        try:
+            __import__(module, fromlist=["add_arguments"]).add_arguments(sub)
+        except ImportError as exc:
+            sub.set_defaults(unavailable=str(exc))
+    return parser
+
+
+def _load(path: Path | None) -> Config:
+    return load_config(path)
+
+
+async def _serve(config: Config) -> int:
+    from processor.service import TrajectoryService
+
+    service = TrajectoryService(config)
+    await service.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    logger.info("stopping: releasing buffered traces and draining exports")
+    await service.shutdown()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    level = args.log_level or ("INFO" if args.command == "serve" else "WARNING")
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if getattr(args, "unavailable", None):
+        print(f"otel-trajectory {args.command} is not available: {args.unavailable}", file=sys.stderr)
+        return 2
+    try:
+        if args.command == "serve":
+            config = _load(args.config)
+            export = config.export
+            if args.export_endpoint:
+                export = ExportConfig(endpoint=args.export_endpoint) if export is None else _with_endpoint(export, args.export_endpoint)
+            config = config.with_overrides(
+                listen=args.listen,
+                http_listen=args.http_listen,
+                output_dir=str(args.output_dir) if args.output_dir else None,
+                decision_wait=args.decision_wait,
+                export=export,
+            )
+            if args.metrics_listen:
+                from dataclasses import replace
+
+                config = replace(config, metrics=replace(config.metrics, prometheus_endpoint=args.metrics_listen))
+            return asyncio.run(_serve(config))
+        if args.command == "healthcheck":
+            from processor.telemetry.health import probe
+
+            try:
+                serving, text = probe(args.endpoint, args.timeout, ca_file=args.ca_file, cert_file=args.cert_file,
+                                      key_file=args.key_file, server_name=args.server_name)
+            except ValueError as exc:
+                print(f"otel-trajectory healthcheck: {exc}", file=sys.stderr)
+                return 2
+            print(f"{args.endpoint}: {text}")
+            return 0 if serving else 1
+        if args.command == "map":
+            from processor.cli.offline import map_files
+            from processor.cli.table import format_table, row_of
+
+            config = _load(args.config)
+            missing = [str(path) for path in args.inputs if not path.is_file()]
+            if missing:
+                print(f"input not found: {', '.join(missing)}", file=sys.stderr)
+                return 2
+            output_dir = args.output_dir or Path(config.output_dir)
+            results = map_files(list(args.inputs), config, output_dir)
+            print(format_table(row_of(item) for item in results))
+            print(f"\nwrote {len(results)} trajectories under {output_dir}/<trace id>/")
+            return 0
+        if args.command == "demo":
+            from processor.cli.demo import run_demo
+
+            return run_demo(args.output_dir)
+        if args.command == "check-config":
+            config = _load(args.file)
+            print(f"{args.file}: OK")
+            for line in _resolved_on_this_machine(config):
+                print(f"  {line}")
+            return 0
+        if args.command == "eval":
+            from processor.cli import eval_cmd
+
+            return int(eval_cmd.run(args))
+        if args.command == "validate":
+            from processor.cli import validate_cmd
+
+            return int(validate_cmd.run(args))
+    except ConfigError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except ValueError as exc:  # certificates, tokens, endpoints: the message says what to fix
+        print(f"otel-trajectory {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"otel-trajectory {args.command}: {exc}", file=sys.stderr)
+        return 1
+    return 2
+
+
+def _resolved_on_this_machine(config: Config) -> list[str]:
+    """The settings whose value depends on where ``serve`` runs, as they resolve here."""
+    from processor.resources import cgroup_limits, machine_memory_bytes
+    from processor.service import DEFAULT_MEMORY_SHARE, MiB, effective_memory_limit
+
+    memory = f"processor.memory_limit_mib: {config.memory_limit_mib} -> {effective_memory_limit(config) // MiB} MiB"
+    if not config.memory_limit_mib:
+        limits = cgroup_limits()
+        total = machine_memory_bytes(limits, fallback=0)
+        whose = "the container's memory limit" if limits.memory_bytes == total else "the machine's memory"
+        memory += f" of span data ({DEFAULT_MEMORY_SHARE:.0%} of {total // MiB} MiB, {whose})"
+    workers = config.analysis_workers
+    where = f"{workers} worker process(es)" if workers else "a thread of serve"
+    return [f"processor.analysis_workers: analysis runs in {where}", memory]
+
+
+def _with_endpoint(export: ExportConfig, endpoint: str) -> ExportConfig:
+    from dataclasses import replace
+
+    return replace(export, endpoint=endpoint)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,61 @@
+"""``otel-trajectory map``: the same analysis as ``serve``, offline, from files (no network)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from otel_mapper.bundle.writer import BundleOptions
+from otel_mapper.otlp.held import hold_envelopes
+from otel_mapper.otlp.envelopes import SpanEnvelope, build_requests, split_request
+from otel_mapper.otlp.json_codec import decode_any
+from processor.pipeline.analysis import AnalysedTrace, Analyser
+from processor.pipeline.artifacts import ArtifactWriter
+from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
+from processor.config import Config
+from processor.detectors.chain import DetectorChain
+from processor.detectors.registry import load_detectors
+from processor.pipeline.file_exporter import write_spans
+
+__all__ = ["group_by_trace", "map_files", "read_envelopes"]
+
+MAX_REQUEST_BYTES = 4 * 1024 * 1024
+
+
+def read_envelopes(paths: Iterable[Path]) -> tuple[list[SpanEnvelope], int]:
+    """Every valid span of every input file, and the number of spans refused for malformed ids."""
+    envelopes: list[SpanEnvelope] = []
+    refused = 0
+    for path in paths:
+        for request in decode_any(path.read_bytes()):
+            accepted, rejected = split_request(request)
+            envelopes.extend(accepted)
+            refused += rejected.count if rejected else 0
+    return envelopes, refused
+
+
+def group_by_trace(envelopes: Iterable[SpanEnvelope]) -> dict[bytes, list[SpanEnvelope]]:
+    groups: dict[bytes, list[SpanEnvelope]] = {}
+    for envelope in envelopes:
+        groups.setdefault(envelope.span.trace_id, []).append(envelope)
+    return dict(sorted(groups.items()))
+
+
+def map_files(paths: list[Path], config: Config, output_dir: Path) -> list[AnalysedTrace]:
+    envelopes, _ = read_envelopes(paths)
+    analyser = Analyser(DetectorChain(load_detectors(config.detectors), config.detectors))
+    writer = ArtifactWriter(output_dir, BundleOptions(content_mode=config.content_mode))
+    results: list[AnalysedTrace] = []
+    for trace_id, group in group_by_trace(envelopes).items():
+        released = ReleasedTrace(
+            trace_id=trace_id, spans=hold_envelopes(group), revision=1, reason=ReleaseReason.DECISION_WAIT
+        )
+        analysed = analyser.analyse(released)
+        if analysed.trajectory is not None and analysed.diagnosis is not None:
+            writer.write(analysed.trajectory, analysed.diagnosis)
+        spans_path = output_dir / trace_id.hex() / "spans.otlp.json"
+        if spans_path.exists():
+            spans_path.unlink()  # offline mapping is a fresh run: replace, don't append
+        write_spans(output_dir, trace_id.hex(), build_requests(analysed.envelopes, MAX_REQUEST_BYTES))
+        results.append(analysed)
+    return results

@@ -1,0 +1,1 @@
+"""The running data path: receivers -> spool -> assembler -> analysis -> exporters, plus the artifact writer."""

@@ -1,0 +1,398 @@
+"""OTLP/gRPC trace exporter: bounded queue -> retry -> timeout -> push, as the Collector's exporterhelper.
+
+Error classification at the gRPC boundary (OTLP spec, Collector ``otlpexporter``): CANCELLED,
+DEADLINE_EXCEEDED, ABORTED, OUT_OF_RANGE, UNAVAILABLE and DATA_LOSS are retried; RESOURCE_EXHAUSTED only when
+the server sent a RetryInfo delay; everything else is permanent. Partial success is logged and counted, never
+retried. Shutdown stops retrying first, drains the queue within the deadline, then closes the channel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import grpc
+from google.rpc import error_details_pb2, status_pb2
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+
+from processor.config import ExportConfig, RetryConfig
+from processor.telemetry.counters import ExporterCounters
+
+__all__ = [
+    "ExportQueueFull",
+    "OtlpGrpcExporter",
+    "OutboundRequest",
+    "SendResult",
+    "Settlement",
+    "Signal",
+    "outbound",
+    "retry_delay_of",
+]
+
+logger = logging.getLogger(__name__)
+
+RETRYABLE = frozenset(
+    {
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.ABORTED,
+        grpc.StatusCode.OUT_OF_RANGE,
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DATA_LOSS,
+    }
+)
+
+
+class ExportQueueFull(Exception):
+    """The sending queue is full; the caller applies backpressure (the receiver answers UNAVAILABLE)."""
+
+
+class Signal(StrEnum):
+    """Which OTLP service a request goes to; the payload is that service's serialized Export request."""
+
+    TRACES = "traces"
+    LOGS = "logs"
+
+    @property
+    def method(self) -> str:
+        if self is Signal.TRACES:
+            return "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+        return "/opentelemetry.proto.collector.logs.v1.LogsService/Export"
+
+
+class Settlement(StrEnum):
+    """How a request left the exporter."""
+
+    DELIVERED = "delivered"
+    """Acknowledged by the backend (partial success included: the backend decided, retrying cannot change it)."""
+    FAILED = "failed"
+    """Given up: a permanent error or the retry budget spent. Counted in ``send_failed``."""
+    ABANDONED = "abandoned"
+    """Still undelivered when the exporter shut down; it stays in the spool for the next start."""
+
+
+@dataclass(slots=True)
+class OutboundRequest:
+    """One serialized Export request with what the pipeline needs to know about it."""
+
+    payload: bytes
+    items: int
+    """Spans (traces) or log records (logs) in the payload."""
+    origins: Sequence[int] = field(default_factory=tuple)
+    """Spool entry per item (``-1`` when not spooled): acknowledged once the request is settled."""
+    alone: bool = False
+    """Never coalesced with other requests (spans that did not decode here: if the next hop refuses them, the
+    refusal must not take other spans with it)."""
+
+
+def outbound(request: ExportTraceServiceRequest, origins: Sequence[int] = ()) -> OutboundRequest:
+    return OutboundRequest(request.SerializeToString(), span_count(request), origins)
+
+
+@dataclass(frozen=True, slots=True)
+class SendResult:
+    rejected_spans: int = 0
+    error_message: str = ""
+
+
+Send = Callable[[OutboundRequest, float], Awaitable[SendResult]]
+OnSettled = Callable[[OutboundRequest, Settlement], None]
+
+
+def span_count(request: ExportTraceServiceRequest) -> int:
+    return sum(len(scope.spans) for resource in request.resource_spans for scope in resource.scope_spans)
+
+
+def _identity(payload: bytes) -> bytes:
+    return payload
+
+
+def retry_delay_of(error: grpc.aio.AioRpcError) -> float | None:
+    """The RetryInfo delay a server put in ``grpc-status-details-bin``, in seconds."""
+    for key, value in error.trailing_metadata() or ():
+        if key != "grpc-status-details-bin" or not isinstance(value, bytes):
+            continue
+        status = status_pb2.Status()
+        try:
+            status.ParseFromString(value)
+        except Exception:  # malformed details from a server are ignored, not fatal
+            return None
+        for detail in status.details:
+            if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+                info = error_details_pb2.RetryInfo()
+                detail.Unpack(info)
+                return info.retry_delay.seconds + info.retry_delay.nanos / 1e9
+    return None
+
+
+class OtlpGrpcExporter:
+    """Sends serialized Export requests of one signal to one OTLP/gRPC endpoint.
+
+    ``send`` can be injected (tests); by default a real channel. ``credentials`` are the channel credentials for
+    TLS (``None`` with ``tls.insecure``: plaintext). ``on_settled`` is told how every request ended.
+    """
+
+    def __init__(
+        self,
+        config: ExportConfig,
+        counters: ExporterCounters,
+        send: Send | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        rng: random.Random | None = None,
+        *,
+        signal: Signal = Signal.TRACES,
+        credentials: grpc.ChannelCredentials | None = None,
+        on_settled: OnSettled | None = None,
+    ) -> None:
+        self._config = config
+        self._counters = counters
+        self._send_override = send
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self._signal = signal
+        self._credentials = credentials
+        self._on_settled = on_settled
+        self._queue: asyncio.Queue[OutboundRequest] = asyncio.Queue(config.sending_queue.queue_size)
+        self._workers: list[asyncio.Task[None]] = []
+        self._channel: grpc.aio.Channel | None = None
+        self._call: grpc.aio.UnaryUnaryMultiCallable | None = None
+        self._stopping = asyncio.Event()
+        self._gathering = asyncio.Lock()
+        self._queued_bytes = 0
+        counters.queue_capacity = config.sending_queue.queue_size
+
+    @property
+    def max_message_bytes(self) -> int:
+        return self._config.max_message_bytes
+
+    async def start(self) -> None:
+        if self._send_override is None:
+            # Requests are split to max_message_bytes; a single span larger than that still goes (the next hop decides).
+            options = [("grpc.max_send_message_length", -1)]
+            compression = grpc.Compression.Gzip if self._config.compression == "gzip" else grpc.Compression.NoCompression
+            if self._config.insecure and self._credentials is None:
+                self._channel = grpc.aio.insecure_channel(self._config.endpoint, options=options, compression=compression)
+            else:
+                credentials = self._credentials or grpc.ssl_channel_credentials()
+                self._channel = grpc.aio.secure_channel(
+                    self._config.endpoint, credentials, options=options, compression=compression
+                )
+            response_type = ExportTraceServiceResponse if self._signal is Signal.TRACES else ExportLogsServiceResponse
+            self._call = self._channel.unary_unary(
+                self._signal.method, request_serializer=_identity, response_deserializer=response_type.FromString
+            )
+        for number in range(self._config.sending_queue.num_consumers):
+            self._workers.append(asyncio.create_task(self._consume(), name=f"otlp-export-{self._signal}-{number}"))
+        logger.info("OTLP/gRPC %s exporter started for %s", self._signal, self._config.endpoint)
+
+    @property
+    def queued_bytes(self) -> int:
+        """Payload bytes queued or being sent (memory held by this exporter)."""
+        return self._queued_bytes
+
+    def has_room(self, requests: int = 1) -> bool:
+        return self._queue.maxsize - self._queue.qsize() >= requests
+
+    def enqueue(self, request: OutboundRequest) -> None:
+        """Queue one request (ownership passes). Raises :class:`ExportQueueFull` when full."""
+        try:
+            self._queue.put_nowait(request)
+        except asyncio.QueueFull:
+            self._counters.enqueue_failed_spans += request.items
+            raise ExportQueueFull(f"sending queue full ({self._queue.maxsize} requests)") from None
+        self._queued_bytes += len(request.payload)
+        self._counters.queue_size = self._queue.qsize()
+
+    async def put(self, request: OutboundRequest | ExportTraceServiceRequest) -> None:
+        """Queue one request, waiting for room: a slow downstream slows the pipeline instead of losing spans."""
+        if isinstance(request, ExportTraceServiceRequest):
+            request = outbound(request)
+        await self._queue.put(request)
+        self._queued_bytes += len(request.payload)
+        self._counters.queue_size = self._queue.qsize()
+
+    async def _default_send(self, request: OutboundRequest, timeout: float) -> SendResult:
+        assert self._call is not None
+        metadata = tuple(self._config.headers.items()) or None
+        response = await self._call(request.payload, timeout=timeout, metadata=metadata)
+        partial = response.partial_success
+        rejected = partial.rejected_spans if self._signal is Signal.TRACES else partial.rejected_log_records
+        return SendResult(rejected_spans=rejected, error_message=partial.error_message)
+
+    def _settle(self, request: OutboundRequest, how: Settlement) -> None:
+        if self._on_settled is not None:
+            try:
+                self._on_settled(request, how)
+            except Exception:  # bookkeeping must never stop the export workers
+                logger.exception("settlement callback failed")
+
+    async def _consume(self) -> None:
+        """One export worker. Workers take turns gathering a batch (:meth:`_gather`), sent as one Export call
+        while the next worker gathers the next batch. Serialized
+        Export requests of one signal concatenate into a valid request (repeated fields merge), so the batch is
+        their joined bytes; every request of the batch is then settled with the outcome of that call."""
+        carried: OutboundRequest | None = None
+        while True:
+            if carried is not None:
+                # The request that did not fit the last batch goes on its own, without waiting for the gathering
+                # turn: the worker holding it may be blocked on an empty queue.
+                batch, carried = [carried], None
+            else:
+                async with self._gathering:  # the other workers are sending their batches meanwhile
+                    batch, carried = await self._gather()
+            merged = batch[0] if len(batch) == 1 else OutboundRequest(
+                b"".join(item.payload for item in batch),
+                sum(item.items for item in batch),
+                tuple(origin for item in batch for origin in item.origins),
+            )
+            try:
+                how = await self._deliver(merged)
+                for item in batch:
+                    self._settle(item, how)
+            except asyncio.CancelledError:
+                for item in batch:
+                    self._settle(item, Settlement.ABANDONED)
+                raise
+            except Exception:  # the worker survives anything a single send does
+                logger.exception("unexpected error while exporting; the request is dropped and counted")
+                for item in batch:
+                    self._counters.send_failed_spans += item.items
+                    self._settle(item, Settlement.FAILED)
+            finally:
+                for item in batch:
+                    self._queued_bytes -= len(item.payload)
+                    self._queue.task_done()
+                self._counters.queue_size = self._queue.qsize()
+
+    async def _gather(self) -> tuple[list[OutboundRequest], OutboundRequest | None]:
+        """A batch from the queue, and the request that did not fit in it (taken out, so it goes next).
+
+        Requests are taken until the batch holds ``sending_queue.batch.min_size`` items, or
+        ``batch.flush_timeout`` has passed since the first was taken (the Collector's exporter batching); a batch
+        never exceeds ``max_message_bytes``. An export call costs far more than the bytes it carries, so a busy
+        processor sends few large calls, and a quiet one delays a trace by at most the flush timeout.
+        """
+        first = await self._queue.get()
+        if first.alone:
+            return [first], None
+        queue_config = self._config.sending_queue
+        batch = [first]
+        size, items = len(first.payload), first.items
+        limit = self._config.max_message_bytes
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + queue_config.batch_flush_timeout
+        while items < queue_config.batch_min_size:
+            if self._queue.empty():
+                remaining = deadline - loop.time()
+                if remaining <= 0 or self._stopping.is_set():  # shutting down: send what there is
+                    break
+                following = await self._next_within(remaining)
+                if following is None:
+                    break
+            else:
+                following = self._queue.get_nowait()
+            if following.alone or size + len(following.payload) > limit:
+                return batch, following
+            batch.append(following)
+            size += len(following.payload)
+            items += following.items
+        return batch, None
+
+    async def _next_within(self, seconds: float) -> OutboundRequest | None:
+        """The next queued request, or ``None`` if none comes within ``seconds`` or shutdown starts meanwhile."""
+        getting = asyncio.ensure_future(self._queue.get())
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait({getting, stopping}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            if not getting.done():
+                getting.cancel()  # a cancelled get leaves its item in the queue
+        if getting.done() and not getting.cancelled():
+            return getting.result()
+        return None
+
+    async def _deliver(self, request: OutboundRequest) -> Settlement:
+        send = self._send_override or self._default_send
+        spans = request.items
+        retry: RetryConfig = self._config.retry_on_failure
+        interval = retry.initial_interval
+        elapsed = 0.0
+        while True:
+            try:
+                result = await send(request, self._config.timeout)
+            except grpc.aio.AioRpcError as error:
+                code = error.code()
+                delay = retry_delay_of(error)
+                retryable = code in RETRYABLE or (code is grpc.StatusCode.RESOURCE_EXHAUSTED and delay is not None)
+                if not retryable or not retry.enabled:
+                    # Permanent: retrying cannot help (bad request, auth, unimplemented...).
+                    logger.error(
+                        "export to %s failed permanently (%s): %s", self._config.endpoint, code.name, (error.details() or "")[:200]
+                    )
+                    self._counters.send_failed_spans += spans
+                    return Settlement.FAILED
+                if delay is None:
+                    jitter = interval * retry.randomization_factor
+                    delay = interval + self._rng.uniform(-jitter, jitter)
+                    interval = min(interval * retry.multiplier, retry.max_interval)
+                if self._stopping.is_set():
+                    # Shutting down: leave it to the spool (replayed at the next start), counted as failed here.
+                    logger.error("export to %s interrupted by shutdown (%s)", self._config.endpoint, code.name)
+                    self._counters.send_failed_spans += spans
+                    return Settlement.ABANDONED
+                if elapsed + delay > retry.max_elapsed_time:
+                    # Out of retry budget: give up, counted.
+                    logger.error("export to %s gave up after %.1fs (%s)", self._config.endpoint, elapsed, code.name)
+                    self._counters.send_failed_spans += spans
+                    return Settlement.FAILED
+                self._counters.retries += 1
+                await self._sleep_or_stop(delay)
+                elapsed += delay
+                continue
+            # Delivered (partial success is a delivery: the server told us what it refused; never retried).
+            if result.rejected_spans:
+                logger.warning(
+                    "downstream refused %d span(s): %s", result.rejected_spans, result.error_message[:200]
+                )
+                self._counters.partial_rejected_spans += result.rejected_spans
+            self._counters.sent_spans += spans - result.rejected_spans
+            return Settlement.DELIVERED
+
+    async def _sleep_or_stop(self, delay: float) -> None:
+        stop = asyncio.ensure_future(self._stopping.wait())
+        nap = asyncio.ensure_future(self._sleep(delay))
+        try:
+            await asyncio.wait({stop, nap}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (stop, nap):
+                task.cancel()
+
+    async def flush(self) -> None:
+        """Wait until every queued request has been delivered or given up."""
+        await self._queue.join()
+
+    async def shutdown(self, deadline: float = 10.0) -> None:
+        """Stop retrying, drain the queue within ``deadline`` seconds, close. Safe before start and twice."""
+        self._stopping.set()
+        if self._workers:
+            try:
+                await asyncio.wait_for(self._queue.join(), timeout=deadline)
+            except TimeoutError:
+                left = self._queue.qsize()
+                logger.error("exporter shutdown deadline reached with %d request(s) still queued", left)
+            for worker in self._workers:
+                worker.cancel()
+            await asyncio.gather(*self._workers, return_exceptions=True)
+            self._workers.clear()
+        if self._channel is not None:
+            await self._channel.close()
+            self._channel = None

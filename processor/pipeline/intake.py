@@ -1,0 +1,108 @@
+"""What every receiver (OTLP/gRPC, OTLP/HTTP; traces and logs) hands accepted data to, and how it is refused.
+
+A receiver parses and validates; the sinks below take ownership. A sink raises :class:`Backpressure` when the
+pipeline cannot take more now; receivers turn it into the protocol's retryable answer (gRPC ``UNAVAILABLE`` with
+RetryInfo, HTTP 503 with ``Retry-After``). A sink returns only once the data is durable (spooled) when a spool
+is configured, so an acknowledgement to the client means the data survives a crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
+    ExportLogsPartialSuccess,
+    ExportLogsServiceRequest,
+    ExportLogsServiceResponse,
+)
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTracePartialSuccess,
+    ExportTraceServiceResponse,
+)
+
+from otel_mapper.otlp.salvage import DecodedTraces
+from processor.telemetry.counters import ReceiverCounters
+
+
+__all__ = [
+    "Backpressure",
+    "LogSink",
+    "LogsOutcome",
+    "TraceSink",
+    "hand_over_logs",
+    "hand_over_traces",
+    "log_record_count",
+]
+
+
+class Backpressure(Exception):
+    """Raised by a sink when it cannot accept more now; ``retry_after`` seconds is the hint for the client."""
+
+    def __init__(self, message: str, retry_after: float = 1.0) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True, slots=True)
+class LogsOutcome:
+    """Log records refused from one request, reported back through OTLP ``partial_success``."""
+
+    rejected: int = 0
+    message: str = ""
+
+
+TraceSink = Callable[..., Awaitable[None]]
+"""``await sink(spans, body, raw_requests=())``: the accepted spans (held as bytes), the request's serialized form,
+and (rarely) single-span requests that did not decode and are forwarded as they are
+(:func:`otel_mapper.otlp.salvage.decode_trace_request`)."""
+
+LogSink = Callable[[ExportLogsServiceRequest, bytes], Awaitable[LogsOutcome]]
+"""``await sink(request, body)``: a parsed logs request and its serialized protobuf form."""
+
+
+async def hand_over_traces(
+    decoded: DecodedTraces, body: bytes, sink: TraceSink, counters: ReceiverCounters
+) -> ExportTraceServiceResponse:
+    """Give a decoded request to the sink and count it; the response carries partial success. Every receiver
+    calls this; a :class:`Backpressure` from the sink is counted and re-raised for the protocol to answer."""
+    accepted = len(decoded.spans) + len(decoded.raw_requests)
+    if accepted:
+        try:
+            await sink(decoded.spans, body, decoded.raw_requests)
+        except Backpressure:
+            counters.refused_spans += accepted
+            raise
+    counters.accepted_spans += accepted
+    counters.undecodable_spans += len(decoded.raw_requests)
+    response = ExportTraceServiceResponse()
+    if decoded.rejected:
+        counters.rejected_spans += decoded.rejected
+        response.partial_success.CopyFrom(
+            ExportTracePartialSuccess(rejected_spans=decoded.rejected, error_message=decoded.reason)
+        )
+    return response
+
+
+async def hand_over_logs(
+    request: ExportLogsServiceRequest, body: bytes, sink: LogSink, counters: ReceiverCounters
+) -> ExportLogsServiceResponse:
+    """The same for logs: the sink's outcome becomes the partial success."""
+    records = log_record_count(request)
+    try:
+        outcome = await sink(request, body)
+    except Backpressure:
+        counters.refused_log_records += records
+        raise
+    counters.accepted_log_records += records - outcome.rejected
+    response = ExportLogsServiceResponse()
+    if outcome.rejected or outcome.message:
+        counters.rejected_log_records += outcome.rejected
+        response.partial_success.CopyFrom(
+            ExportLogsPartialSuccess(rejected_log_records=outcome.rejected, error_message=outcome.message)
+        )
+    return response
+
+
+def log_record_count(request: ExportLogsServiceRequest) -> int:
+    return sum(len(scope.log_records) for resource in request.resource_logs for scope in resource.scope_logs)

@@ -1,0 +1,118 @@
+"""OTLP/gRPC receivers (``TraceService/Export`` and ``LogsService/Export``) on grpc.aio.
+
+Requests are parsed here (raw-bytes handler) so a body that is not a valid ``ExportTraceServiceRequest`` gets
+``INVALID_ARGUMENT`` with a message instead of a generic error. Spans with malformed ids are refused through
+OTLP ``partial_success`` and the rest accepted. When the pipeline cannot take more, the answer is
+``UNAVAILABLE`` with a RetryInfo delay, so SDKs and Collectors retry instead of losing data.
+gzip-compressed requests are decompressed by gRPC itself.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+import grpc
+from google.protobuf.message import Message
+from google.protobuf import duration_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest, ExportLogsServiceResponse
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+
+from otel_mapper.otlp.salvage import WireError, decode_trace_request
+from processor.pipeline.intake import Backpressure, LogSink, TraceSink, hand_over_logs, hand_over_traces, log_record_count
+from processor.telemetry.counters import ReceiverCounters
+
+__all__ = [
+    "Backpressure",
+    "LOGS_SERVICE",
+    "LogsReceiver",
+    "TRACE_SERVICE",
+    "TraceReceiver",
+    "log_record_count",
+    "retry_info_trailer",
+]
+
+logger = logging.getLogger(__name__)
+
+TRACE_SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
+LOGS_SERVICE = "opentelemetry.proto.collector.logs.v1.LogsService"
+
+
+def retry_info_trailer(message: str, delay: float) -> tuple[tuple[str, bytes], ...]:
+    info = error_details_pb2.RetryInfo(
+        retry_delay=duration_pb2.Duration(seconds=int(delay), nanos=int((delay % 1) * 1e9))
+    )
+    status = status_pb2.Status(code=code_pb2.UNAVAILABLE, message=message)
+    status.details.add().Pack(info)
+    return (("grpc-status-details-bin", status.SerializeToString()),)
+
+
+class TraceReceiver:
+    """Handles Export calls; ``consume`` takes ownership of accepted spans (may raise Backpressure)."""
+
+    def __init__(self, consume: TraceSink, counters: ReceiverCounters) -> None:
+        self._consume = consume
+        self._counters = counters
+
+    def handler(self) -> grpc.GenericRpcHandler:
+        return _export_handler(TRACE_SERVICE, self._export, ExportTraceServiceResponse)
+
+    async def _export(self, body: bytes, context: grpc.aio.ServicerContext) -> ExportTraceServiceResponse:
+        try:
+            decoded = decode_trace_request(body)
+        except WireError as exc:
+            self._counters.invalid_requests += 1
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"request body is not a valid ExportTraceServiceRequest: {str(exc)[:200]}",
+            )
+        try:
+            return await hand_over_traces(decoded, body, self._consume, self._counters)
+        except Backpressure as exc:
+            await _refuse(context, exc)
+            raise  # unreachable: abort raises
+
+
+class LogsReceiver:
+    """Handles ``LogsService/Export`` calls: parse, hand the request to the log sink, report partial success."""
+
+    def __init__(self, consume: LogSink, counters: ReceiverCounters) -> None:
+        self._consume = consume
+        self._counters = counters
+
+    def handler(self) -> grpc.GenericRpcHandler:
+        return _export_handler(LOGS_SERVICE, self._export, ExportLogsServiceResponse)
+
+    async def _export(self, body: bytes, context: grpc.aio.ServicerContext) -> ExportLogsServiceResponse:
+        request = ExportLogsServiceRequest()
+        try:
+            request.ParseFromString(body)
+        except Exception as exc:  # DecodeError, or anything upb raises on garbage
+            self._counters.invalid_requests += 1
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"request body is not a valid ExportLogsServiceRequest: {str(exc)[:200]}",
+            )
+        try:
+            return await hand_over_logs(request, body, self._consume, self._counters)
+        except Backpressure as exc:
+            await _refuse(context, exc)
+            raise  # unreachable: abort raises
+
+
+def _export_handler(
+    service: str, export: Callable[..., Awaitable[Message]], response_type: type[Message]
+) -> grpc.GenericRpcHandler:
+    method = grpc.unary_unary_rpc_method_handler(
+        export,
+        request_deserializer=None,  # raw bytes: we parse, so we can answer INVALID_ARGUMENT ourselves
+        response_serializer=response_type.SerializeToString,
+    )
+    return grpc.method_handlers_generic_handler(service, {"Export": method})
+
+
+async def _refuse(context: grpc.aio.ServicerContext, exc: Backpressure) -> None:
+    """UNAVAILABLE with a RetryInfo delay: SDKs and Collectors retry after it."""
+    context.set_trailing_metadata(retry_info_trailer(str(exc), exc.retry_after))
+    await context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry after {exc.retry_after:g}s")
