@@ -27,7 +27,7 @@ logger = logging.getLogger(__name__)
 
 
 def corpus_root() -> Path:
-    return Path(__file__).resolve().parent.parent / "corpus"
+    return Path(__file__).resolve().parents[2] / "corpus"
 
 
 def _corpus_files(root: Path) -> list[Path]:
