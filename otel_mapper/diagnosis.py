@@ -82,3 +82,21 @@ class Diagnosis:
     drift: DriftResult = field(default_factory=DriftResult)
     error: str | None = None
     """Why analysis failed, when ``verdict`` is ``error``."""
+
+    @property
+    def failed_findings(self) -> int:
+        """Findings with status ``fail``: what ``agent_trajectory.findings`` counts."""
+        return sum(1 for item in self.chain if item.finding.status is FindingStatus.FAIL)
+
+    @property
+    def indeterminate(self) -> tuple[str, ...]:
+        """What could not be decided, sorted: categories of indeterminate findings, and the names of checks that
+        ended indeterminate without a finding (a detector that lacked its input)."""
+        undecided = {item.finding.category.value for item in self.chain if item.finding.status is FindingStatus.INDETERMINATE}
+        with_findings = {item.finding.detector for item in self.chain}
+        undecided.update(
+            result.verifier
+            for result in self.verifier_results
+            if result.status is VerifierStatus.INDETERMINATE and result.verifier not in with_findings
+        )
+        return tuple(sorted(undecided))

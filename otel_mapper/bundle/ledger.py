@@ -123,7 +123,7 @@ def build_ledger(trajectory: Trajectory, diagnosis: Diagnosis, *, content_mode: 
              "unit": "1"},
             {"name": "input_tokens", "value": sum(u.input_tokens for u in usage), "unit": "token"},
             {"name": "output_tokens", "value": sum(u.output_tokens for u in usage), "unit": "token"},
-            {"name": "findings", "value": len(diagnosis.chain), "unit": "1"},
+            {"name": "findings", "value": diagnosis.failed_findings, "unit": "1"},
             {"name": "spans", "value": trajectory.span_count, "unit": "1"},
         ],
         "conversation_history": [
@@ -139,6 +139,7 @@ def build_ledger(trajectory: Trajectory, diagnosis: Diagnosis, *, content_mode: 
             "root_cause": label(diagnosis.root_cause),
             "terminal_status": diagnosis.terminal_status.value,
             "verdict": diagnosis.verdict.value,
+            "indeterminate": list(diagnosis.indeterminate),
             "causal_chain": chain,
         },
         "ordering": {

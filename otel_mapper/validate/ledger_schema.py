@@ -99,6 +99,7 @@ LEDGER_SCHEMA: Final[dict[str, object]] = {
                 "root_cause": _TEXT,
                 "terminal_status": _TEXT,
                 "verdict": {"type": "string", "enum": ["pass", "fail", "indeterminate", "error"]},
+                "indeterminate": {"type": "array", "items": _TEXT, "maxItems": 64},
                 "causal_chain": {
                     "type": "array",
                     "items": {

@@ -5,9 +5,11 @@ Walks ``DIR`` for ``labels.json`` files next to ``trace.otlp.json``, maps the la
 if it has none) and prints per category TP / FP / FN, precision, recall, anchor accuracy (the finding sits on the
 labelled span) and terminal-status accuracy, then the misses with trace path and evidence. ``--json`` prints the
 same as one JSON object. Predicted ``indeterminate`` findings are counted apart: they are neither hits nor false
-alarms unless a label says ``indeterminate``.
+alarms unless a label says ``indeterminate``. A root cause is *unfounded* when the diagnosis has no failed finding
+of its category or the labels have no ``fail`` finding of it; a correct chain has none.
 
-Exit status: 0 when it ran (whatever the scores), 2 on a usage or config problem.
+Exit status: 0 when it ran (whatever the scores), 2 on a usage or config problem or when ``DIR`` holds no labelled
+trace.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from otel_mapper.model import Trajectory
 from processor.detectors.chain import DetectorChain
 from processor.detectors.config import DetectorsConfig, parse_detectors
 from processor.detectors.registry import check_enabled, load_detectors
+from semconv.trajectory import ROOT_CAUSE_NONE, FindingStatus
 
 __all__ = ["add_arguments", "run"]
 
@@ -60,6 +63,10 @@ class Report:
     terminal_right: int = 0
     misses: list[dict[str, Any]] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)
+    root_causes: int = 0
+    """Traces whose diagnosis names a root cause (anything but ``none``)."""
+    unfounded_root_causes: int = 0
+    """Root causes that no failed finding of the diagnosis, or no ``fail`` label of the trace, supports."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -139,12 +146,29 @@ def _score(report: Report, where: str, labels: dict[str, Any], trajectory: Traje
             report.misses.append({"trace": where, "category": category, "kind": "false alarm", "span": _span_of(trajectory, finding),
                                   "evidence": finding.evidence[:MAX_EVIDENCE]})
     report.traces += 1
+    _score_root_cause(report, where, labels, diagnosis)
     expected_terminal = labels.get("terminal_status")
     if expected_terminal == diagnosis.terminal_status.value:
         report.terminal_right += 1
     elif expected_terminal is not None:
         report.misses.append({"trace": where, "category": "terminal_status", "kind": "wrong terminal status", "span": "",
                               "evidence": f"labelled {expected_terminal}, got {diagnosis.terminal_status.value}"})
+
+
+def _score_root_cause(report: Report, where: str, labels: dict[str, Any], diagnosis: Diagnosis) -> None:
+    """A root cause is founded when a failed finding of its category exists and a ``fail`` label names it."""
+    cause = diagnosis.root_cause
+    if cause == ROOT_CAUSE_NONE:
+        return
+    report.root_causes += 1
+    failed = {item.finding.category.value for item in diagnosis.chain if item.finding.status is FindingStatus.FAIL}
+    labelled = {str(label.get("category")) for label in labels.get("findings") or [] if label.get("status", "fail") == "fail"}
+    if cause in failed and cause in labelled:
+        return
+    report.unfounded_root_causes += 1
+    why = "no failed finding of that category" if cause not in failed else "no fail label of that category"
+    report.misses.append({"trace": where, "category": "root_cause", "kind": "unfounded root cause", "span": "",
+                          "evidence": f"root cause {cause}: {why}"})
 
 
 def evaluate(directory: Path, config: DetectorsConfig) -> Report:
@@ -170,6 +194,8 @@ def _as_json(report: Report) -> dict[str, Any]:
     return {
         "traces": report.traces,
         "terminal_status_accuracy": report.terminal_right / report.traces if report.traces else None,
+        "root_causes": report.root_causes,
+        "unfounded_root_causes": report.unfounded_root_causes,
         "categories": {name: tally.as_dict() for name, tally in sorted(report.categories.items())},
         "misses": report.misses,
         "failures": report.failures,
@@ -188,6 +214,7 @@ def _print_text(report: Report, out: Any) -> None:
               f"{_fmt(row['anchor_accuracy']):>6} {tally.indeterminate:>5}", file=out)
     accuracy = report.terminal_right / report.traces if report.traces else None
     print(f"\nterminal status: {report.terminal_right}/{report.traces} right ({_fmt(accuracy)}) over {report.traces} traces", file=out)
+    print(f"root causes: {report.root_causes}, unfounded: {report.unfounded_root_causes}", file=out)
     if report.misses:
         print(f"\nmisses ({len(report.misses)}):", file=out)
         for miss in report.misses:
@@ -208,6 +235,10 @@ def run(args: argparse.Namespace) -> int:
         print("eval: the config has problems:", *(f"  {e}" for e in errors), sep="\n", file=sys.stderr)
         return 2
     report = evaluate(directory, config)
+    if not report.traces and not report.failures:
+        print(f"eval: no {LABELS} next to a {TRACE} under {directory}: nothing to score (see corpus/README.md for "
+              "the label format)", file=sys.stderr)
+        return 2
     if args.json:
         sys.stdout.write(orjson.dumps(_as_json(report), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
     else:

@@ -4,7 +4,8 @@ Dimensions (each optional, ``budget.*``): total tokens (summed over model-call n
 repeat aggregated usage are not counted twice), model calls, tool executions, duration (root span start/end:
 timestamps used as a latency measure, never as order) and cost (tokens priced with ``budget.prices``; calls of
 unpriced models make the cost a lower bound). One finding lists every exceeded dimension, anchored on the outermost
-agent invocation, else the root.
+agent invocation, else the root. A budget that cannot be checked (usage not recorded on some model calls, a model
+without a price) is one undecided check with the reason, never a finding: it cannot become a root cause.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 
 from otel_mapper.diagnosis import Finding
 from otel_mapper.model import Trajectory
-from processor.detectors.base import DetectorContext
+from processor.detectors.base import DetectorContext, DetectorReport
 from processor.detectors.causal import outermost_anchor
 from processor.detectors.config import BudgetConfig, Price
 from processor.detectors.globs import GlobSet
@@ -41,7 +42,7 @@ class BudgetDetector:
     version = "1.0.0"
     checked_property = "tokens, model calls, tool calls, duration and cost stay within the configured budget"
 
-    def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
+    def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding] | DetectorReport:
         config = context.config.budget
         models = context.of_kind(NodeKind.MODEL_CALL)
         tools = context.of_kind(NodeKind.TOOL_EXECUTION)
@@ -83,14 +84,19 @@ class BudgetDetector:
             if duration is not None and duration > config.max_duration_s:
                 over.append(f"duration {duration:.1f}s > max_duration_s {config.max_duration_s:g}")
         anchor = outermost_anchor(trajectory, context)
-        if anchor is None or not (over or undecided):
-            return []
-        return [
-            Finding(
-                category=FindingCategory.BUDGET_EXCEEDED,
-                severity=Severity.HIGH if over else Severity.LOW,
-                status=FindingStatus.FAIL if over else FindingStatus.INDETERMINATE,
-                node_id=anchor.id,
-                evidence="; ".join(over + undecided),
+        found: tuple[Finding, ...] = ()
+        if anchor is not None and over:
+            found = (
+                Finding(
+                    category=FindingCategory.BUDGET_EXCEEDED,
+                    severity=Severity.HIGH,
+                    status=FindingStatus.FAIL,
+                    node_id=anchor.id,
+                    evidence="; ".join(over + undecided),
+                ),
             )
-        ]
+        if undecided and not over:
+            # The input is missing (usage not recorded, model not priced): one undecided check, with why; no
+            # finding, so it can never become a root cause.
+            return DetectorReport(undecided=1, note="; ".join(undecided))
+        return found

@@ -82,7 +82,7 @@ class DetectorChain:
         ranked = rank_findings(findings, trajectory, context)
         return Diagnosis(
             verdict=verdict_of(ranked, results),
-            root_cause=ranked[0].finding.category.value if ranked else ROOT_CAUSE_NONE,
+            root_cause=root_cause_of(ranked),
             terminal_status=terminal_status(trajectory, [item.finding for item in ranked], context),
             chain=tuple(ranked),
             verifier_results=tuple(results),
@@ -183,8 +183,9 @@ def _summary(findings: list[Finding], cut: bool, report: DetectorReport) -> str:
 def rank_findings(findings: list[Finding], trajectory: Trajectory, context: DetectorContext) -> list[RankedFinding]:
     depth = context.index.depth
 
-    def key(finding: Finding) -> tuple[int, int, str, str, str, str]:
+    def key(finding: Finding) -> tuple[bool, int, int, str, str, str, str]:
         return (
+            finding.status is not FindingStatus.FAIL,  # failed findings first: rank 1 is never an indeterminate one
             -SEVERITY_WEIGHT[finding.severity],
             depth.get(finding.node_id, 0),
             finding.node_id,
@@ -206,6 +207,13 @@ def rank_findings(findings: list[Finding], trajectory: Trajectory, context: Dete
             )
         )
     return ranked
+
+
+def root_cause_of(ranked: Sequence[RankedFinding]) -> str:
+    """The category of the first failed finding; ``none`` when nothing failed (indeterminate is not a cause)."""
+    if ranked and ranked[0].finding.status is FindingStatus.FAIL:
+        return ranked[0].finding.category.value
+    return ROOT_CAUSE_NONE
 
 
 def verdict_of(ranked: Sequence[RankedFinding], results: Sequence[VerifierResult]) -> Verdict:

@@ -31,9 +31,11 @@ def test_ledger_has_the_v160_fields() -> None:
     assert ledger["turns_taken"] == 2
     assert ledger["ledger_version"] == "1.6.0"
     metrics = {m["name"]: m["value"] for m in ledger["metrics"]}
+    # "findings" counts failed findings only: the diagnosis has one fail and one indeterminate.
     assert metrics == {
-        "model_calls": 2, "tool_executions": 2, "input_tokens": 320, "output_tokens": 70, "findings": 2, "spans": 6
+        "model_calls": 2, "tool_executions": 2, "input_tokens": 320, "output_tokens": 70, "findings": 1, "spans": 6
     }
+    assert ledger["diagnostic_report"]["indeterminate"] == ["tool_loop"]
 
 
 def test_unavailable_lists_are_empty_and_declared() -> None:

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+from processor.detectors.base import DetectorReport
 from processor.detectors.budget import BudgetDetector
 from otel_mapper.model import TokenUsage
 from semconv.trajectory import FindingStatus, NodeKind
 
-from .support import TrajectoryBuilder, config, run
+from .support import TrajectoryBuilder, config, report, run
 
 
 def _run_with(tokens: list[tuple[int, int] | None], tools: int = 0) -> tuple[object, str]:
@@ -43,10 +44,18 @@ def test_cost_from_price_table() -> None:
     assert run(BudgetDetector(), trajectory, config({"budget": {"max_cost": 1.0, "prices": prices}})) == []
 
 
-def test_missing_usage_is_indeterminate_not_a_pass() -> None:
-    trajectory, _ = _run_with([None, (10, 10)])
+def test_missing_usage_is_one_undecided_check_not_a_finding() -> None:
+    trajectory, _ = _run_with([None, None, (10, 10)])
+    result = report(BudgetDetector(), trajectory, config({"budget": {"max_total_tokens": 1000}}))
+    assert isinstance(result, DetectorReport)
+    assert result.findings == () and result.undecided == 1
+    assert "token usage not recorded on 2 of 3 model calls" in result.note
+
+
+def test_missing_usage_still_fails_when_what_was_recorded_is_over() -> None:
+    trajectory, _ = _run_with([None, (900, 200)])
     (finding,) = run(BudgetDetector(), trajectory, config({"budget": {"max_total_tokens": 1000}}))
-    assert finding.status is FindingStatus.INDETERMINATE and "1 of 2" in finding.evidence
+    assert finding.status is FindingStatus.FAIL and "lower bound: 1 model calls without usage" in finding.evidence
 
 
 def test_within_budget_or_unconfigured_passes() -> None:

@@ -203,6 +203,28 @@ def test_ranking_is_severity_then_causal_depth_then_node_id_never_time() -> None
     assert diagnosis.chain[0].span_id == late.split(":")[1]
 
 
+def test_an_indeterminate_finding_is_never_the_root_cause_nor_counted_as_failed() -> None:
+    trajectory, ids = _three_step()
+    undecided = Finding(category=FindingCategory.TOOL_LOOP, severity=Severity.CRITICAL,
+                        status=FindingStatus.INDETERMINATE, node_id=ids[0], evidence="arguments not captured")
+    lacking_input = Fixed("budget_exceeded")
+    lacking_input.detect = lambda *_: DetectorReport(undecided=1, note="token usage not recorded")  # type: ignore[method-assign]
+
+    only_undecided = DetectorChain([Fixed("tool_loop", [undecided]), lacking_input], config()).run(trajectory)
+    with_a_failure = DetectorChain(
+        [Fixed("tool_loop", [undecided]), Fixed("tool_error", [_finding(ids[2], Severity.LOW)]), lacking_input], config()
+    ).run(trajectory)
+
+    assert (only_undecided.verdict, only_undecided.root_cause) == (Verdict.INDETERMINATE, "none")
+    assert only_undecided.failed_findings == 0
+    assert only_undecided.indeterminate == ("budget_exceeded", "tool_loop")
+    # A low-severity failure outranks a critical indeterminate finding: rank 1 is always a failed one.
+    assert (with_a_failure.verdict, with_a_failure.root_cause) == (Verdict.FAIL, "tool_error")
+    assert [item.finding.status for item in with_a_failure.chain] == [FindingStatus.FAIL, FindingStatus.INDETERMINATE]
+    assert with_a_failure.failed_findings == 1
+    assert with_a_failure.indeterminate == ("budget_exceeded", "tool_loop")
+
+
 def test_every_builtin_detector_runs_on_an_empty_and_a_small_trajectory() -> None:
     trajectory, _ = _three_step()
     empty = TrajectoryBuilder().build()

@@ -60,3 +60,22 @@ def test_config_problems_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
     (tmp_path / "bad.yaml").write_text("detectors: {loop: {min_repeats: 0}}\n")
     assert eval_cmd.run(_args(str(tmp_path), "--config", str(tmp_path / "bad.yaml"))) == 2
     assert "detectors.loop.min_repeats" in capsys.readouterr().err
+
+
+def test_a_directory_without_labels_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copy(CORPUS / "openai-v2-content-on" / "tool_loop" / "trace.otlp.json", tmp_path / "trace.otlp.json")
+
+    assert eval_cmd.run(_args(str(tmp_path))) == 2
+    assert "no labels.json next to a trace.otlp.json" in capsys.readouterr().err
+
+
+def test_unfounded_root_causes_are_counted(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    labels = corpus / "lib" / "tool_loop" / "labels.json"
+    document = json.loads(labels.read_text())
+    document["findings"] = []  # the labels now say nothing failed: a tool_loop root cause has no foundation
+    labels.write_text(json.dumps(document))
+
+    assert eval_cmd.run(_args(str(corpus), "--json")) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["unfounded_root_causes"] == 1
+    assert any(miss["kind"] == "unfounded root cause" and miss["trace"] == "lib/tool_loop" for miss in report["misses"])
