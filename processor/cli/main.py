@@ -58,7 +58,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--decision-wait", type=_positive_float, help="seconds without new spans after a root before release")
 
     map_cmd = commands.add_parser("map", help="map OTLP files offline (no network)")
-    map_cmd.add_argument("inputs", nargs="+", type=Path, metavar="INPUT", help="OTLP/JSON or binary protobuf files")
+    map_cmd.add_argument("inputs", nargs="+", metavar="INPUT",
+                         help="OTLP/JSON or binary protobuf files, directories of them (searched recursively), or - for stdin")
     map_cmd.add_argument("--config", type=Path, help="YAML config file")
     map_cmd.add_argument("--output-dir", type=Path, help="output directory (default ./otel-trajectory-data)")
 
@@ -144,16 +145,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{args.endpoint}: {text}")
             return 0 if serving else 1
         if args.command == "map":
+            from processor.cli.inputs import InputError, read_inputs
             from processor.cli.offline import map_files
             from processor.cli.table import format_table, row_of
 
             config = _load(args.config)
-            missing = [str(path) for path in args.inputs if not path.is_file()]
-            if missing:
-                print(f"input not found: {', '.join(missing)}", file=sys.stderr)
+            try:
+                inputs = read_inputs(args.inputs)
+            except InputError as exc:
+                print(f"otel-trajectory map: {exc}", file=sys.stderr)
                 return 2
+            for note in inputs.passed_over:
+                logger.info("passed over %s", note)
             output_dir = args.output_dir or Path(config.output_dir)
-            results = map_files(list(args.inputs), config, output_dir)
+            results = map_files(inputs.requests, config, output_dir)
             print(format_table(row_of(item) for item in results))
             print(f"\nwrote {len(results)} trajectories under {output_dir}/<trace id>/")
             return 0

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
 from otel_mapper.bundle.writer import BundleOptions
 from otel_mapper.otlp.held import hold_envelopes
 from otel_mapper.otlp.envelopes import SpanEnvelope, build_requests, split_request
-from otel_mapper.otlp.json_codec import decode_any
 from processor.pipeline.analysis import AnalysedTrace, Analyser
 from processor.pipeline.artifacts import ArtifactWriter
 from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
@@ -22,15 +23,14 @@ __all__ = ["group_by_trace", "map_files", "read_envelopes"]
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
 
-def read_envelopes(paths: Iterable[Path]) -> tuple[list[SpanEnvelope], int]:
-    """Every valid span of every input file, and the number of spans refused for malformed ids."""
+def read_envelopes(requests: Iterable[ExportTraceServiceRequest]) -> tuple[list[SpanEnvelope], int]:
+    """Every valid span of ``requests``, and the number of spans refused for malformed ids."""
     envelopes: list[SpanEnvelope] = []
     refused = 0
-    for path in paths:
-        for request in decode_any(path.read_bytes()):
-            accepted, rejected = split_request(request)
-            envelopes.extend(accepted)
-            refused += rejected.count if rejected else 0
+    for request in requests:
+        accepted, rejected = split_request(request)
+        envelopes.extend(accepted)
+        refused += rejected.count if rejected else 0
     return envelopes, refused
 
 
@@ -41,8 +41,9 @@ def group_by_trace(envelopes: Iterable[SpanEnvelope]) -> dict[bytes, list[SpanEn
     return dict(sorted(groups.items()))
 
 
-def map_files(paths: list[Path], config: Config, output_dir: Path) -> list[AnalysedTrace]:
-    envelopes, _ = read_envelopes(paths)
+def map_files(requests: Iterable[ExportTraceServiceRequest], config: Config, output_dir: Path) -> list[AnalysedTrace]:
+    """Analyse every trace of ``requests`` (see :mod:`processor.cli.inputs` for reading them) into ``output_dir``."""
+    envelopes, _ = read_envelopes(requests)
     analyser = Analyser(DetectorChain(load_detectors(config.detectors), config.detectors))
     writer = ArtifactWriter(output_dir, BundleOptions(content_mode=config.content_mode))
     results: list[AnalysedTrace] = []

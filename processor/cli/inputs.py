@@ -1,0 +1,126 @@
+"""What the offline commands read: OTLP trace files named on the command line, directories of them, or stdin.
+
+One reader for every command that takes ``INPUT...`` (``map`` and the commands that read what ``map`` reads):
+
+- a file is OTLP/JSON (one ``ExportTraceServiceRequest`` per line or per file) or a binary protobuf request,
+  detected from its content; a named file that does not decode, or decodes to no span, is refused;
+- a directory is searched recursively for ``*.json``, ``*.jsonl`` and ``*.pb`` files, in name order; files in it that
+  hold no OTLP spans (a ``labels.json``, the ``bundle.json`` and ``ledger.json`` that ``map`` writes) are passed over,
+  and counted, but a directory that yields no span at all is refused;
+- ``-`` reads standard input (once).
+
+Wrong input is refused, never skipped into "wrote 0 trajectories": :class:`InputError` names the input and says why.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from otel_mapper.otlp.json_codec import OtlpDecodeError, decode_any
+
+__all__ = ["STDIN", "InputError", "InputFile", "Inputs", "read_inputs"]
+
+STDIN = "-"
+SUFFIXES = (".json", ".jsonl", ".pb")
+"""What a directory is searched for."""
+
+
+class InputError(ValueError):
+    """An input that holds no OTLP span, or cannot be read; the message names it."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InputFile:
+    name: str
+    """The path as the user gave it (or found under a directory), ``-`` for standard input."""
+    requests: tuple[ExportTraceServiceRequest, ...]
+    spans: int
+
+
+@dataclass(slots=True, kw_only=True)
+class Inputs:
+    files: list[InputFile] = field(default_factory=list)
+    passed_over: list[str] = field(default_factory=list)
+    """Files found under a directory that hold no OTLP span (with the reason), in the order met."""
+
+    @property
+    def requests(self) -> Iterator[ExportTraceServiceRequest]:
+        for item in self.files:
+            yield from item.requests
+
+    @property
+    def spans(self) -> int:
+        return sum(item.spans for item in self.files)
+
+
+def _span_count(requests: Sequence[ExportTraceServiceRequest]) -> int:
+    return sum(len(scope.spans) for request in requests for resource in request.resource_spans for scope in resource.scope_spans)
+
+
+def _decode(name: str, data: bytes) -> InputFile:
+    if not data.strip():
+        raise InputError(f"{name}: the file is empty; expected OTLP/JSON or a binary ExportTraceServiceRequest")
+    try:
+        requests = tuple(decode_any(data))
+    except OtlpDecodeError as exc:
+        raise InputError(f"{name}: not OTLP trace data ({exc})") from None
+    spans = _span_count(requests)
+    if not spans:
+        raise InputError(
+            f"{name}: holds no OTLP span (expected resourceSpans[].scopeSpans[].spans[] in OTLP/JSON, or a binary "
+            "ExportTraceServiceRequest)"
+        )
+    return InputFile(name=name, requests=requests, spans=spans)
+
+
+def _files_under(directory: Path) -> list[Path]:
+    return sorted(path for path in directory.rglob("*") if path.is_file() and path.name.endswith(SUFFIXES))
+
+
+def read_inputs(
+    inputs: Sequence[str | Path], *, stdin: Callable[[], BinaryIO] = lambda: sys.stdin.buffer
+) -> Inputs:
+    """Every OTLP trace request of ``inputs``; raises :class:`InputError` on the first input that yields no span."""
+    if not inputs:
+        raise InputError("no input given: name OTLP files, directories of them, or - for standard input")
+    result = Inputs()
+    stdin_read = False
+    for given in inputs:
+        name = str(given)
+        if name == STDIN:
+            if stdin_read:
+                raise InputError("- (standard input) is named twice")
+            stdin_read = True
+            result.files.append(_decode("- (standard input)", stdin().read()))
+            continue
+        path = Path(given)
+        if path.is_dir():
+            found = 0
+            for file in _files_under(path):
+                try:
+                    item = _decode(str(file), file.read_bytes())
+                except (InputError, OSError) as exc:
+                    result.passed_over.append(str(exc))
+                    continue
+                result.files.append(item)
+                found += item.spans
+            if not found:
+                raise InputError(
+                    f"{name}: no file under this directory holds an OTLP span (searched {', '.join('*' + s for s in SUFFIXES)} "
+                    "recursively)"
+                )
+            continue
+        if not path.exists():
+            raise InputError(f"{name}: input not found")
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+        result.files.append(_decode(name, data))
+    return result
