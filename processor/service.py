@@ -33,7 +33,7 @@ from grpc_health.v1 import health_pb2_grpc
 
 from processor.auth import BearerTokenAuth
 from processor.config import Config, ExportConfig, parse_endpoint
-from processor.pipeline.admission import DEFAULT_MEMORY_SHARE, MiB, AdmissionControl, effective_memory_limit
+from processor.pipeline.admission import DEFAULT_MEMORY_SHARE, AdmissionControl, MiB, effective_memory_limit
 from processor.pipeline.analysis import AnalysedTrace, AnalysisStage
 from processor.pipeline.assembler import AssemblerLimits, TraceAssembler
 from processor.pipeline.exporter import OtlpGrpcExporter
