@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-
 from otel_mapper.otlp.json_codec import decode_json_lines
 from processor.config import Config
 from processor.pipeline.file_exporter import SPANS_FILE, UNDECODABLE_FILE, FileExporter
