@@ -12,8 +12,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
@@ -24,6 +23,14 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 from processor.config import ExportConfig, RetryConfig
+from processor.pipeline.outbound import (
+    ExportQueueFull,
+    OnSettled,
+    OutboundRequest,
+    Settlement,
+    Signal,
+    outbound,
+)
 from processor.telemetry.counters import ExporterCounters
 
 __all__ = [
@@ -51,52 +58,6 @@ RETRYABLE = frozenset(
 )
 
 
-class ExportQueueFull(Exception):
-    """The sending queue is full; the caller applies backpressure (the receiver answers UNAVAILABLE)."""
-
-
-class Signal(StrEnum):
-    """Which OTLP service a request goes to; the payload is that service's serialized Export request."""
-
-    TRACES = "traces"
-    LOGS = "logs"
-
-    @property
-    def method(self) -> str:
-        if self is Signal.TRACES:
-            return "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
-        return "/opentelemetry.proto.collector.logs.v1.LogsService/Export"
-
-
-class Settlement(StrEnum):
-    """How a request left the exporter."""
-
-    DELIVERED = "delivered"
-    """Acknowledged by the backend (partial success included: the backend decided, retrying cannot change it)."""
-    FAILED = "failed"
-    """Given up: a permanent error or the retry budget spent. Counted in ``send_failed``."""
-    ABANDONED = "abandoned"
-    """Still undelivered when the exporter shut down; it stays in the spool for the next start."""
-
-
-@dataclass(slots=True)
-class OutboundRequest:
-    """One serialized Export request with what the pipeline needs to know about it."""
-
-    payload: bytes
-    items: int
-    """Spans (traces) or log records (logs) in the payload."""
-    origins: Sequence[int] = field(default_factory=tuple)
-    """Spool entry per item (``-1`` when not spooled): acknowledged once the request is settled."""
-    alone: bool = False
-    """Never coalesced with other requests (spans that did not decode here: if the next hop refuses them, the
-    refusal must not take other spans with it)."""
-
-
-def outbound(request: ExportTraceServiceRequest, origins: Sequence[int] = ()) -> OutboundRequest:
-    return OutboundRequest(request.SerializeToString(), span_count(request), origins)
-
-
 @dataclass(frozen=True, slots=True)
 class SendResult:
     rejected_spans: int = 0
@@ -104,11 +65,6 @@ class SendResult:
 
 
 Send = Callable[[OutboundRequest, float], Awaitable[SendResult]]
-OnSettled = Callable[[OutboundRequest, Settlement], None]
-
-
-def span_count(request: ExportTraceServiceRequest) -> int:
-    return sum(len(scope.spans) for resource in request.resource_spans for scope in resource.scope_spans)
 
 
 def _identity(payload: bytes) -> bytes:
@@ -138,7 +94,10 @@ class OtlpGrpcExporter:
 
     ``send`` can be injected (tests); by default a real channel. ``credentials`` are the channel credentials for
     TLS (``None`` with ``tls.insecure``: plaintext). ``on_settled`` is told how every request ended.
+    Implements :class:`~processor.pipeline.outbound.Exporter`.
     """
+
+    holds_requests = True
 
     def __init__(
         self,
@@ -218,6 +177,11 @@ class OtlpGrpcExporter:
         await self._queue.put(request)
         self._queued_bytes += len(request.payload)
         self._counters.queue_size = self._queue.qsize()
+
+    async def put_trace(self, trace_id: bytes, requests: Sequence[OutboundRequest]) -> None:
+        """The requests of one analysed trace, each queued with :meth:`put`."""
+        for request in requests:
+            await self.put(request)
 
     async def _default_send(self, request: OutboundRequest, timeout: float) -> SendResult:
         assert self._call is not None

@@ -1,6 +1,6 @@
 """What every receiver (OTLP/gRPC, OTLP/HTTP; traces and logs) hands accepted data to, and how it is refused.
 
-A receiver parses and validates; the sinks below take ownership. A sink raises :class:`Backpressure` when the
+A receiver parses and validates; the sinks below take ownership of what they are handed. A sink raises :class:`Backpressure` when the
 pipeline cannot take more now; receivers turn it into the protocol's retryable answer (gRPC ``UNAVAILABLE`` with
 RetryInfo, HTTP 503 with ``Retry-After``). A sink returns only once the data is durable (spooled) when a spool
 is configured, so an acknowledgement to the client means the data survives a crash.
@@ -8,8 +8,9 @@ is configured, so an acknowledgement to the client means the data survives a cra
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
     ExportLogsPartialSuccess,
@@ -21,6 +22,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
+from otel_mapper.otlp.held import HeldSpan
 from otel_mapper.otlp.salvage import DecodedTraces
 from processor.telemetry.counters import ReceiverCounters
 
@@ -52,13 +54,31 @@ class LogsOutcome:
     message: str = ""
 
 
-TraceSink = Callable[..., Awaitable[None]]
-"""``await sink(spans, body, raw_requests=())``: the accepted spans (held as bytes), the request's serialized form,
-and (rarely) single-span requests that did not decode and are forwarded as they are
-(:func:`otel_mapper.otlp.salvage.decode_trace_request`)."""
+class TraceSink(Protocol):
+    """The consumer of accepted spans: ``await sink(spans, body, raw_requests)``.
 
-LogSink = Callable[[ExportLogsServiceRequest, bytes], Awaitable[LogsOutcome]]
-"""``await sink(request, body)``: a parsed logs request and its serialized protobuf form."""
+    Ownership: the callee owns what it is handed from the call on. It may keep the spans, annotate them in place
+    (their spool origin, for one) and hand them on without copying; the caller must not read or change them after
+    the call, whether it returned or raised.
+    """
+
+    async def __call__(
+        self, spans: Sequence[HeldSpan], body: bytes = b"", raw_requests: Sequence[bytes] = ()
+    ) -> None:
+        """``spans``: the accepted spans (held as bytes); ``body``: the request's serialized form (what is spooled);
+        ``raw_requests``: (rarely) single-span requests that did not decode and are forwarded as they are
+        (:func:`otel_mapper.otlp.salvage.decode_trace_request`). Raises :class:`Backpressure` to refuse."""
+        ...
+
+
+class LogSink(Protocol):
+    """The consumer of accepted log records: ``await sink(request, body)``, with the same ownership rule as
+    :class:`TraceSink` (the callee owns the request and its body from the call on)."""
+
+    async def __call__(self, request: ExportLogsServiceRequest, body: bytes) -> LogsOutcome:
+        """``request``: a parsed logs request; ``body``: its serialized protobuf form. Raises :class:`Backpressure`
+        to refuse; returns the records rejected for good."""
+        ...
 
 
 async def hand_over_traces(
