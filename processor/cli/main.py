@@ -65,8 +65,12 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="run the pipeline on the embedded corpus over loopback")
     demo.add_argument("--output-dir", type=Path, default=Path("otel-trajectory-data/demo"))
 
-    check = commands.add_parser("check-config", help="validate a config file and report every problem")
+    check = commands.add_parser(
+        "check-config", help="validate a config file and what serve will read (TLS and token files, spool); report every problem"
+    )
     check.add_argument("file", type=Path)
+    check.add_argument("--offline", action="store_true",
+                       help="check keys and values only, not the files and directories they name")
 
     health = commands.add_parser("healthcheck", help="exit 0 when a running serve answers SERVING (gRPC health)")
     health.add_argument("--endpoint", type=_endpoint_arg, default="127.0.0.1:4317", help="HOST:PORT of the gRPC receiver")
@@ -162,8 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_demo(args.output_dir)
         if args.command == "check-config":
-            config = _load(args.file)
-            print(f"{args.file}: OK")
+            config = _check_config(args.file, offline=args.offline)
+            print(f"{args.file}: OK" + (" (offline: files not checked)" if args.offline else ""))
             for line in _resolved_on_this_machine(config):
                 print(f"  {line}")
             return 0
@@ -185,6 +189,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"otel-trajectory {args.command}: {exc}", file=sys.stderr)
         return 1
     return 2
+
+
+def _check_config(path: Path, offline: bool) -> Config:
+    """The config, after the checks ``serve`` makes at start-up (files readable, spool writable) unless
+    ``offline``; raises :class:`ConfigError` listing every problem."""
+    from processor.config.checks import check_serve_settings
+    from processor.config.loader import read_config_file
+
+    config, problems = read_config_file(path, load_files=not offline)
+    if config is not None:
+        problems += check_serve_settings(config, offline=offline)
+    if problems or config is None:
+        raise ConfigError(problems, str(path))
+    return config
 
 
 def _resolved_on_this_machine(config: Config) -> list[str]:
