@@ -28,14 +28,14 @@ def _endpoint_arg(value: str) -> str:
     return value
 
 
-def _positive_float(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from exc
-    if number < 0:
-        raise argparse.ArgumentTypeError("must not be negative")
-    return number
+def _duration_arg(value: str) -> float:
+    """A duration flag: Go-style (``1m30s``, ``500ms``) or a number of seconds, as in the config file."""
+    from processor.settings import DURATION_FORMS, parse_duration_text
+
+    seconds = parse_duration_text(value)
+    if seconds is None:
+        raise argparse.ArgumentTypeError(f"{value!r} is not {DURATION_FORMS}")
+    return seconds
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -55,7 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--metrics-listen", type=_endpoint_arg, help="HOST:PORT for the Prometheus /metrics endpoint")
     serve.add_argument("--export-endpoint", type=_endpoint_arg, help="HOST:PORT of the next OTLP/gRPC hop")
     serve.add_argument("--output-dir", type=Path, help="where bundles, ledgers and (without an export endpoint) spans go")
-    serve.add_argument("--decision-wait", type=_positive_float, help="seconds without new spans after a root before release")
+    serve.add_argument("--decision-wait", type=_duration_arg,
+                       help="quiet time after a root before release: 2s, 500ms or seconds")
 
     map_cmd = commands.add_parser("map", help="map OTLP files offline (no network)")
     map_cmd.add_argument("inputs", nargs="+", type=Path, metavar="INPUT", help="OTLP/JSON or binary protobuf files")
@@ -74,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
 
     health = commands.add_parser("healthcheck", help="exit 0 when a running serve answers SERVING (gRPC health)")
     health.add_argument("--endpoint", type=_endpoint_arg, default="127.0.0.1:4317", help="HOST:PORT of the gRPC receiver")
-    health.add_argument("--timeout", type=_positive_float, default=2.0, help="seconds (default 2)")
+    health.add_argument("--timeout", type=_duration_arg, default=2.0, help="2s, 500ms or seconds (default 2)")
     health.add_argument("--ca-file", help="CA to trust when the receiver serves TLS")
     health.add_argument("--cert-file", help="client certificate when the receiver requires one (mTLS)")
     health.add_argument("--key-file", help="key of --cert-file")

@@ -245,3 +245,13 @@ def _nested(dotted: str, value: object) -> dict[str, Any]:
         node = node.setdefault(part, {})
     node[name] = value
     return root
+
+
+def test_duration_flags_take_the_config_forms() -> None:
+    from processor.cli.main import _parser
+
+    assert _parser().parse_args(["serve", "--decision-wait", "1m30s"]).decision_wait == 90.0
+    assert _parser().parse_args(["healthcheck", "--timeout", "500ms"]).timeout == 0.5
+    assert _parser().parse_args(["serve", "--decision-wait", "3"]).decision_wait == 3.0
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["serve", "--decision-wait", "soon"])
