@@ -13,8 +13,15 @@ from typing import Any
 import yaml
 
 from processor.config.definition import CONFIG, MiB
-from processor.config.model import AuthConfig, Config, ExportConfig, MetricsConfig, QueueConfig, RetryConfig
-from processor.config.model import TlsServerConfig
+from processor.config.model import (
+    AuthConfig,
+    Config,
+    ExportConfig,
+    MetricsConfig,
+    QueueConfig,
+    RetryConfig,
+    TlsServerConfig,
+)
 from processor.detectors.config import parse_detectors
 from processor.resources import cgroup_limits, usable_cpus
 from processor.settings import Values, read_section

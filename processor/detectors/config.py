@@ -32,14 +32,15 @@ from typing import Any
 
 import yaml
 
-from processor.detectors.config_definition import PRICE, RULE, DEFAULT_WRITE_TOOLS, DETECTORS, default
+from processor.detectors.config_definition import DEFAULT_WRITE_TOOLS, DETECTORS, PRICE, RULE, default
 from processor.detectors.drift_reference_model import ReferenceSet, parse_references
 from processor.detectors.globs import GlobSet
 from processor.settings import read_section
 
 __all__ = [
-    "BudgetConfig",
     "DEFAULT_WRITE_TOOLS",
+    "ArgumentsConfig",
+    "BudgetConfig",
     "DetectorsConfig",
     "DriftConfig",
     "DuplicateEffectConfig",
@@ -49,7 +50,6 @@ __all__ = [
     "PolicyConfig",
     "Price",
     "StateStallConfig",
-    "ArgumentsConfig",
     "parse_detectors",
 ]
 

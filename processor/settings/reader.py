@@ -6,6 +6,7 @@ and every problem is reported at once.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,16 +22,16 @@ class Values(Mapping[str, Any]):
 
     path: str
     raw: dict[str, Any]
-    values: dict[str, Any] = field(default_factory=dict)
+    by_name: dict[str, Any] = field(default_factory=dict)
 
     def __getitem__(self, key: str) -> Any:
-        return self.values[key]
+        return self.by_name[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.values)
+        return iter(self.by_name)
 
     def __len__(self) -> int:
-        return len(self.values)
+        return len(self.by_name)
 
     def at(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
@@ -56,7 +57,7 @@ def parse_duration(value: Any, path: str, problems: list[str], default: float) -
         seconds = float(value)
     elif isinstance(value, str):
         seconds = parse_duration_text(value)
-    if seconds is None or seconds != seconds:
+    if seconds is None or math.isnan(seconds):
         problems.append(f"{path}: expected {DURATION_FORMS}; got {value!r}")
         return default
     if seconds < 0:
@@ -77,13 +78,13 @@ def read_section(section: Section, raw: Any, path: str, problems: list[str]) -> 
         problems.append(f"{values.at(str(name))}: unknown key (known keys: {', '.join(sorted(known))})")
     for item in section.items:
         if isinstance(item, Section) and item.separate:
-            values.values[item.name] = raw.get(item.name)
+            values.by_name[item.name] = raw.get(item.name)
         elif isinstance(item, Section):
-            values.values[item.name] = read_section(item, raw.get(item.name), values.at(item.name), problems)
+            values.by_name[item.name] = read_section(item, raw.get(item.name), values.at(item.name), problems)
         elif item.name not in raw or (raw[item.name] is None and _null_is_default(item)):
-            values.values[item.name] = item.default
+            values.by_name[item.name] = item.default
         else:
-            values.values[item.name] = _read(item, raw[item.name], values.at(item.name), problems)
+            values.by_name[item.name] = _read(item, raw[item.name], values.at(item.name), problems)
     return values
 
 
@@ -137,7 +138,7 @@ def _check(key: Key, value: Any, path: str, problems: list[str]) -> str | None:
         ok = value == key.word or (is_int and _in_bounds(key, value))
         return None if ok else f"expected an integer >= {key.minimum or 0:g} or {key.word}"
     if kind == "number":
-        ok = (is_int or isinstance(value, float)) and value == value and _in_bounds(key, value)
+        ok = (is_int or isinstance(value, float)) and not math.isnan(value) and _in_bounds(key, value)
         return None if ok else f"expected {_number_text(key)}"
     if kind == "bool":
         return None if isinstance(value, bool) else "expected true or false"

@@ -120,7 +120,7 @@ def test_the_schema_and_the_example_are_generated_from_the_definition() -> None:
 
 def test_generate_check_fails_on_a_stale_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
-    import processor.config.generate as generate
+    from processor.config import generate
 
     stale = tmp_path / "config.example.yaml"
     stale.write_text(example_text().replace("  num_traces: 50000", "  num_traces: 1"))
