@@ -124,7 +124,9 @@ def test_generate_check_fails_on_a_stale_file(monkeypatch: pytest.MonkeyPatch, t
 
     stale = tmp_path / "config.example.yaml"
     stale.write_text(example_text().replace("  num_traces: 50000", "  num_traces: 1"))
+    (tmp_path / "schema.json").write_text(schema_text())
     monkeypatch.setattr(generate, "EXAMPLE_PATH", stale)
+    monkeypatch.setattr(generate, "SCHEMA_PATH", tmp_path / "schema.json")
     monkeypatch.setattr(generate, "ROOT", tmp_path)
     assert main(["--check"]) == 1
     assert "stale: config.example.yaml" in capsys.readouterr().err
@@ -255,3 +257,21 @@ def test_duration_flags_take_the_config_forms() -> None:
     assert _parser().parse_args(["serve", "--decision-wait", "3"]).decision_wait == 3.0
     with pytest.raises(SystemExit):
         _parser().parse_args(["serve", "--decision-wait", "soon"])
+
+
+def test_the_loader_uses_every_declared_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key declared (and so accepted) but never read into the config would be silently ignored."""
+    from processor.config.loader import build_config
+    from processor.settings import Values
+
+    read: set[str] = set()
+    original = Values.__getitem__
+
+    def recording(self: Values, key: str) -> Any:
+        read.add(self.at(key))
+        return original(self, key)
+
+    monkeypatch.setattr(Values, "__getitem__", recording)
+    text = re.sub(r"^(\s*)# (bearer_token_file|enabled|references):", r"\1\2:", EXAMPLE_PATH.read_text(), flags=re.M)
+    build_config(yaml.safe_load(text), load_files=False)
+    assert {path for path, _ in CONFIG.walk()} - read == set()
