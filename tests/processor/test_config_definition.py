@@ -275,3 +275,16 @@ def test_the_loader_uses_every_declared_key(monkeypatch: pytest.MonkeyPatch) -> 
     text = re.sub(r"^(\s*)# (bearer_token_file|enabled|references):", r"\1\2:", EXAMPLE_PATH.read_text(), flags=re.M)
     build_config(yaml.safe_load(text), load_files=False)
     assert {path for path, _ in CONFIG.walk()} - read == set()
+
+
+@pytest.mark.parametrize("rel", ["deploy/otel-trajectory/config.yaml", "deploy/examples/behind-gateway.yaml",
+                                 "deploy/examples/jaeger.yaml", "deploy/examples/tempo-tenant.yaml",
+                                 "corpus/config.yaml", "docs/config.example.yaml"])
+def test_the_config_files_in_the_repo_match_the_schema(rel: str) -> None:
+    from processor.config import expand_env
+
+    root = Path(__file__).resolve().parents[2]
+    problems: list[str] = []
+    document = yaml.safe_load(expand_env((root / rel).read_text(), {}, problems))
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
+    assert [error.message for error in validator.iter_errors(document)] == []
