@@ -28,14 +28,14 @@ def _endpoint_arg(value: str) -> str:
     return value
 
 
-def _positive_float(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from exc
-    if number < 0:
-        raise argparse.ArgumentTypeError("must not be negative")
-    return number
+def _duration_arg(value: str) -> float:
+    """A duration flag: Go-style (``1m30s``, ``500ms``) or a number of seconds, as in the config file."""
+    from processor.settings import DURATION_FORMS, parse_duration_text
+
+    seconds = parse_duration_text(value)
+    if seconds is None:
+        raise argparse.ArgumentTypeError(f"{value!r} is not {DURATION_FORMS}")
+    return seconds
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -55,7 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--metrics-listen", type=_endpoint_arg, help="HOST:PORT for the Prometheus /metrics endpoint")
     serve.add_argument("--export-endpoint", type=_endpoint_arg, help="HOST:PORT of the next OTLP/gRPC hop")
     serve.add_argument("--output-dir", type=Path, help="where bundles, ledgers and (without an export endpoint) spans go")
-    serve.add_argument("--decision-wait", type=_positive_float, help="seconds without new spans after a root before release")
+    serve.add_argument("--decision-wait", type=_duration_arg,
+                       help="quiet time after a root before release: 2s, 500ms or seconds")
 
     map_cmd = commands.add_parser("map", help="map OTLP files offline (no network)")
     map_cmd.add_argument("inputs", nargs="+", metavar="INPUT",
@@ -66,12 +67,16 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="run the pipeline on the embedded corpus over loopback")
     demo.add_argument("--output-dir", type=Path, default=Path("otel-trajectory-data/demo"))
 
-    check = commands.add_parser("check-config", help="validate a config file and report every problem")
+    check = commands.add_parser(
+        "check-config", help="validate a config file and what serve will read (TLS and token files, spool); report every problem"
+    )
     check.add_argument("file", type=Path)
+    check.add_argument("--offline", action="store_true",
+                       help="check keys and values only, not the files and directories they name")
 
     health = commands.add_parser("healthcheck", help="exit 0 when a running serve answers SERVING (gRPC health)")
     health.add_argument("--endpoint", type=_endpoint_arg, default="127.0.0.1:4317", help="HOST:PORT of the gRPC receiver")
-    health.add_argument("--timeout", type=_positive_float, default=2.0, help="seconds (default 2)")
+    health.add_argument("--timeout", type=_duration_arg, default=2.0, help="2s, 500ms or seconds (default 2)")
     health.add_argument("--ca-file", help="CA to trust when the receiver serves TLS")
     health.add_argument("--cert-file", help="client certificate when the receiver requires one (mTLS)")
     health.add_argument("--key-file", help="key of --cert-file")
@@ -167,8 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_demo(args.output_dir)
         if args.command == "check-config":
-            config = _load(args.file)
-            print(f"{args.file}: OK")
+            config = _check_config(args.file, offline=args.offline)
+            print(f"{args.file}: OK" + (" (offline: files not checked)" if args.offline else ""))
             for line in _resolved_on_this_machine(config):
                 print(f"  {line}")
             return 0
@@ -190,6 +195,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"otel-trajectory {args.command}: {exc}", file=sys.stderr)
         return 1
     return 2
+
+
+def _check_config(path: Path, offline: bool) -> Config:
+    """The config, after the checks ``serve`` makes at start-up (files readable, spool writable) unless
+    ``offline``; raises :class:`ConfigError` listing every problem."""
+    from processor.config.checks import check_serve_settings
+    from processor.config.loader import read_config_file
+
+    config, problems = read_config_file(path, load_files=not offline)
+    if config is not None:
+        problems += check_serve_settings(config, offline=offline)
+    if problems or config is None:
+        raise ConfigError(problems, str(path))
+    return config
 
 
 def _resolved_on_this_machine(config: Config) -> list[str]:

@@ -1,7 +1,9 @@
 """Typed configuration of the detectors (the ``detectors:`` section of the config file).
 
-Keys are a public interface (see README). ``parse_detectors`` reports every problem at once: each message names
-the key path and says what to write instead; defaults are used in place of bad values so parsing continues.
+Keys are a public interface (see README), declared once in ``config_definition.py`` (names, kinds, defaults, bounds),
+which also feeds the JSON Schema and ``docs/config.example.yaml``. ``parse_detectors`` reports every problem at
+once: each message names the key path and says what to write instead; defaults are used in place of bad values so
+parsing continues.
 
     detectors:
       enabled: [tool_error, tool_loop, ...]          # run order; default: every built-in
@@ -30,10 +32,14 @@ from typing import Any
 
 import yaml
 
+from processor.detectors.config_definition import DEFAULT_WRITE_TOOLS, DETECTORS, PRICE, RULE, default
 from processor.detectors.drift_reference_model import ReferenceSet, parse_references
 from processor.detectors.globs import GlobSet
+from processor.settings import read_section
 
 __all__ = [
+    "DEFAULT_WRITE_TOOLS",
+    "ArgumentsConfig",
     "BudgetConfig",
     "DetectorsConfig",
     "DriftConfig",
@@ -44,26 +50,22 @@ __all__ = [
     "PolicyConfig",
     "Price",
     "StateStallConfig",
-    "ArgumentsConfig",
     "parse_detectors",
 ]
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_WRITE_TOOLS = ("create_*", "update_*", "write_*", "delete_*", "send_*", "transfer_*", "post_*", "put_*")
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LoopConfig:
-    min_repeats: int = 3
-    fuzzy: bool = True
+    min_repeats: int = default("loop.min_repeats")
+    fuzzy: bool = default("loop.fuzzy")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PolicyConfig:
     forbidden_tools: GlobSet = field(default_factory=GlobSet)
     approval_required_tools: GlobSet = field(default_factory=GlobSet)
-    approval_nodes: GlobSet = field(default_factory=lambda: GlobSet(("*approv*",)))
+    approval_nodes: GlobSet = field(default_factory=lambda: GlobSet(default("policy.approval_nodes")))
     """Names of nodes (any kind) that count as an approval; guardrail nodes that passed always count."""
 
 
@@ -77,7 +79,7 @@ class OrderingRule:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OrderingConfig:
     rules: tuple[OrderingRule, ...] = ()
-    require_successful_read: bool = True
+    require_successful_read: bool = default("ordering.require_successful_read")
     """Only a read whose execution committed qualifies."""
 
 
@@ -100,14 +102,14 @@ class BudgetConfig:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StateStallConfig:
-    turns: int = 3
+    turns: int = default("state_stall.turns")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DuplicateEffectConfig:
-    write_tools: GlobSet = field(default_factory=lambda: GlobSet(DEFAULT_WRITE_TOOLS))
+    write_tools: GlobSet = field(default_factory=lambda: GlobSet(default("duplicate_effect.write_tools")))
     idempotent_tools: GlobSet = field(default_factory=GlobSet)
-    idempotency_keys: tuple[str, ...] = ("idempotency_key", "idempotencyKey", "idempotency-key")
+    idempotency_keys: tuple[str, ...] = default("duplicate_effect.idempotency_keys")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -122,25 +124,25 @@ class DriftConfig:
     """Path of the reference tool paths file (relative to the config file)."""
     reference_set: ReferenceSet | None = None
     """The loaded file (``None`` when not configured or not loaded)."""
-    window: int = 200
-    min_runs: int = 20
-    z_threshold: float = 3.0
-    relative_tolerance: float = 0.5
+    window: int = default("drift.window")
+    min_runs: int = default("drift.min_runs")
+    z_threshold: float = default("drift.z_threshold")
+    relative_tolerance: float = default("drift.relative_tolerance")
     """A numeric dimension drifts only when it also moves by more than this fraction of the baseline mean."""
-    max_mix_distance: float = 0.5
+    max_mix_distance: float = default("drift.max_mix_distance")
     """Total-variation distance between this run's tool mix and the baseline's above which the mix drifted."""
-    path_dominance: float = 0.8
+    path_dominance: float = default("drift.path_dominance")
     """A never-seen tool path counts as drift only when one path made up at least this share of the window."""
-    max_baselines: int = 10_000
+    max_baselines: int = default("drift.max_baselines")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DetectorsConfig:
     enabled: tuple[str, ...] | None = None
     """Detector names in run order; ``None`` runs every built-in detector in its default order."""
-    time_budget_s: float = 2.0
+    time_budget_s: float = default("time_budget_s")
     """A detector that takes longer than this on one trajectory is stopped (cooperatively) and reported ``error``."""
-    trajectory_time_budget_s: float = 10.0
+    trajectory_time_budget_s: float = default("trajectory_time_budget_s")
     """All detectors together on one trajectory; detectors left when it is spent are reported ``error``."""
     loop: LoopConfig = field(default_factory=LoopConfig)
     policy: PolicyConfig = field(default_factory=PolicyConfig)
@@ -151,63 +153,6 @@ class DetectorsConfig:
     arguments: ArgumentsConfig = field(default_factory=ArgumentsConfig)
     drift: DriftConfig = field(default_factory=DriftConfig)
 
-
-# --- small typed readers; each appends "<path>: <what is wrong>; <what to write>" --------------------------------
-class _Reader:
-    def __init__(self, raw: dict[str, Any], path: str, errors: list[str], known: set[str]) -> None:
-        self.raw, self.path, self.errors = raw, path, errors
-        for key in sorted(set(raw) - known, key=str):
-            errors.append(f"{path}.{key}: unknown key (known: {', '.join(sorted(known))})")
-
-    def int(self, key: str, default: int | None, minimum: int = 0) -> int | None:
-        value = self.raw.get(key, default)
-        if value is None:
-            return default
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            self.errors.append(f"{self.path}.{key}: expected an integer >= {minimum}, got {value!r}")
-            return default
-        return value
-
-    def number(self, key: str, default: float | None, positive: bool = True, maximum: float | None = None) -> float | None:
-        value = self.raw.get(key, default)
-        if value is None:
-            return default
-        bad = isinstance(value, bool) or not isinstance(value, (int, float)) or value != value
-        bad = bad or (positive and value <= 0) or (not positive and value < 0)
-        bad = bad or (maximum is not None and value > maximum)
-        if bad:
-            bound = f" and <= {maximum:g}" if maximum is not None else ""
-            self.errors.append(f"{self.path}.{key}: expected a {'positive' if positive else 'non-negative'} number{bound}, got {value!r}")
-            return default
-        return float(value)
-
-    def bool(self, key: str, default: bool) -> bool:
-        value = self.raw.get(key, default)
-        if not isinstance(value, bool):
-            self.errors.append(f"{self.path}.{key}: expected true or false, got {value!r}")
-            return default
-        return value
-
-    def strings(self, key: str, default: tuple[str, ...]) -> tuple[str, ...]:
-        value = self.raw.get(key)
-        if value is None:
-            return default
-        if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
-            self.errors.append(f"{self.path}.{key}: expected a list of non-empty strings (globs like \"delete_*\"), got {value!r:.80}")
-            return default
-        return tuple(value)
-
-    def globs(self, key: str, default: tuple[str, ...] = ()) -> GlobSet:
-        return GlobSet(self.strings(key, default))
-
-    def section(self, key: str) -> dict[str, Any]:
-        value = self.raw.get(key)
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            self.errors.append(f"{self.path}.{key}: expected a mapping, got {type(value).__name__}")
-            return {}
-        return value
 
 
 def _rules(raw: Any, path: str, errors: list[str]) -> tuple[OrderingRule, ...]:
@@ -223,7 +168,7 @@ def _rules(raw: Any, path: str, errors: list[str]) -> tuple[OrderingRule, ...]:
         if not isinstance(item, dict):
             errors.append(f"{where}: expected a mapping {{name, before: [globs], then: [globs]}}")
             continue
-        reader = _Reader(item, where, errors, {"name", "before", "then"})
+        values = read_section(RULE, item, where, errors)
         name = item.get("name", f"rule-{position + 1}")
         if not isinstance(name, str) or not name:
             errors.append(f"{where}.name: expected a non-empty string")
@@ -231,7 +176,7 @@ def _rules(raw: Any, path: str, errors: list[str]) -> tuple[OrderingRule, ...]:
         if name in names:
             errors.append(f"{where}.name: duplicate rule name {name!r}; give each rule its own name")
         names.add(name)
-        before, then = reader.globs("before"), reader.globs("then")
+        before, then = GlobSet(values["before"]), GlobSet(values["then"])
         if not before or not then:
             errors.append(f"{where}: both 'before' and 'then' need at least one tool glob")
             continue
@@ -239,25 +184,34 @@ def _rules(raw: Any, path: str, errors: list[str]) -> tuple[OrderingRule, ...]:
     return tuple(rules)
 
 
-def _prices(raw: dict[str, Any], path: str, errors: list[str]) -> tuple[tuple[str, Price], ...]:
+def _prices(raw: Any, path: str, errors: list[str]) -> tuple[tuple[str, Price], ...]:
+    if not raw:
+        return ()
+    if not isinstance(raw, dict):
+        errors.append(f"{path}: expected a mapping, got {type(raw).__name__}")
+        return ()
     prices: list[tuple[str, Price]] = []
     for model, entry in raw.items():
         where = f"{path}.{model}"
         if not isinstance(entry, dict):
             errors.append(f"{where}: expected {{input_per_million: <number>, output_per_million: <number>}}")
             continue
-        reader = _Reader(entry, where, errors, {"input_per_million", "output_per_million"})
+        values = read_section(PRICE, entry, where, errors)
         given = "input_per_million" in entry and "output_per_million" in entry
         if not given:
             errors.append(f"{where}: give both input_per_million and output_per_million (price per million tokens)")
-        inp = reader.number("input_per_million", 0.0, positive=False)
-        out = reader.number("output_per_million", 0.0, positive=False)
-        if given:
-            prices.append((str(model), Price(input_per_million=inp or 0.0, output_per_million=out or 0.0)))
+            continue
+        price = Price(input_per_million=values["input_per_million"], output_per_million=values["output_per_million"])
+        prices.append((str(model), price))
     return tuple(prices)
 
 
-def _schemas(raw: dict[str, Any], path: str, errors: list[str]) -> dict[str, dict[str, Any]]:
+def _schemas(raw: Any, path: str, errors: list[str]) -> dict[str, dict[str, Any]]:
+    if not raw:
+        return {}
+    if not isinstance(raw, dict):
+        errors.append(f"{path}: expected a mapping, got {type(raw).__name__}")
+        return {}
     schemas: dict[str, dict[str, Any]] = {}
     try:
         from jsonschema import exceptions, validators
@@ -305,83 +259,62 @@ def parse_detectors(
     if not isinstance(raw, dict):
         errors.append(f"{path}: expected a mapping, got {type(raw).__name__}")
         return DetectorsConfig()
-    known = {"enabled", "time_budget_s", "trajectory_time_budget_s", "loop", "policy", "ordering", "budget",
-             "state_stall", "duplicate_effect", "arguments", "drift"}
-    top = _Reader(raw, path, errors, known)
-    enabled = raw.get("enabled")
-    if enabled is not None and (not isinstance(enabled, list) or not all(isinstance(x, str) for x in enabled)):
-        errors.append(f"{path}.enabled: expected a list of detector names")
-        enabled = None
+    top = read_section(DETECTORS, raw, path, errors)
+    enabled = top["enabled"]
     if enabled is not None and len(set(enabled)) != len(enabled):
         errors.append(f"{path}.enabled: a detector is listed twice; list each once")
+    loop, policy, ordering, budget = top["loop"], top["policy"], top["ordering"], top["budget"]
+    dup, drift = top["duplicate_effect"], top["drift"]
 
-    loop_raw = top.section("loop")
-    loop = _Reader(loop_raw, f"{path}.loop", errors, {"min_repeats", "fuzzy"})
-    policy = _Reader(top.section("policy"), f"{path}.policy", errors, {"forbidden_tools", "approval_required_tools", "approval_nodes"})
-    ordering_raw = top.section("ordering")
-    ordering = _Reader(ordering_raw, f"{path}.ordering", errors, {"rules", "require_successful_read"})
-    budget_raw = top.section("budget")
-    budget = _Reader(budget_raw, f"{path}.budget", errors,
-                     {"max_total_tokens", "max_model_calls", "max_tool_calls", "max_duration_s", "max_cost", "prices"})
-    stall = _Reader(top.section("state_stall"), f"{path}.state_stall", errors, {"turns"})
-    dup = _Reader(top.section("duplicate_effect"), f"{path}.duplicate_effect", errors,
-                  {"write_tools", "idempotent_tools", "idempotency_keys"})
-    arguments = _Reader(top.section("arguments"), f"{path}.arguments", errors, {"schemas"})
-    drift_raw = top.section("drift")
-    drift = _Reader(drift_raw, f"{path}.drift", errors,
-                    {"references", "window", "min_runs", "z_threshold", "relative_tolerance", "max_mix_distance",
-                     "path_dominance", "max_baselines"})
-
-    references = drift_raw.get("references")
+    references = drift["references"]
     reference_set = None
-    if references is not None and (not isinstance(references, str) or not references):
+    if references is not None and not references:
         errors.append(f"{path}.drift.references: expected the path of a YAML file of reference tool paths")
         references = None
     elif references is not None and load_files:
         reference_set = _load_references(references, base_dir, f"{path}.drift.references", errors)
-    window = drift.int("window", 200, minimum=1) or 200
-    min_runs = drift.int("min_runs", 20, minimum=1) or 20
+    window, min_runs = drift["window"], drift["min_runs"]
     if min_runs > window:
         errors.append(f"{path}.drift.min_runs: {min_runs} is larger than drift.window ({window}); a verdict could never be given")
 
     return DetectorsConfig(
-        enabled=tuple(enabled) if enabled is not None else None,
-        time_budget_s=top.number("time_budget_s", 2.0) or 2.0,
-        trajectory_time_budget_s=top.number("trajectory_time_budget_s", 10.0) or 10.0,
-        loop=LoopConfig(min_repeats=loop.int("min_repeats", 3, minimum=2) or 3, fuzzy=loop.bool("fuzzy", True)),
+        enabled=enabled,
+        time_budget_s=top["time_budget_s"],
+        trajectory_time_budget_s=top["trajectory_time_budget_s"],
+        loop=LoopConfig(min_repeats=loop["min_repeats"], fuzzy=loop["fuzzy"]),
         policy=PolicyConfig(
-            forbidden_tools=policy.globs("forbidden_tools"),
-            approval_required_tools=policy.globs("approval_required_tools"),
-            approval_nodes=policy.globs("approval_nodes", ("*approv*",)),
+            forbidden_tools=GlobSet(policy["forbidden_tools"]),
+            approval_required_tools=GlobSet(policy["approval_required_tools"]),
+            approval_nodes=GlobSet(policy["approval_nodes"]),
         ),
         ordering=OrderingConfig(
-            rules=_rules(ordering_raw.get("rules"), f"{path}.ordering.rules", errors),
-            require_successful_read=ordering.bool("require_successful_read", True),
+            rules=_rules(ordering["rules"], ordering.at("rules"), errors),
+            require_successful_read=ordering["require_successful_read"],
         ),
         budget=BudgetConfig(
-            max_total_tokens=budget.int("max_total_tokens", None, minimum=1),
-            max_model_calls=budget.int("max_model_calls", None, minimum=1),
-            max_tool_calls=budget.int("max_tool_calls", None, minimum=1),
-            max_duration_s=budget.number("max_duration_s", None),
-            max_cost=budget.number("max_cost", None),
-            prices=_prices(budget.section("prices"), f"{path}.budget.prices", errors),
+            max_total_tokens=budget["max_total_tokens"],
+            max_model_calls=budget["max_model_calls"],
+            max_tool_calls=budget["max_tool_calls"],
+            max_duration_s=budget["max_duration_s"],
+            max_cost=budget["max_cost"],
+            prices=_prices(budget["prices"], budget.at("prices"), errors),
         ),
-        state_stall=StateStallConfig(turns=stall.int("turns", 3, minimum=2) or 3),
+        state_stall=StateStallConfig(turns=top["state_stall"]["turns"]),
         duplicate_effect=DuplicateEffectConfig(
-            write_tools=dup.globs("write_tools", DEFAULT_WRITE_TOOLS),
-            idempotent_tools=dup.globs("idempotent_tools"),
-            idempotency_keys=dup.strings("idempotency_keys", ("idempotency_key", "idempotencyKey", "idempotency-key")),
+            write_tools=GlobSet(dup["write_tools"]),
+            idempotent_tools=GlobSet(dup["idempotent_tools"]),
+            idempotency_keys=dup["idempotency_keys"],
         ),
-        arguments=ArgumentsConfig(schemas=_schemas(arguments.section("schemas"), f"{path}.arguments.schemas", errors)),
+        arguments=ArgumentsConfig(schemas=_schemas(top["arguments"]["schemas"], f"{path}.arguments.schemas", errors)),
         drift=DriftConfig(
             references=references,
             reference_set=reference_set,
             window=window,
             min_runs=min_runs,
-            z_threshold=drift.number("z_threshold", 3.0) or 3.0,
-            relative_tolerance=drift.number("relative_tolerance", 0.5, positive=False) or 0.0,
-            max_mix_distance=drift.number("max_mix_distance", 0.5, maximum=1.0) or 0.5,
-            path_dominance=drift.number("path_dominance", 0.8, maximum=1.0) or 0.8,
-            max_baselines=drift.int("max_baselines", 10_000, minimum=1) or 10_000,
+            z_threshold=drift["z_threshold"],
+            relative_tolerance=drift["relative_tolerance"],
+            max_mix_distance=drift["max_mix_distance"],
+            path_dominance=drift["path_dominance"],
+            max_baselines=drift["max_baselines"],
         ),
     )

@@ -30,6 +30,7 @@ from enum import StrEnum
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 
 from otel_mapper.otlp.held import HeldSpan
+from processor.config.definition import default
 
 __all__ = ["AssemblerLimits", "AssemblerStats", "ReleaseReason", "ReleasedTrace", "TraceAssembler"]
 
@@ -54,12 +55,14 @@ class ReleaseReason(StrEnum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AssemblerLimits:
-    decision_wait: float = 2.0
-    idle_timeout: float = 30.0
-    max_trace_wait: float = 300.0
-    num_traces: int = 50_000
-    max_buffered_spans: int = 1_000_000
-    released_cache_size: int = 100_000
+    """The ``processor.*`` limits; defaults from the config definition."""
+
+    decision_wait: float = default("processor.decision_wait")
+    idle_timeout: float = default("processor.idle_timeout")
+    max_trace_wait: float = default("processor.max_trace_wait")
+    num_traces: int = default("processor.num_traces")
+    max_buffered_spans: int = default("processor.max_buffered_spans")
+    released_cache_size: int = default("processor.released_cache_size")
 
 
 @dataclass(slots=True)

@@ -1,4 +1,7 @@
-"""Config loading: defaults, env expansion, every problem reported at once, every config file in the repo loads."""
+"""Config loading: env expansion, every problem reported at once, every config file in the repo loads.
+
+Defaults, the schema and the example against the definition: ``test_config_definition.py``; ``check-config``:
+``test_check_config.py``."""
 
 from __future__ import annotations
 
@@ -9,12 +12,6 @@ import pytest
 from processor.config import Config, ConfigError, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def test_defaults() -> None:
-    config = load_config(None)
-    assert config == Config()
-    assert config.listen == "127.0.0.1:4317" and config.decision_wait == 2.0 and config.export is None
 
 
 def test_durations_env_and_collector_names(tmp_path: Path) -> None:
