@@ -19,7 +19,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from processor.config import Config, ExportConfig
 from processor.service import TrajectoryService
-from processor.cli.demo_sink import CaptureSink
+from tests.support.capture_sink import CaptureSink
 from semconv import trajectory as names
 
 OURS_EVENTS = {names.FINDING_EVENT, "gen_ai.evaluation.result"}

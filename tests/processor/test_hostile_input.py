@@ -19,7 +19,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 from otel_mapper.otlp.protowire import length_delimited
 from processor.config import Config, ExportConfig, MiB
 from processor.service import TrajectoryService
-from processor.cli.demo_sink import CaptureSink
+from tests.support.capture_sink import CaptureSink
 from tests.support.scale import deep_chain
 from tests.support.spans import request, span
 

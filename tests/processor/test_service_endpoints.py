@@ -26,7 +26,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from processor import cli
 from processor.config import AuthConfig, Config, ExportConfig, MetricsConfig, TlsServerConfig
 from processor.service import TrajectoryService
-from processor.cli.demo_sink import CaptureSink
+from tests.support.capture_sink import CaptureSink
 from processor.tls import server_credentials
 from tests.support.pki import make_pki
 from tests.support.spans import request, span
