@@ -8,6 +8,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from opentelemetry.exporter.otlp.proto.common._internal.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
@@ -21,6 +22,8 @@ from processor.config import Config, ExportConfig
 from processor.service import TrajectoryService
 from tests.support.capture_sink import CaptureSink
 from semconv import trajectory as names
+
+pytestmark = pytest.mark.slow  # starts servers or processes
 
 OURS_EVENTS = {names.FINDING_EVENT, "gen_ai.evaluation.result"}
 

@@ -34,6 +34,8 @@ from processor.pipeline.http_receiver import JSON, PROTOBUF, OtlpHttpReceiver
 from processor.pipeline.intake import Backpressure, LogsOutcome
 from processor.telemetry.counters import ReceiverCounters
 
+pytestmark = pytest.mark.slow  # starts servers or processes
+
 MiB = 1024 * 1024
 TRACE_ID = bytes.fromhex("5b8efff798038103d269b633813fc60c")
 SPAN_ID = bytes.fromhex("eee19b7ec3c1b174")

@@ -107,6 +107,7 @@ def _types(text: str) -> dict[str, str]:
 
 
 # --- Prometheus ---------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_metrics_endpoint_serves_current_values() -> None:
     telemetry = Telemetry()
     telemetry.detectors.seconds.update({"tool_loop": 0.25, "goal_drift": 1.5})
@@ -199,6 +200,7 @@ def test_prometheus_conventions_hold_for_every_family() -> None:
             assert any(unit_suffix in name and spec.name.split(".")[-1] in name for name in ours), spec.name
 
 
+@pytest.mark.slow
 def test_start_up_says_once_what_is_on(caplog: pytest.LogCaptureFixture) -> None:
     async def scenario() -> int:
         self_metrics = SelfMetrics(Telemetry, otlp_endpoint="127.0.0.1:9", otlp_interval=3600)
@@ -318,6 +320,7 @@ async def metrics_backend() -> AsyncIterator[tuple[int, list[tuple[ExportMetrics
         await server.stop(None)
 
 
+@pytest.mark.slow
 def test_otlp_export_delivers_our_metrics_on_close() -> None:
     telemetry = Telemetry()
     telemetry.receiver.accepted_spans = 7

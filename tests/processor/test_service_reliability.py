@@ -16,6 +16,7 @@ from pathlib import Path
 
 import aiohttp
 import grpc
+import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -27,6 +28,8 @@ from processor.service import TrajectoryService
 from tests.support.capture_sink import CaptureSink
 from tests.support.serve_process import ServeProcess, free_port
 from tests.support.spans import request, span
+
+pytestmark = pytest.mark.slow  # starts servers or processes
 
 METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 

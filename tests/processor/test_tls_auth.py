@@ -85,6 +85,7 @@ async def say(
 
 
 # --- server TLS ---------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_client_trusting_our_ca_connects(pki: Pki) -> None:
     async def scenario() -> bytes | grpc.StatusCode:
         async with running_server(server_credentials(pki.server_cert, pki.server_key, None)) as port:
@@ -93,6 +94,7 @@ def test_client_trusting_our_ca_connects(pki: Pki) -> None:
     assert asyncio.run(scenario()) == b"hello"
 
 
+@pytest.mark.slow
 def test_client_without_our_ca_cannot_connect(pki: Pki) -> None:
     async def scenario() -> tuple[bytes | grpc.StatusCode, bytes | grpc.StatusCode]:
         async with running_server(server_credentials(pki.server_cert, pki.server_key, None)) as port:
@@ -103,6 +105,7 @@ def test_client_without_our_ca_cannot_connect(pki: Pki) -> None:
     assert plaintext is grpc.StatusCode.UNAVAILABLE
 
 
+@pytest.mark.slow
 def test_mutual_tls_requires_a_client_certificate_from_the_client_ca(pki: Pki) -> None:
     async def scenario() -> list[bytes | grpc.StatusCode]:
         credentials = server_credentials(pki.server_cert, pki.server_key, pki.ca)
@@ -119,6 +122,7 @@ def test_mutual_tls_requires_a_client_certificate_from_the_client_ca(pki: Pki) -
     assert good_cert == b"hello"
 
 
+@pytest.mark.slow
 def test_probe_speaks_tls_with_a_ca_file(pki: Pki) -> None:
     async def scenario() -> tuple[tuple[bool, str], tuple[bool, str]]:
         health = HealthState(["test.Echo"])
@@ -166,6 +170,7 @@ def _client_context(pki: Pki, cert: str | None = None, key: str | None = None) -
     return context
 
 
+@pytest.mark.slow
 def test_http_receiver_context_serves_tls_and_enforces_client_certificates(pki: Pki) -> None:
     plain_tls = server_ssl_context(pki.server_cert, pki.server_key, None)
     mutual = server_ssl_context(pki.server_cert, pki.server_key, pki.ca)
@@ -257,6 +262,7 @@ def _bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
 
 
+@pytest.mark.slow
 def test_bearer_token_gates_every_method_but_health() -> None:
     auth = BearerTokenAuth.from_settings(TOKEN, None)
     assert auth is not None
@@ -309,6 +315,7 @@ def test_bearer_token_gates_every_method_but_health() -> None:
     assert counters.unauthenticated_requests == len(denied)  # every refusal counted; health and good calls not
 
 
+@pytest.mark.slow
 def test_authenticated_stream_and_unknown_method_pass_through() -> None:
     auth = BearerTokenAuth(TOKEN)
 
