@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import aiohttp
 import grpc
@@ -381,3 +382,12 @@ def test_own_endpoint_is_refused() -> None:
 )
 def test_reaches_own_endpoint(target: str, own: tuple[str, ...], expected: str | None) -> None:
     assert reaches_own_endpoint(target, own) == expected
+
+
+def test_readme_lists_every_prometheus_name() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Self-telemetry and health"):readme.index("## Detectors")]
+    for otel_name, (name, kind) in PROMETHEUS_NAMES.items():
+        short = name.removeprefix("otel_trajectory_")
+        shown = f"`{short}{{detector}}`" if otel_name in PER_DETECTOR else f"`{short}`"
+        assert shown in section, f"README's self-telemetry table lacks {shown} ({kind})"
