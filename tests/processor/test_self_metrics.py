@@ -78,13 +78,13 @@ def _numbered(telemetry: Telemetry) -> dict[float, str]:
     for component in ("receiver", "processor", "exporter", "logs_exporter", "spool", "logs"):
         counters = getattr(telemetry, component)
         for name in counters.__slots__:
-            value = float(len(values) + 1)
-            setattr(counters, name, value if isinstance(getattr(counters, name), float) else int(value))
-            values[value] = f"{component}.{name}"
-    for field, table in (("seconds", telemetry.detectors.seconds), ("errors", telemetry.detectors.errors)):
-        value = float(len(values) + 1)
-        table["d"] = value
-        values[value] = f"detectors.{field}"
+            number = len(values) + 1
+            setattr(counters, name, float(number) if isinstance(getattr(counters, name), float) else number)
+            values[float(number)] = f"{component}.{name}"
+    telemetry.detectors.seconds["d"] = float(len(values) + 1)
+    values[float(len(values) + 1)] = "detectors.seconds"
+    telemetry.detectors.errors["d"] = len(values) + 1
+    values[float(len(values) + 1)] = "detectors.errors"
     return values
 
 

@@ -40,12 +40,14 @@ class CaptureSink(trace_service_pb2_grpc.TraceServiceServicer):
     async def Export(  # noqa: N802 - gRPC method name
         self, body: bytes, context: grpc.aio.ServicerContext
     ) -> ExportTraceServiceResponse:
-        request: ExportTraceServiceRequest | None = ExportTraceServiceRequest()
+        request = ExportTraceServiceRequest()
+        decoded = True
+        spans: int
         try:
-            request.ParseFromString(body)  # type: ignore[union-attr]
-            spans = sum(len(scope.spans) for resource in request.resource_spans for scope in resource.scope_spans)  # type: ignore[union-attr]
-        except Exception:
-            request = None
+            request.ParseFromString(body)
+            spans = sum(len(scope.spans) for resource in request.resource_spans for scope in resource.scope_spans)
+        except Exception:  # DecodeError and the limits of this decoder: count what the wire holds
+            decoded = False
             try:
                 salvaged = salvage_trace_request(body)
             except WireError as exc:
@@ -53,10 +55,10 @@ class CaptureSink(trace_service_pb2_grpc.TraceServiceServicer):
             spans = len(salvaged.spans) + salvaged.undecodable + salvaged.rejected
         if self.span_count + spans > self._max_spans:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "capture sink is full")
-        if request is None:
-            self.undecodable.append(body)
-        else:
+        if decoded:
             self.requests.append(request)
+        else:
+            self.undecodable.append(body)
         self.span_count += spans
         self._changed.set()
         return ExportTraceServiceResponse()
