@@ -17,6 +17,8 @@ from typing import Any
 
 import grpc
 
+from processor.telemetry.counters import ReceiverCounters
+
 __all__ = ["BearerTokenAuth", "HEALTH_METHOD_PREFIX"]
 
 logger = logging.getLogger(__name__)
@@ -77,9 +79,10 @@ class BearerTokenAuth:
         presented = credentials.strip().encode("utf-8", errors="replace")
         return hmac.compare_digest(presented, self._token)
 
-    def grpc_interceptor(self) -> grpc.aio.ServerInterceptor:
-        """For ``grpc.aio.server(interceptors=[...])``: UNAUTHENTICATED unless the call carries the token."""
-        return _BearerInterceptor(self)
+    def grpc_interceptor(self, counters: ReceiverCounters) -> grpc.aio.ServerInterceptor:
+        """For ``grpc.aio.server(interceptors=[...])``: UNAUTHENTICATED unless the call carries the token; each
+        refused call counts in ``counters.unauthenticated_requests``."""
+        return _BearerInterceptor(self, counters)
 
 
 def _read_token_file(path: str) -> str:
@@ -136,10 +139,11 @@ def _denial_for(handler: grpc.RpcMethodHandler | None) -> grpc.RpcMethodHandler:
 
 
 class _BearerInterceptor(grpc.aio.ServerInterceptor):
-    __slots__ = ("_auth",)
+    __slots__ = ("_auth", "_counters")
 
-    def __init__(self, auth: BearerTokenAuth) -> None:
+    def __init__(self, auth: BearerTokenAuth, counters: ReceiverCounters) -> None:
         self._auth = auth
+        self._counters = counters
 
     def __repr__(self) -> str:
         return "BearerTokenInterceptor(token=<redacted>)"
@@ -156,4 +160,5 @@ class _BearerInterceptor(grpc.aio.ServerInterceptor):
         if self._auth.check(_metadata_value(metadata, "authorization")):
             return await continuation(handler_call_details)
         # Unknown methods are denied the same way, so an unauthenticated caller learns nothing about them.
+        self._counters.unauthenticated_requests += 1
         return _denial_for(await continuation(handler_call_details))

@@ -190,7 +190,7 @@ class TrajectoryService:
         await self._analysis.start()
         for pipeline in self._pipelines:
             await pipeline.start()
-        interceptors = [self._auth.grpc_interceptor()] if self._auth else []
+        interceptors = [self._auth.grpc_interceptor(self.telemetry.receiver)] if self._auth else []
         self._server = grpc.aio.server(
             options=_server_options(self._config),
             maximum_concurrent_rpcs=self._config.max_concurrent_rpcs,
@@ -261,7 +261,7 @@ class TrajectoryService:
         from processor.telemetry.self_metrics import SelfMetrics
 
         self._metrics = self_metrics = SelfMetrics(
-            self._metrics_snapshot,
+            self._metrics_telemetry,
             otlp_endpoint=metrics.otlp_endpoint,
             otlp_interval=metrics.otlp_interval,
             otlp_insecure=metrics.otlp_insecure,
@@ -276,7 +276,8 @@ class TrajectoryService:
             host, port = parse_endpoint(metrics.prometheus_endpoint)
             self.metrics_port = await self_metrics.serve_prometheus(host, port)
 
-    def _metrics_snapshot(self) -> dict[str, float]:
+    def _metrics_telemetry(self) -> Telemetry:
+        """The counters for a metrics collection, with the levels read from their owners first."""
         counters = self.telemetry.processor
         counters.buffered_traces = self._assembler.traces_held
         counters.buffered_spans = self._assembler.spans_held
@@ -288,7 +289,7 @@ class TrajectoryService:
         self.telemetry.logs.joined_log_records = joined.joined
         self.telemetry.logs.late_log_records = joined.late
         self.telemetry.logs.unjoined_log_records = joined.expired + joined.dropped_full + joined.without_span
-        return self.telemetry.snapshot()
+        return self.telemetry
 
     async def shutdown(self, deadline: float = 10.0) -> None:
         """Readiness off, stop accepting, release every buffered trace (bundle ``open``), drain within

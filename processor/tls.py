@@ -17,11 +17,11 @@ import re
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, Protocol
 
 import grpc
 
-__all__ = ["TlsError", "channel_credentials", "server_credentials", "server_ssl_context"]
+__all__ = ["FileReader", "TlsError", "channel_credentials", "read_file", "server_credentials", "server_ssl_context"]
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +37,17 @@ class TlsError(ValueError):
     """A TLS file cannot be used; the message names the setting, the file and the fix."""
 
 
+class FileReader(Protocol):
+    """Reads a whole file; raises ``OSError`` (``PermissionError``, ``FileNotFoundError``...) as ``open`` does."""
+
+    def __call__(self, path: Path) -> bytes: ...
+
+
+def read_file(path: Path) -> bytes:
+    """The reader used unless another is given."""
+    return path.read_bytes()
+
+
 @dataclass(frozen=True, slots=True)
 class _KeyPair:
     cert_file: str
@@ -45,7 +56,7 @@ class _KeyPair:
     key: bytes
 
 
-def _read(path: str, setting: str, what: str) -> bytes:
+def _read(path: str, setting: str, what: str, reader: FileReader) -> bytes:
     if not path:
         raise TlsError(f"{setting} is empty; set it to the path of the PEM {what}")
     file = Path(path)
@@ -56,7 +67,7 @@ def _read(path: str, setting: str, what: str) -> bytes:
                 f"{setting} {path!r} is {size} bytes, larger than any PEM {what} ({MAX_PEM_BYTES} bytes at most); "
                 "check that it points at the right file"
             )
-        return file.read_bytes()
+        return reader(file)
     except FileNotFoundError:
         raise TlsError(f"{setting} {path!r} does not exist; set {setting} to the path of the PEM {what}") from None
     except IsADirectoryError:
@@ -69,8 +80,8 @@ def _read(path: str, setting: str, what: str) -> bytes:
         raise TlsError(f"cannot read {setting} {path!r}: {exc.strerror or exc}") from None
 
 
-def _read_certificates(path: str, setting: str) -> bytes:
-    data = _read(path, setting, "certificate")
+def _read_certificates(path: str, setting: str, reader: FileReader) -> bytes:
+    data = _read(path, setting, "certificate", reader)
     if not _CERT_BEGIN.search(data):
         raise TlsError(
             f"{setting} {path!r} is not a PEM certificate (no '-----BEGIN CERTIFICATE-----' line); "
@@ -83,8 +94,8 @@ def _read_certificates(path: str, setting: str) -> bytes:
     return data
 
 
-def _read_key(path: str, setting: str) -> bytes:
-    data = _read(path, setting, "private key")
+def _read_key(path: str, setting: str, reader: FileReader) -> bytes:
+    data = _read(path, setting, "private key", reader)
     if _ENCRYPTED.search(data):
         raise TlsError(
             f"{setting} {path!r} is an encrypted private key; provide it unencrypted "
@@ -119,50 +130,56 @@ def _load_pair(context: ssl.SSLContext, pair: _KeyPair, cert_setting: str, key_s
         raise TlsError(f"cannot read {cert_setting} or {key_setting}: {exc.strerror or exc}") from None
 
 
-def _key_pair(cert_file: str, key_file: str, cert_setting: str, key_setting: str) -> _KeyPair:
+def _key_pair(cert_file: str, key_file: str, cert_setting: str, key_setting: str, reader: FileReader) -> _KeyPair:
     pair = _KeyPair(
         cert_file=cert_file,
         key_file=key_file,
-        cert=_read_certificates(cert_file, cert_setting),
-        key=_read_key(key_file, key_setting),
+        cert=_read_certificates(cert_file, cert_setting, reader),
+        key=_read_key(key_file, key_setting, reader),
     )
     # The ssl module is the only parser at hand that tells a mismatched key from a matching one.
     _load_pair(ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT), pair, cert_setting, key_setting)
     return pair
 
 
-def server_credentials(cert_file: str, key_file: str, client_ca_file: str | None) -> grpc.ServerCredentials:
+def server_credentials(
+    cert_file: str, key_file: str, client_ca_file: str | None, *, reader: FileReader = read_file
+) -> grpc.ServerCredentials:
     """Credentials for ``server.add_secure_port``; with ``client_ca_file`` clients must present a certificate
     issued by that CA (mutual TLS)."""
-    pair = _key_pair(cert_file, key_file, "cert_file", "key_file")
+    pair = _key_pair(cert_file, key_file, "cert_file", "key_file", reader)
     if client_ca_file is None:
         return grpc.ssl_server_credentials([(pair.key, pair.cert)])
-    client_ca = _read_certificates(client_ca_file, "client_ca_file")
+    client_ca = _read_certificates(client_ca_file, "client_ca_file", reader)
     return grpc.ssl_server_credentials([(pair.key, pair.cert)], root_certificates=client_ca, require_client_auth=True)
 
 
-def server_ssl_context(cert_file: str, key_file: str, client_ca_file: str | None) -> ssl.SSLContext:
+def server_ssl_context(
+    cert_file: str, key_file: str, client_ca_file: str | None, *, reader: FileReader = read_file
+) -> ssl.SSLContext:
     """An ``ssl.SSLContext`` for the HTTP receiver (``aiohttp.web.TCPSite(..., ssl_context=...)``), TLS 1.2+;
     with ``client_ca_file`` clients must present a certificate issued by that CA (mutual TLS)."""
-    pair = _key_pair(cert_file, key_file, "cert_file", "key_file")
+    pair = _key_pair(cert_file, key_file, "cert_file", "key_file", reader)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     _load_pair(context, pair, "cert_file", "key_file")
     if client_ca_file is not None:
-        client_ca = _read_certificates(client_ca_file, "client_ca_file")
+        client_ca = _read_certificates(client_ca_file, "client_ca_file", reader)
         context.load_verify_locations(cadata=client_ca.decode("ascii", errors="replace"))
         context.verify_mode = ssl.CERT_REQUIRED
     return context
 
 
-def channel_credentials(ca_file: str | None, cert_file: str | None, key_file: str | None) -> grpc.ChannelCredentials:
+def channel_credentials(
+    ca_file: str | None, cert_file: str | None, key_file: str | None, *, reader: FileReader = read_file
+) -> grpc.ChannelCredentials:
     """Exporter credentials: trust ``ca_file`` (else the system roots); present ``cert_file``/``key_file`` to a
     server that requires client certificates. ``cert_file`` and ``key_file`` go together."""
     if (cert_file is None) != (key_file is None):
         missing = "key_file" if key_file is None else "cert_file"
         raise TlsError(f"client certificate needs both cert_file and key_file; {missing} is not set")
-    root = _read_certificates(ca_file, "ca_file") if ca_file is not None else None
+    root = _read_certificates(ca_file, "ca_file", reader) if ca_file is not None else None
     if cert_file is None or key_file is None:
         return grpc.ssl_channel_credentials(root_certificates=root)
-    pair = _key_pair(cert_file, key_file, "cert_file", "key_file")
+    pair = _key_pair(cert_file, key_file, "cert_file", "key_file", reader)
     return grpc.ssl_channel_credentials(root_certificates=root, private_key=pair.key, certificate_chain=pair.cert)

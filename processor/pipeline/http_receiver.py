@@ -314,6 +314,7 @@ class OtlpHttpReceiver:
             message = f"{request.method} is not allowed; OTLP/HTTP uses POST"
             raise _Refusal(405, code_pb2.UNIMPLEMENTED, message, headers={hdrs.ALLOW: hdrs.METH_POST})
         if self._authorize is not None and not self._authorize(request.headers.get(hdrs.AUTHORIZATION)):
+            self._counters.unauthenticated_requests += 1
             message = "missing or invalid credentials; send 'Authorization: Bearer <token>'"
             raise _Refusal(401, code_pb2.UNAUTHENTICATED, message, headers={hdrs.WWW_AUTHENTICATE: "Bearer"})
         try:

@@ -17,7 +17,8 @@ thread owns every file descriptor of the spool: it takes all queued work at once
 segment once (group commit), then resolves the appends on the loop. Acks are written as they come but synced only
 at ``close``: losing some to a crash means those entries are delivered twice, never that data is lost.
 
-The record format lives in :mod:`processor.pipeline.spool_format`, the writer thread in :mod:`processor.pipeline.spool_writer`.
+The record format lives in :mod:`processor.pipeline.spool_format`, the writer thread in
+:mod:`processor.pipeline.spool_writer`, the start-up scan and quarantine in :mod:`processor.pipeline.spool_recovery`.
 """
 
 from __future__ import annotations
@@ -26,13 +27,13 @@ import asyncio
 import fcntl
 import logging
 import os
-import struct
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from processor.pipeline.spool_format import ACK_KIND, ENTRY_KINDS, HEADER, KIND_LOGS, KIND_TRACES, SEGMENT_NAME, scan, segment_path
-from processor.pipeline.spool_writer import Ack, Append, Delete, Stop, Writer, release, resolve, write_all
+from processor.pipeline.spool_format import ENTRY_KINDS, HEADER, KIND_LOGS, KIND_TRACES
+from processor.pipeline.spool_recovery import QUARANTINE, Segment, SpoolEntry, SpoolRecovery, SpoolState, recover
+from processor.pipeline.spool_writer import Ack, Append, Delete, Stop, Writer, release, resolve
 
 __all__ = ["KIND_LOGS", "KIND_TRACES", "Spool", "SpoolEntry", "SpoolFull", "SpoolRecovery", "SpoolStats"]
 
@@ -43,46 +44,11 @@ DEFAULT_SEGMENT_BYTES = 32 << 20
 DEFAULT_QUEUE_BYTES = 64 << 20
 """Payload bytes handed to the writer thread and not yet written; further appends wait (bounds memory)."""
 
-_QUARANTINE = "quarantine"
 _LOCK = "LOCK"
 
 
 class SpoolFull(Exception):
     """The spool holds ``max_bytes``; the receiver answers with backpressure until exports catch up."""
-
-
-@dataclass(frozen=True, slots=True)
-class SpoolEntry:
-    """An entry found at start-up. Its payload stays in its segment until :attr:`payload` is read (recovery does
-    not hold every undelivered request in memory at once); the segment is kept until the entry is acknowledged."""
-
-    entry_id: int
-    kind: int
-    """:data:`KIND_TRACES` or :data:`KIND_LOGS`."""
-    segment: Path
-    offset: int
-    length: int
-
-    @property
-    def payload(self) -> bytes:
-        """Read from the segment (checksummed when the spool was opened)."""
-        with self.segment.open("rb") as segment:
-            segment.seek(self.offset)
-            data = segment.read(self.length)
-        if len(data) != self.length:
-            raise OSError(f"{self.segment.name}: entry {self.entry_id} is shorter than when the spool was opened")
-        return data
-
-
-@dataclass(frozen=True, slots=True)
-class SpoolRecovery:
-    """What :meth:`Spool.open` found: unacknowledged entries in append order, and what was damaged."""
-
-    entries: list[SpoolEntry]
-    quarantined: list[Path]
-    problems: list[str]
-    bytes_recovered: int
-    """Payload bytes of ``entries``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,23 +61,6 @@ class SpoolStats:
 
 
 # --- the spool -----------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Segment:
-    key: int
-    bytes: int = 0
-    live: int = 0
-    """Entries not yet acknowledged (including appends still being written)."""
-
-
-@dataclass(slots=True)
-class _State:
-    segments: dict[int, _Segment] = field(default_factory=dict)
-    entries: dict[int, int] = field(default_factory=dict)  # entry id -> segment key
-    active: _Segment | None = None
-    bytes_held: int = 0
-    next_id: int = 1
 
 
 class Spool:
@@ -138,7 +87,7 @@ class Spool:
         self._segment_bytes = segment_bytes
         self._queue_bytes = queue_bytes
         self._writer = Writer(self._directory, fsync)
-        self._state = _State()
+        self._state = SpoolState()
         self._queued = 0
         self._room_waiters: list[asyncio.Future[None]] = []
         self._stats = SpoolStats()
@@ -168,7 +117,7 @@ class Spool:
             raise RuntimeError("Spool.open() may be called once")
         where = f"spool directory {self._directory}"
         try:
-            (self._directory / _QUARANTINE).mkdir(parents=True, exist_ok=True)
+            (self._directory / QUARANTINE).mkdir(parents=True, exist_ok=True)
             lock_fd = os.open(self._directory / _LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
             raise OSError(
@@ -184,7 +133,7 @@ class Spool:
                 "exporter.sending_queue.storage"
             ) from exc
         try:
-            recovery = self._recover()
+            recovery = recover(self._directory, self._state)
         except OSError as exc:
             os.close(lock_fd)
             raise OSError(exc.errno, f"{where} is not usable: {exc}; check its permissions and disk") from exc
@@ -200,97 +149,6 @@ class Spool:
                 recovery.bytes_recovered,
             )
         return recovery
-
-    def _recover(self) -> SpoolRecovery:
-        state = self._state
-        entries: list[SpoolEntry] = []
-        quarantined: list[Path] = []
-        problems: list[str] = []
-        segments: list[tuple[int, Path]] = []
-        for path in sorted(self._directory.glob("spool-*.seg")):
-            match = SEGMENT_NAME.fullmatch(path.name)
-            if match is None:
-                quarantined.append(self._quarantine(path, b"", 0))
-                problems.append(f"{path.name}: not a spool segment name; moved to {_QUARANTINE}/")
-                continue
-            segments.append((int(match.group(1)), path))
-        segments.sort()
-        last_id = 0
-        for key, path in segments:
-            last_id = max(last_id, key - 1)
-            data = path.read_bytes()
-            found = scan(data, ENTRY_KINDS, after_id=last_id)
-            if found.problem is not None:
-                target = self._quarantine(path, data, found.good_end)
-                quarantined.append(target)
-                problems.append(
-                    f"{path.name}: {found.problem} at offset {found.good_end}; "
-                    f"{len(data) - found.good_end} byte(s) moved to {_QUARANTINE}/{target.name}"
-                )
-            if found.records:
-                last_id = found.records[-1][0]
-            acked = self._read_acks(segment_path(self._directory, key, ".ack"), quarantined, problems)
-            live = [(entry_id, kind, payload) for entry_id, kind, payload in found.records if entry_id not in acked]
-            if not live:
-                path.unlink(missing_ok=True)
-                segment_path(self._directory, key, ".ack").unlink(missing_ok=True)
-                continue
-            state.segments[key] = _Segment(key, bytes=found.good_end, live=len(live))
-            state.bytes_held += found.good_end
-            offsets = _payload_offsets(found.records)
-            for entry_id, kind, payload in live:
-                state.entries[entry_id] = key
-                entries.append(SpoolEntry(entry_id, kind, path, offsets[entry_id], len(payload)))
-            last_id = max(last_id, key)
-        for path in self._directory.glob("spool-*.ack"):  # acks of segments that no longer exist
-            if not path.with_suffix(".seg").exists():
-                path.unlink()
-        state.next_id = last_id + 1
-        return SpoolRecovery(entries, quarantined, problems, sum(entry.length for entry in entries))
-
-    def _read_acks(self, path: Path, quarantined: list[Path], problems: list[str]) -> set[int]:
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            return set()
-        found = scan(data, frozenset({ACK_KIND}), after_id=None)
-        acked: set[int] = set()
-        for _entry_id, _kind, payload in found.records:
-            if len(payload) % 8 == 0:
-                acked.update(entry_id for (entry_id,) in struct.iter_unpack("<Q", payload))
-        if found.problem is not None:
-            target = self._quarantine(path, data, found.good_end)
-            quarantined.append(target)
-            problems.append(
-                f"{path.name}: {found.problem} at offset {found.good_end}; moved to {_QUARANTINE}/{target.name}; "
-                "entries it acknowledged will be delivered again"
-            )
-        return acked
-
-    def _quarantine(self, path: Path, data: bytes, good_end: int) -> Path:
-        """Move ``path`` from ``good_end`` on into the quarantine directory; keep the good prefix in place."""
-        directory = self._directory / _QUARANTINE
-        target = directory / f"{path.name}.{good_end}.bad"
-        number = 0
-        while target.exists():
-            number += 1
-            target = directory / f"{path.name}.{good_end}.{number}.bad"
-        if good_end == 0:
-            os.replace(path, target)
-            return target
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-        try:  # copy first: a crash before the truncation just quarantines the same bytes again
-            write_all(fd, data[good_end:])
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-        try:
-            os.ftruncate(fd, good_end)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        return target
 
     # --- running (event loop thread) -----------------------------------------------------------------
     async def append(self, kind: int, payload: bytes) -> int:
@@ -316,7 +174,7 @@ class Spool:
         if segment is None or (segment.bytes > 0 and segment.bytes + size > self._segment_bytes):
             if segment is not None and segment.live == 0:
                 self._drop(segment)
-            segment = state.active = state.segments[entry_id] = _Segment(entry_id)
+            segment = state.active = state.segments[entry_id] = Segment(entry_id)
         segment.bytes += size
         segment.live += 1
         state.bytes_held += size
@@ -396,7 +254,7 @@ class Spool:
         else:  # the segment being appended to stays until it is full: no file churn when traffic is light
             self._writer.submit(Ack(key, entry_id))
 
-    def _drop(self, segment: _Segment) -> None:
+    def _drop(self, segment: Segment) -> None:
         state = self._state
         del state.segments[segment.key]
         state.bytes_held -= segment.bytes
@@ -425,11 +283,3 @@ class Spool:
             self._finalizer()
 
 
-def _payload_offsets(records: list[tuple[int, int, memoryview]]) -> dict[int, int]:
-    """Where each record's payload starts in its segment (records are contiguous from the segment's start)."""
-    offsets: dict[int, int] = {}
-    end = 0
-    for entry_id, _kind, payload in records:
-        offsets[entry_id] = end + HEADER.size
-        end += HEADER.size + len(payload)
-    return offsets

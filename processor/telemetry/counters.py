@@ -1,8 +1,8 @@
 """Self-telemetry counters with the Collector's vocabulary (receiver accepted/refused spans, exporter
 sent/failed/enqueue-failed spans, queue size and capacity, buffer traces and spans held...).
 
-Counters are plain attributes owned by the event loop thread; ``snapshot()`` returns them under their metric
-names (``otel_trajectory_<component>_<noun>``) for logs, the Prometheus endpoint and tests.
+Counters are plain attributes owned by the event loop thread. The self-metrics read them as they are (see
+:mod:`processor.telemetry.vocabulary`); ``snapshot()`` is a flat view for the log line written at shutdown.
 """
 
 from __future__ import annotations
@@ -19,19 +19,7 @@ __all__ = [
     "ReceiverCounters",
     "SpoolCounters",
     "Telemetry",
-    "labelled",
 ]
-
-
-def labelled(name: str, **labels: str) -> str:
-    """A metric key with labels: ``labelled("x", detector="a")`` → ``x{detector="a"}`` (Prometheus form)."""
-    if not labels:
-        return name
-    body = ",".join(
-        '{}="{}"'.format(key, value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n"))
-        for key, value in sorted(labels.items())
-    )
-    return f"{name}{{{body}}}"
 
 
 @dataclass(slots=True)
@@ -117,6 +105,7 @@ class Telemetry:
     detectors: DetectorCounters = field(default_factory=DetectorCounters)
 
     def snapshot(self) -> dict[str, float]:
+        """Every counter by name (``otel_trajectory_<component>_<noun>``, a detector's name in brackets), for logs."""
         out: dict[str, float] = {}
         for component in ("receiver", "processor", "exporter"):
             for name, value in asdict(getattr(self, component)).items():
@@ -133,7 +122,7 @@ class Telemetry:
         for name, value in asdict(self.logs).items():
             out[f"{METRIC_PREFIX}_processor_{name}"] = value
         for detector, seconds in self.detectors.seconds.items():
-            out[labelled(f"{METRIC_PREFIX}_detector_seconds_total", detector=detector)] = seconds
+            out[f"{METRIC_PREFIX}_detector_seconds_total[{detector}]"] = seconds
         for detector, errors in self.detectors.errors.items():
-            out[labelled(f"{METRIC_PREFIX}_detector_errors", detector=detector)] = errors
+            out[f"{METRIC_PREFIX}_detector_errors[{detector}]"] = errors
         return out

@@ -10,16 +10,9 @@ from processor.detectors.base import DetectorContext, DetectorReport
 from processor.detectors.chain import DetectorChain
 from processor.detectors.registry import builtin_detectors, load_detectors
 from semconv.trajectory import FindingCategory, FindingStatus, Severity, Verdict, VerifierStatus
+from tests.support.clock import FakeClock
 
 from .support import TrajectoryBuilder, config
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Fixed:

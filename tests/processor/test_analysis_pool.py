@@ -81,6 +81,7 @@ def test_packing_keeps_order_origins_and_resource_scope_sharing() -> None:
     assert len({id(e.resource) for e in envelopes}) == 1 and len({id(e.scope) for e in envelopes}) == 1
 
 
+@pytest.mark.slow
 def test_workers_give_the_same_output_as_in_process_analysis(tmp_path: Path) -> None:
     # Traces 1..8 alternate two shapes, so drift verdicts change along the sequence (min_runs 2, window 3).
     traces = [released(number, spans=9 if number % 3 else 15) for number in range(1, 9)]
@@ -119,6 +120,7 @@ def test_workers_give_the_same_output_as_in_process_analysis(tmp_path: Path) -> 
     assert files.count("bundle.json") == 8
 
 
+@pytest.mark.slow
 def test_a_killed_worker_fails_its_traces_open_and_is_restarted(tmp_path: Path) -> None:
     async def run() -> tuple[list[AnalysedTrace], AnalysedTrace, int, ProcessorCounters]:
         counters = ProcessorCounters()
@@ -151,6 +153,7 @@ def test_a_killed_worker_fails_its_traces_open_and_is_restarted(tmp_path: Path) 
     assert counters.analysis_errors == 3 and counters.traces_analysed == 5
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_read_a_trace_answers_failed_and_keeps_serving(tmp_path: Path) -> None:
     good = pack_trace(released(1))
     broken = PackedTrace(
@@ -170,6 +173,7 @@ def test_a_worker_that_cannot_read_a_trace_answers_failed_and_keeps_serving(tmp_
     assert asyncio.run(run()) == ("failed", "mapped")
 
 
+@pytest.mark.slow
 def test_a_worker_past_its_deadline_is_killed_and_the_call_fails(tmp_path: Path) -> None:
     async def run() -> tuple[bool, int, str]:
         pool = AnalysisPool(1, config(tmp_path, 1), MAX_REQUEST_BYTES, job_timeout=30.0)

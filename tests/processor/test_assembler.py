@@ -6,17 +6,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.otlp.held import HeldResource, HeldSpan, SpanGroup
 from processor.pipeline.assembler import AssemblerLimits, ReleaseReason, TraceAssembler
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+from tests.support.clock import FakeClock
 
 
 GROUP = SpanGroup(HeldResource(b"", "", ""), b"", "")
@@ -45,7 +35,7 @@ def make(clock: FakeClock, **limits: float) -> TraceAssembler:
 
 
 def test_root_then_quiet_for_decision_wait_releases() -> None:
-    clock = FakeClock()
+    clock = FakeClock(start=1000.0)
     assembler = make(clock)
     assembler.add([span(1, 2, parent=1)])
     clock.advance(1.0)
@@ -60,7 +50,7 @@ def test_root_then_quiet_for_decision_wait_releases() -> None:
 
 
 def test_spans_after_the_root_keep_the_trace_open() -> None:
-    clock = FakeClock()
+    clock = FakeClock(start=1000.0)
     assembler = make(clock)
     assembler.add([span(1, 1)])
     for child in range(2, 6):
@@ -73,7 +63,7 @@ def test_spans_after_the_root_keep_the_trace_open() -> None:
 
 
 def test_without_root_waits_for_idle_timeout() -> None:
-    clock = FakeClock()
+    clock = FakeClock(start=1000.0)
     assembler = make(clock)
     assembler.add([span(1, 2, parent=1)])
     clock.advance(29.0)
@@ -84,7 +74,7 @@ def test_without_root_waits_for_idle_timeout() -> None:
 
 
 def test_max_trace_wait_releases_a_busy_trace_early() -> None:
-    clock = FakeClock()
+    clock = FakeClock(start=1000.0)
     assembler = make(clock, max_trace_wait=10.0, idle_timeout=5.0, decision_wait=1.0)
     for child in range(2, 40):
         assembler.add([span(1, child, parent=1)])
@@ -95,7 +85,7 @@ def test_max_trace_wait_releases_a_busy_trace_early() -> None:
 
 
 def test_num_traces_bound_releases_oldest_first_as_early() -> None:
-    clock = FakeClock()
+    clock = FakeClock(start=1000.0)
     assembler = TraceAssembler(limits=AssemblerLimits(num_traces=2), clock=clock)
     assert assembler.add([span(1, 1)]) == []
     clock.advance(0.1)
@@ -108,7 +98,7 @@ def test_num_traces_bound_releases_oldest_first_as_early() -> None:
 
 
 def test_span_bound_releases_early_and_never_drops() -> None:
-    clock = FakeClock()
+    clock = FakeClock(start=1000.0)
     assembler = TraceAssembler(limits=AssemblerLimits(max_buffered_spans=5), clock=clock)
     released = assembler.add([span(1, i) for i in range(1, 4)] + [span(2, i) for i in range(1, 5)])
     held = assembler.stats.spans_held
@@ -118,7 +108,7 @@ def test_span_bound_releases_early_and_never_drops() -> None:
 
 
 def test_late_spans_start_a_new_revision() -> None:
-    clock = FakeClock()
+    clock = FakeClock(start=1000.0)
     assembler = make(clock)
     assembler.add([span(1, 1)])
     clock.advance(3.0)
@@ -132,7 +122,7 @@ def test_late_spans_start_a_new_revision() -> None:
 
 
 def test_drain_releases_everything_as_shutdown() -> None:
-    clock = FakeClock()
+    clock = FakeClock(start=1000.0)
     assembler = make(clock)
     assembler.add([span(1, 1), span(2, 1), span(3, 2, parent=1)])
     released = assembler.drain()
@@ -142,7 +132,7 @@ def test_drain_releases_everything_as_shutdown() -> None:
 
 
 def test_next_due_in_tells_the_owner_how_long_to_wait() -> None:
-    clock = FakeClock()
+    clock = FakeClock(start=1000.0)
     assembler = make(clock)
     assert assembler.next_due_in() is None
     assembler.add([span(1, 1)])
@@ -153,7 +143,7 @@ def test_next_due_in_tells_the_owner_how_long_to_wait() -> None:
 
 
 def test_buffered_bytes_sum_the_wire_size_of_held_spans() -> None:
-    clock = FakeClock()
+    clock = FakeClock(start=1000.0)
     assembler = make(clock)
     assembler.add([span(1, 1, size=100), span(1, 2, parent=1, size=100)])
     assembler.add([span(2, 1, size=40)])
@@ -164,7 +154,7 @@ def test_buffered_bytes_sum_the_wire_size_of_held_spans() -> None:
 
 
 def test_shed_releases_oldest_traces_until_enough_is_freed() -> None:
-    clock = FakeClock()
+    clock = FakeClock(start=1000.0)
     assembler = make(clock)
     for trace in (1, 2, 3):
         assembler.add([span(trace, 1, size=50), span(trace, 2, parent=1, size=50)])
@@ -181,7 +171,7 @@ def test_shed_releases_oldest_traces_until_enough_is_freed() -> None:
 
 
 def test_shed_with_nothing_to_free_or_nothing_held_releases_nothing() -> None:
-    clock = FakeClock()
+    clock = FakeClock(start=1000.0)
     assembler = make(clock)
     assert assembler.shed(1_000) == []
     assembler.add([span(1, 1, size=10)])
@@ -191,7 +181,7 @@ def test_shed_with_nothing_to_free_or_nothing_held_releases_nothing() -> None:
 
 
 def test_a_shed_trace_that_gets_more_spans_starts_a_new_revision() -> None:
-    clock = FakeClock()
+    clock = FakeClock(start=1000.0)
     assembler = make(clock)
     assembler.add([span(1, 1, size=10)])
     (shed,) = assembler.shed(1)

@@ -8,6 +8,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from opentelemetry.exporter.otlp.proto.common._internal.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
@@ -19,8 +20,10 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from processor.config import Config, ExportConfig
 from processor.service import TrajectoryService
-from processor.cli.demo_sink import CaptureSink
+from tests.support.capture_sink import CaptureSink
 from semconv import trajectory as names
+
+pytestmark = pytest.mark.slow  # starts servers or processes
 
 OURS_EVENTS = {names.FINDING_EVENT, "gen_ai.evaluation.result"}
 

@@ -6,12 +6,15 @@ import asyncio
 import random
 
 import grpc
+import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from processor.config import ExportConfig, QueueConfig, RetryConfig
 from processor.pipeline.exporter import OtlpGrpcExporter
 from processor.telemetry.counters import ExporterCounters
 from tests.support.scripted_backend import Reply, ScriptedBackend
+
+pytestmark = pytest.mark.slow  # starts servers or processes
 
 
 def request(spans: int = 3) -> ExportTraceServiceRequest:

@@ -34,6 +34,7 @@ async def _probe(endpoint: str, service: str = "") -> tuple[bool, str]:
     return await asyncio.to_thread(probe, endpoint, 5.0, service=service)
 
 
+@pytest.mark.slow
 def test_serving_then_not_serving_after_draining() -> None:
     async def scenario() -> list[tuple[bool, str]]:
         state = HealthState([TRACES, LOGS])
@@ -58,6 +59,7 @@ def test_serving_then_not_serving_after_draining() -> None:
     assert again == (False, "NOT_SERVING")
 
 
+@pytest.mark.slow
 def test_unknown_service_and_unreachable_endpoint_are_reported_not_raised() -> None:
     async def scenario() -> tuple[bool, str]:
         state = HealthState([TRACES])
@@ -77,6 +79,7 @@ def test_unknown_service_and_unreachable_endpoint_are_reported_not_raised() -> N
     assert text.startswith("UNAVAILABLE")
 
 
+@pytest.mark.slow
 def test_watchers_see_draining() -> None:
     async def scenario() -> list[int]:
         state = HealthState([TRACES])

@@ -13,15 +13,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.otlp.protowire import length_delimited
 from processor.config import Config, ExportConfig, MiB
 from processor.service import TrajectoryService
-from processor.cli.demo_sink import CaptureSink
+from tests.support.capture_sink import CaptureSink
 from tests.support.scale import deep_chain
 from tests.support.spans import request, span
+
+pytestmark = pytest.mark.slow  # starts servers or processes
 
 METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 GOOD_TRACE = bytes.fromhex("11111111111111111111111111111111")

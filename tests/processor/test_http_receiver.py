@@ -34,6 +34,8 @@ from processor.pipeline.http_receiver import JSON, PROTOBUF, OtlpHttpReceiver
 from processor.pipeline.intake import Backpressure, LogsOutcome
 from processor.telemetry.counters import ReceiverCounters
 
+pytestmark = pytest.mark.slow  # starts servers or processes
+
 MiB = 1024 * 1024
 TRACE_ID = bytes.fromhex("5b8efff798038103d269b633813fc60c")
 SPAN_ID = bytes.fromhex("eee19b7ec3c1b174")
@@ -445,13 +447,16 @@ def test_authorization_is_checked_and_never_logged(caplog: pytest.LogCaptureFixt
     raw = trace_request().SerializeToString()
     sinks = Sinks()
     results = {}
+    counted = {}
     for name, headers in {"missing": {}, "wrong": {"Authorization": "Bearer guess"},
                           "right": {"Authorization": "Bearer s3cret-token"}}.items():
-        results[name], _, _ = exchange(raw, headers=headers, sinks=sinks,
-                                       authorize=lambda value: value == "Bearer s3cret-token")
+        results[name], counters, _ = exchange(raw, headers=headers, sinks=sinks,
+                                              authorize=lambda value: value == "Bearer s3cret-token")
+        counted[name] = counters.unauthenticated_requests
     for name in ("missing", "wrong"):
         assert results[name].status == 401 and results[name].headers["WWW-Authenticate"] == "Bearer"
         assert results[name].status_message().code == code_pb2.UNAUTHENTICATED
+    assert counted == {"missing": 1, "wrong": 1, "right": 0}
     assert results["right"].status == 200 and len(sinks.traces) == 1
     assert "s3cret" not in caplog.text and "guess" not in caplog.text
 

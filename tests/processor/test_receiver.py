@@ -15,6 +15,8 @@ from processor.pipeline.exporter import retry_delay_of
 from processor.pipeline.receiver import Backpressure, TraceReceiver
 from processor.telemetry.counters import ReceiverCounters
 
+pytestmark = pytest.mark.slow  # starts servers or processes
+
 METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 
 

@@ -7,11 +7,14 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.support.otlp_strategies import hostile_bodies
 from tests.support.service_thread import ServiceThread
 from tests.support.spans import request, span
+
+pytestmark = pytest.mark.slow  # starts servers or processes
 
 ALLOWED = {"ok", "partial", "INVALID_ARGUMENT", "RESOURCE_EXHAUSTED", "UNAVAILABLE", "http 200", "http 400", "http 413", "http 503"}
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import aiohttp
 import grpc
@@ -16,49 +17,80 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
     ExportMetricsServiceResponse,
 )
 
-from processor.telemetry.self_metrics import VOCABULARY, SelfMetrics, labelled, parse_key, reaches_own_endpoint
 from processor.telemetry.counters import Telemetry
-
-DETECTOR_SECONDS = "otel_trajectory_detector_seconds_total"
-DETECTOR_ERRORS = "otel_trajectory_detector_errors"
+from processor.telemetry.own_endpoint import reaches_own_endpoint
+from processor.telemetry.self_metrics import SelfMetrics
+from processor.telemetry.vocabulary import VOCABULARY
 
 PROMETHEUS_NAMES = {
-    "otel_trajectory_receiver_accepted_spans": ("otel_trajectory_receiver_accepted_spans_total", "counter"),
-    "otel_trajectory_receiver_refused_spans": ("otel_trajectory_receiver_refused_spans_total", "counter"),
-    "otel_trajectory_receiver_rejected_spans": ("otel_trajectory_receiver_rejected_spans_total", "counter"),
-    "otel_trajectory_receiver_invalid_requests": ("otel_trajectory_receiver_invalid_requests_total", "counter"),
-    "otel_trajectory_receiver_accepted_log_records": ("otel_trajectory_receiver_accepted_log_records_total", "counter"),
-    "otel_trajectory_receiver_refused_log_records": ("otel_trajectory_receiver_refused_log_records_total", "counter"),
-    "otel_trajectory_exporter_sent_log_records": ("otel_trajectory_exporter_sent_log_records_total", "counter"),
-    "otel_trajectory_exporter_send_failed_log_records": (
-        "otel_trajectory_exporter_send_failed_log_records_total", "counter"),
-    "otel_trajectory_exporter_enqueue_failed_log_records": (
-        "otel_trajectory_exporter_enqueue_failed_log_records_total", "counter"),
-    "otel_trajectory_processor_buffered_traces": ("otel_trajectory_processor_buffered_traces", "gauge"),
-    "otel_trajectory_processor_buffered_spans": ("otel_trajectory_processor_buffered_spans", "gauge"),
-    "otel_trajectory_processor_held_bytes": ("otel_trajectory_processor_held_size_bytes", "gauge"),
-    "otel_trajectory_processor_memory_limit_bytes": ("otel_trajectory_processor_memory_limit_bytes", "gauge"),
-    "otel_trajectory_processor_annotation_growth": ("otel_trajectory_processor_annotation_growth", "gauge"),
-    "otel_trajectory_processor_traces_analysed": ("otel_trajectory_processor_traces_analysed_total", "counter"),
-    "otel_trajectory_processor_analysis_errors": ("otel_trajectory_processor_analysis_errors_total", "counter"),
-    "otel_trajectory_processor_traces_released_early": (
-        "otel_trajectory_processor_traces_released_early_total", "counter"),
-    "otel_trajectory_processor_late_spans": ("otel_trajectory_processor_late_spans_total", "counter"),
-    "otel_trajectory_processor_analysis_seconds_total": (
-        "otel_trajectory_processor_analysis_time_seconds_total", "counter"),
-    DETECTOR_SECONDS: ("otel_trajectory_detector_time_seconds_total", "counter"),
-    DETECTOR_ERRORS: ("otel_trajectory_detector_errors_total", "counter"),
-    "otel_trajectory_exporter_sent_spans": ("otel_trajectory_exporter_sent_spans_total", "counter"),
-    "otel_trajectory_exporter_send_failed_spans": ("otel_trajectory_exporter_send_failed_spans_total", "counter"),
-    "otel_trajectory_exporter_enqueue_failed_spans": (
-        "otel_trajectory_exporter_enqueue_failed_spans_total", "counter"),
-    "otel_trajectory_exporter_partial_rejected_spans": (
-        "otel_trajectory_exporter_partial_rejected_spans_total", "counter"),
-    "otel_trajectory_exporter_retries": ("otel_trajectory_exporter_retries_total", "counter"),
-    "otel_trajectory_exporter_queue_size": ("otel_trajectory_exporter_queue_size", "gauge"),
-    "otel_trajectory_exporter_queue_capacity": ("otel_trajectory_exporter_queue_capacity", "gauge"),
-    "otel_trajectory_exporter_spool_bytes": ("otel_trajectory_exporter_spool_size_bytes", "gauge"),
+    # OpenTelemetry instrument (after "otel_trajectory.") -> (Prometheus name, type)
+    "receiver.accepted_spans": ("otel_trajectory_receiver_accepted_spans_total", "counter"),
+    "receiver.refused_spans": ("otel_trajectory_receiver_refused_spans_total", "counter"),
+    "receiver.rejected_spans": ("otel_trajectory_receiver_rejected_spans_total", "counter"),
+    "receiver.undecodable_spans": ("otel_trajectory_receiver_undecodable_spans_total", "counter"),
+    "receiver.invalid_requests": ("otel_trajectory_receiver_invalid_requests_total", "counter"),
+    "receiver.unauthenticated_requests": ("otel_trajectory_receiver_unauthenticated_requests_total", "counter"),
+    "receiver.accepted_log_records": ("otel_trajectory_receiver_accepted_log_records_total", "counter"),
+    "receiver.refused_log_records": ("otel_trajectory_receiver_refused_log_records_total", "counter"),
+    "receiver.rejected_log_records": ("otel_trajectory_receiver_rejected_log_records_total", "counter"),
+    "processor.buffered_traces": ("otel_trajectory_processor_buffered_traces", "gauge"),
+    "processor.buffered_spans": ("otel_trajectory_processor_buffered_spans", "gauge"),
+    "processor.held_size": ("otel_trajectory_processor_held_size_bytes", "gauge"),
+    "processor.memory_limit": ("otel_trajectory_processor_memory_limit_bytes", "gauge"),
+    "processor.annotation_growth": ("otel_trajectory_processor_annotation_growth", "gauge"),
+    "processor.traces_analysed": ("otel_trajectory_processor_traces_analysed_total", "counter"),
+    "processor.analysis_errors": ("otel_trajectory_processor_analysis_errors_total", "counter"),
+    "processor.traces_released_early": ("otel_trajectory_processor_traces_released_early_total", "counter"),
+    "processor.memory_limit_releases": ("otel_trajectory_processor_memory_limit_releases_total", "counter"),
+    "processor.late_spans": ("otel_trajectory_processor_late_spans_total", "counter"),
+    "processor.analysis_time": ("otel_trajectory_processor_analysis_time_seconds_total", "counter"),
+    "processor.joined_log_records": ("otel_trajectory_processor_joined_log_records_total", "counter"),
+    "processor.late_log_records": ("otel_trajectory_processor_late_log_records_total", "counter"),
+    "processor.unjoined_log_records": ("otel_trajectory_processor_unjoined_log_records_total", "counter"),
+    "detector.time": ("otel_trajectory_detector_time_seconds_total", "counter"),
+    "detector.errors": ("otel_trajectory_detector_errors_total", "counter"),
+    "exporter.sent_spans": ("otel_trajectory_exporter_sent_spans_total", "counter"),
+    "exporter.send_failed_spans": ("otel_trajectory_exporter_send_failed_spans_total", "counter"),
+    "exporter.enqueue_failed_spans": ("otel_trajectory_exporter_enqueue_failed_spans_total", "counter"),
+    "exporter.partial_rejected_spans": ("otel_trajectory_exporter_partial_rejected_spans_total", "counter"),
+    "exporter.sent_log_records": ("otel_trajectory_exporter_sent_log_records_total", "counter"),
+    "exporter.send_failed_log_records": ("otel_trajectory_exporter_send_failed_log_records_total", "counter"),
+    "exporter.enqueue_failed_log_records": ("otel_trajectory_exporter_enqueue_failed_log_records_total", "counter"),
+    "exporter.partial_rejected_log_records": (
+        "otel_trajectory_exporter_partial_rejected_log_records_total", "counter"),
+    "exporter.retries": ("otel_trajectory_exporter_retries_total", "counter"),
+    "exporter.queue_size": ("otel_trajectory_exporter_queue_size", "gauge"),
+    "exporter.queue_capacity": ("otel_trajectory_exporter_queue_capacity", "gauge"),
+    "exporter.spool_size": ("otel_trajectory_exporter_spool_size_bytes", "gauge"),
+    "exporter.spool_replayed_requests": ("otel_trajectory_exporter_spool_replayed_requests_total", "counter"),
+    "exporter.spool_replayed_spans": ("otel_trajectory_exporter_spool_replayed_spans_total", "counter"),
+    "exporter.spool_quarantined_segments": (
+        "otel_trajectory_exporter_spool_quarantined_segments_total", "counter"),
 }
+PER_DETECTOR = {"detector.time", "detector.errors"}
+NOT_EXPORTED = {"logs_exporter.retries", "logs_exporter.queue_size", "logs_exporter.queue_capacity"}
+"""Counters kept for the logs exporter's own use; the trace exporter's are the ones exported."""
+
+
+def _numbered(telemetry: Telemetry) -> dict[float, str]:
+    """Give every counter of ``telemetry`` its own value; returns value -> ``component.field``."""
+    values: dict[float, str] = {}
+    for component in ("receiver", "processor", "exporter", "logs_exporter", "spool", "logs"):
+        counters = getattr(telemetry, component)
+        for name in counters.__slots__:
+            number = len(values) + 1
+            setattr(counters, name, float(number) if isinstance(getattr(counters, name), float) else number)
+            values[float(number)] = f"{component}.{name}"
+    telemetry.detectors.seconds["d"] = float(len(values) + 1)
+    values[float(len(values) + 1)] = "detectors.seconds"
+    telemetry.detectors.errors["d"] = len(values) + 1
+    values[float(len(values) + 1)] = "detectors.errors"
+    return values
+
+
+def _help(text: str) -> dict[str, str]:
+    return {parts[2]: parts[3] if len(parts) > 3 else "" for parts in
+            (line.split(maxsplit=3) for line in text.splitlines() if line.startswith("# HELP "))}
 
 
 def _samples(text: str) -> dict[str, float]:
@@ -76,18 +108,13 @@ def _types(text: str) -> dict[str, str]:
 
 
 # --- Prometheus ---------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_metrics_endpoint_serves_current_values() -> None:
     telemetry = Telemetry()
-    detectors = {"tool_loop": 0.25, "goal_drift": 1.5}
-
-    def read() -> Mapping[str, float]:
-        values = telemetry.snapshot()
-        for name, seconds in detectors.items():
-            values[labelled(DETECTOR_SECONDS, detector=name)] = seconds
-        return values
+    telemetry.detectors.seconds.update({"tool_loop": 0.25, "goal_drift": 1.5})
 
     async def scenario() -> tuple[str, str, str, str, int]:
-        self_metrics = SelfMetrics(read)
+        self_metrics = SelfMetrics(lambda: telemetry)
         port = await self_metrics.serve_prometheus("127.0.0.1", 0)
         try:
             async with aiohttp.ClientSession() as session:
@@ -98,7 +125,7 @@ def test_metrics_endpoint_serves_current_values() -> None:
                 async with session.get(f"http://127.0.0.1:{port}/metrics") as response:
                     first, content_type = await response.text(), response.headers["Content-Type"]
                 telemetry.receiver.accepted_spans = 20
-                detectors["tool_loop"] = 0.75
+                telemetry.detectors.seconds["tool_loop"] = 0.75
                 async with session.get(f"http://127.0.0.1:{port}/metrics") as response:
                     second = await response.text()
                 async with session.get(f"http://127.0.0.1:{port}/healthz") as response:
@@ -125,14 +152,12 @@ def test_metrics_endpoint_serves_current_values() -> None:
     assert (healthz, status) == ("ok\n", 200)
 
 
-def test_every_vocabulary_name_has_its_documented_prometheus_form() -> None:
-    values: dict[str, float] = {}
-    for number, spec in enumerate(VOCABULARY, start=1):
-        key = labelled(spec.key, detector="d") if spec.key in (DETECTOR_SECONDS, DETECTOR_ERRORS) else spec.key
-        values[key] = float(number)
+def test_every_counter_has_its_documented_prometheus_form() -> None:
+    telemetry = Telemetry()
+    numbered = _numbered(telemetry)
 
     async def scenario() -> str:
-        self_metrics = SelfMetrics(lambda: values)
+        self_metrics = SelfMetrics(lambda: telemetry)
         try:
             return self_metrics.prometheus_text().decode()
         finally:
@@ -140,57 +165,82 @@ def test_every_vocabulary_name_has_its_documented_prometheus_form() -> None:
 
     text = asyncio.run(scenario())
     samples, types = _samples(text), _types(text)
-    assert {spec.key for spec in VOCABULARY} == set(PROMETHEUS_NAMES)
-    for number, spec in enumerate(VOCABULARY, start=1):
-        name, kind = PROMETHEUS_NAMES[spec.key]
-        sample = f'{name}{{detector="d"}}' if spec.key in (DETECTOR_SECONDS, DETECTOR_ERRORS) else name
-        assert samples[sample] == number, spec.key
-        assert types[name] == kind == spec.kind, spec.key
-        assert spec.name.startswith("otel_trajectory.") and spec.name.count(".") == 2
+    assert {spec.name.removeprefix("otel_trajectory.") for spec in VOCABULARY} == set(PROMETHEUS_NAMES)
+    shown: list[str] = []
+    for spec in VOCABULARY:
+        name, kind = PROMETHEUS_NAMES[spec.name.removeprefix("otel_trajectory.")]
+        sample = f'{name}{{detector="d"}}' if spec.name.removeprefix("otel_trajectory.") in PER_DETECTOR else name
+        assert types[name] == kind == spec.kind, spec.name
+        shown.append(numbered[samples[sample]])
+    # Every counter of Telemetry is exposed exactly once, but for the few kept on purpose.
+    assert sorted(shown) == sorted(set(shown))
+    assert set(numbered.values()) - set(shown) == NOT_EXPORTED
 
 
-def test_names_outside_the_vocabulary() -> None:
-    values: dict[str, float] = {"otel_trajectory_assembler_evictions_total": 4, "otel_trajectory_cache_bytes": 512}
+def test_prometheus_conventions_hold_for_every_family() -> None:
+    telemetry = Telemetry()
+    _numbered(telemetry)  # every family with a data point (per-detector ones have none until a detector ran)
 
-    async def scenario() -> tuple[str, str]:
-        self_metrics = SelfMetrics(lambda: values)
+    async def scenario() -> str:
+        self_metrics = SelfMetrics(lambda: telemetry)
         try:
-            first = self_metrics.prometheus_text().decode()
-            values["otel_trajectory_appeared_later"] = 1
-            values["bad key{"] = 2
-            return first, self_metrics.prometheus_text().decode()
+            return self_metrics.prometheus_text().decode()
         finally:
             await self_metrics.close()
 
-    first, second = asyncio.run(scenario())
-    assert _samples(first)["otel_trajectory_assembler_evictions_total"] == 4
-    assert _types(first)["otel_trajectory_assembler_evictions_total"] == "counter"
-    assert _samples(first)["otel_trajectory_cache_bytes"] == 512
-    assert _types(first)["otel_trajectory_cache_bytes"] == "gauge"
-    assert "appeared_later" not in second
-    assert "bad key" not in second
+    text = asyncio.run(scenario())
+    types, helps = _types(text), _help(text)
+    ours = {name: kind for name, kind in types.items() if name.startswith("otel_trajectory_")}
+    assert len(ours) == len(VOCABULARY)
+    for name, kind in types.items():
+        assert helps.get(name, "").strip(), f"{name} has no HELP text"
+        assert name.endswith("_total") == (kind == "counter"), f"{name} is a {kind}"
+    for spec in VOCABULARY:
+        unit_suffix = {"s": "_seconds", "By": "_bytes"}.get(spec.unit)
+        if unit_suffix is not None:
+            assert any(unit_suffix in name and spec.name.split(".")[-1] in name for name in ours), spec.name
+
+
+@pytest.mark.slow
+def test_start_up_says_once_what_is_on(caplog: pytest.LogCaptureFixture) -> None:
+    async def scenario() -> int:
+        self_metrics = SelfMetrics(Telemetry, otlp_endpoint="127.0.0.1:9", otlp_interval=3600)
+        try:
+            return await self_metrics.serve_prometheus("127.0.0.1", 0)
+        finally:
+            await self_metrics.close(timeout=0.1)
+
+    with caplog.at_level(logging.DEBUG, logger="processor.telemetry"):
+        port = asyncio.run(scenario())
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("processor.telemetry")]
+    assert lines == [f"self-metrics: Prometheus on http://127.0.0.1:{port}/metrics, "
+                     "OTLP push to 127.0.0.1:9 every 3600s"]
 
 
 def test_failing_read_leaves_the_endpoint_up(caplog: pytest.LogCaptureFixture) -> None:
     calls = {"n": 0}
+    telemetry = Telemetry()
+    telemetry.receiver.accepted_spans = 1
 
-    def read() -> Mapping[str, float]:
+    def read() -> Telemetry:
         calls["n"] += 1
         if calls["n"] > 1:
             raise RuntimeError("source gone")
-        return {"otel_trajectory_receiver_accepted_spans": 1}
+        return telemetry
 
-    async def scenario() -> bytes:
+    async def scenario() -> tuple[bytes, bytes]:
         self_metrics = SelfMetrics(read)
         try:
+            first = self_metrics.prometheus_text()
             self_metrics.prometheus_text()
-            return self_metrics.prometheus_text()
+            return first, self_metrics.prometheus_text()
         finally:
             await self_metrics.close()
 
     with caplog.at_level(logging.ERROR, logger="processor.telemetry.self_metrics"):
-        text = asyncio.run(scenario())
-    assert b"accepted_spans_total " not in text
+        first, later = asyncio.run(scenario())
+    assert b"accepted_spans_total 1.0" in first
+    assert b"accepted_spans_total " not in later
     assert len([r for r in caplog.records if "reading self-metrics failed" in r.getMessage()]) == 1
 
 
@@ -198,9 +248,9 @@ def test_read_runs_once_per_collection() -> None:
     calls: list[int] = []
     telemetry = Telemetry()
 
-    def read() -> Mapping[str, float]:
+    def read() -> Telemetry:
         calls.append(1)
-        return telemetry.snapshot()
+        return telemetry
 
     async def scenario() -> list[int]:
         self_metrics = SelfMetrics(read)
@@ -214,14 +264,14 @@ def test_read_runs_once_per_collection() -> None:
         finally:
             await self_metrics.close()
 
-    assert asyncio.run(scenario()) == [1, 2, 3]  # start-up discovery, then one read per scrape
+    assert asyncio.run(scenario()) == [0, 1, 2]  # nothing at start-up, then one read per scrape
 
 
 def test_no_global_provider_is_installed() -> None:
     meter_provider, tracer_provider = metrics.get_meter_provider(), trace.get_tracer_provider()
 
     async def scenario() -> None:
-        self_metrics = SelfMetrics(Telemetry().snapshot)
+        self_metrics = SelfMetrics(Telemetry)
         self_metrics.prometheus_text()
         await self_metrics.close()
 
@@ -232,7 +282,7 @@ def test_no_global_provider_is_installed() -> None:
 
 def test_disabled_prometheus_reader_says_so() -> None:
     async def scenario() -> None:
-        self_metrics = SelfMetrics(dict, prometheus=False)
+        self_metrics = SelfMetrics(Telemetry, prometheus=False)
         try:
             with pytest.raises(RuntimeError, match="prometheus=False"):
                 self_metrics.prometheus_text()
@@ -271,20 +321,18 @@ async def metrics_backend() -> AsyncIterator[tuple[int, list[tuple[ExportMetrics
         await server.stop(None)
 
 
+@pytest.mark.slow
 def test_otlp_export_delivers_our_metrics_on_close() -> None:
     telemetry = Telemetry()
     telemetry.receiver.accepted_spans = 7
     telemetry.exporter.queue_size = 2
 
-    def read() -> Mapping[str, float]:
-        values = {**telemetry.snapshot(), labelled(DETECTOR_ERRORS, detector="tool_loop"): 3}
-        del values["otel_trajectory_exporter_spool_bytes"]  # a value that is never reported
-        return values
+    telemetry.detectors.errors["tool_loop"] = 3
 
     async def scenario() -> list[tuple[ExportMetricsServiceRequest, dict[str, str]]]:
         async with metrics_backend() as (port, received):
             self_metrics = SelfMetrics(
-                read, otlp_endpoint=f"127.0.0.1:{port}", otlp_interval=3600, prometheus=False,
+                lambda: telemetry, otlp_endpoint=f"127.0.0.1:{port}", otlp_interval=3600, prometheus=False,
                 otlp_headers={"X-Scope-OrgID": "tenant-a"}, resource_attributes={"deployment.environment": "test"},
             )
             await self_metrics.close()
@@ -309,7 +357,8 @@ def test_otlp_export_delivers_our_metrics_on_close() -> None:
     assert [(point.as_int, point.attributes[0].key, point.attributes[0].value.string_value) for point in errors] == [
         (3, "detector", "tool_loop")
     ]
-    assert "otel_trajectory.exporter.spool_size" not in by_name  # never reported: no data point, no metric
+    unauthenticated = by_name["otel_trajectory.receiver.unauthenticated_requests"]
+    assert unauthenticated.sum.is_monotonic and unauthenticated.description
 
 
 def test_own_endpoint_is_refused() -> None:
@@ -317,7 +366,7 @@ def test_own_endpoint_is_refused() -> None:
     for target in ("localhost:4317", "127.0.0.1:4317", "http://localhost:4317", "[::1]:4317", "0.0.0.0:4317",
                    "https://127.0.0.1:4318/v1/metrics"):
         with pytest.raises(ValueError, match="points at our own listener"):
-            SelfMetrics(dict, otlp_endpoint=target, own_endpoints=own)
+            SelfMetrics(Telemetry, otlp_endpoint=target, own_endpoints=own)
 
 
 @pytest.mark.parametrize(
@@ -335,12 +384,10 @@ def test_reaches_own_endpoint(target: str, own: tuple[str, ...], expected: str |
     assert reaches_own_endpoint(target, own) == expected
 
 
-def test_labelled_keys_round_trip() -> None:
-    key = labelled("otel_trajectory_detector_errors", detector='we"ird\\name', tenant="a")
-    assert key == 'otel_trajectory_detector_errors{detector="we\\"ird\\\\name",tenant="a"}'
-    assert parse_key(key) == ("otel_trajectory_detector_errors", {"detector": 'we"ird\\name', "tenant": "a"})
-    assert parse_key("plain_name") == ("plain_name", {})
-    assert parse_key("x{a=1}") is None
-    assert parse_key("x{a=\"1\" b=\"2\"}") is None
-    assert parse_key("9x") is None
-    assert parse_key("job:rate") is None
+def test_readme_lists_every_prometheus_name() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Self-telemetry and health"):readme.index("## Detectors")]
+    for otel_name, (name, kind) in PROMETHEUS_NAMES.items():
+        short = name.removeprefix("otel_trajectory_")
+        shown = f"`{short}{{detector}}`" if otel_name in PER_DETECTOR else f"`{short}`"
+        assert shown in section, f"README's self-telemetry table lacks {shown} ({kind})"

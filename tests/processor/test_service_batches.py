@@ -7,15 +7,18 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from processor.pipeline.assembler import ReleasedTrace
 from processor.config import Config, ExportConfig
 from processor.pipeline.analysis import ANALYSIS_BATCH_SPANS, ANALYSIS_BATCH_TRACES
 from processor.service import TrajectoryService
-from processor.cli.demo_sink import CaptureSink
+from tests.support.capture_sink import CaptureSink
 from semconv import trajectory as names
 from tests.processor.test_service_reliability import send_all, traces
 
 
+@pytest.mark.slow
 def test_queued_small_traces_are_analysed_in_batches_and_a_large_one_alone(tmp_path: Path) -> None:
     small = traces(20, 5)  # 20 traces of 5 spans
     large = traces(1, ANALYSIS_BATCH_SPANS + 20, first=100)

@@ -26,7 +26,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from processor import cli
 from processor.config import AuthConfig, Config, ExportConfig, MetricsConfig, TlsServerConfig
 from processor.service import TrajectoryService
-from processor.cli.demo_sink import CaptureSink
+from tests.support.capture_sink import CaptureSink
 from processor.tls import server_credentials
 from tests.support.pki import make_pki
 from tests.support.spans import request, span
@@ -34,6 +34,7 @@ from tests.support.spans import request, span
 TOKEN = "s3cret-token-value"
 
 
+@pytest.mark.slow
 def test_tls_with_client_certificates_and_a_bearer_token(tmp_path: Path) -> None:
     pki = make_pki(tmp_path / "pki")
 
@@ -89,6 +90,7 @@ def test_tls_with_client_certificates_and_a_bearer_token(tmp_path: Path) -> None
     assert refusals[1] is grpc.StatusCode.UNAVAILABLE  # the TLS handshake fails without a client certificate
 
 
+@pytest.mark.slow
 def test_http_traces_logs_forwarding_metrics_and_healthcheck(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     logs_received: list[bytes] = []
 
@@ -144,6 +146,7 @@ def test_http_traces_logs_forwarding_metrics_and_healthcheck(tmp_path: Path, cap
     assert code == 0 and "SERVING" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_metrics_show_span_data_held_against_the_memory_limit(tmp_path: Path) -> None:
     """A buffered trace counts its wire size in ``processor.held_size``; once delivered nothing is held."""
 
@@ -181,6 +184,7 @@ def test_metrics_show_span_data_held_against_the_memory_limit(tmp_path: Path) ->
     assert (delivered, held_after) == (1, 0)
 
 
+@pytest.mark.slow
 def test_self_metrics_reach_an_otlp_endpoint_over_mutual_tls(tmp_path: Path) -> None:
     """``telemetry.metrics.otlp.tls`` trusts a private CA and presents a client certificate."""
     pki = make_pki(tmp_path / "pki")
@@ -222,6 +226,7 @@ def test_healthcheck_fails_when_nothing_listens(capsys: pytest.CaptureFixture[st
     assert "UNAVAILABLE" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_logs_are_joined_to_their_spans_for_analysis_and_missing_ones_are_declared(tmp_path: Path) -> None:
     from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue, KeyValueList
 

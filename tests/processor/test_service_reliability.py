@@ -16,6 +16,7 @@ from pathlib import Path
 
 import aiohttp
 import grpc
+import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -24,9 +25,11 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from processor.config import Config, ExportConfig, MetricsConfig, QueueConfig, RetryConfig
 from processor.telemetry.health import probe
 from processor.service import TrajectoryService
-from processor.cli.demo_sink import CaptureSink
+from tests.support.capture_sink import CaptureSink
 from tests.support.serve_process import ServeProcess, free_port
 from tests.support.spans import request, span
+
+pytestmark = pytest.mark.slow  # starts servers or processes
 
 METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 

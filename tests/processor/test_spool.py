@@ -421,6 +421,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow
 def test_every_acknowledged_entry_survives_sigkill(tmp_path: Path) -> None:
     child = subprocess.run(
         [sys.executable, "-c", CRASHING_CHILD, str(tmp_path)],
@@ -465,6 +466,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow
 def test_a_failed_write_is_rolled_back_and_later_appends_stay_readable(tmp_path: Path) -> None:
     child = subprocess.run(
         [sys.executable, "-c", FAILING_DISK_CHILD, str(tmp_path)],

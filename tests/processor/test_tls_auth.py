@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import re
 import ssl
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -18,8 +19,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from processor import auth as auth_module
 from tests.support.pki import Pki, make_pki
 from processor.auth import BearerTokenAuth
+from processor.telemetry.counters import ReceiverCounters
 from processor.telemetry.health import HealthState, probe
-from processor.tls import TlsError, channel_credentials, server_credentials, server_ssl_context
+from processor.tls import TlsError, channel_credentials, read_file, server_credentials, server_ssl_context
 
 TOKEN = "s3cr3t-Token.value_42"
 SAY = "/test.Echo/Say"
@@ -83,6 +85,7 @@ async def say(
 
 
 # --- server TLS ---------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_client_trusting_our_ca_connects(pki: Pki) -> None:
     async def scenario() -> bytes | grpc.StatusCode:
         async with running_server(server_credentials(pki.server_cert, pki.server_key, None)) as port:
@@ -91,6 +94,7 @@ def test_client_trusting_our_ca_connects(pki: Pki) -> None:
     assert asyncio.run(scenario()) == b"hello"
 
 
+@pytest.mark.slow
 def test_client_without_our_ca_cannot_connect(pki: Pki) -> None:
     async def scenario() -> tuple[bytes | grpc.StatusCode, bytes | grpc.StatusCode]:
         async with running_server(server_credentials(pki.server_cert, pki.server_key, None)) as port:
@@ -101,6 +105,7 @@ def test_client_without_our_ca_cannot_connect(pki: Pki) -> None:
     assert plaintext is grpc.StatusCode.UNAVAILABLE
 
 
+@pytest.mark.slow
 def test_mutual_tls_requires_a_client_certificate_from_the_client_ca(pki: Pki) -> None:
     async def scenario() -> list[bytes | grpc.StatusCode]:
         credentials = server_credentials(pki.server_cert, pki.server_key, pki.ca)
@@ -117,6 +122,7 @@ def test_mutual_tls_requires_a_client_certificate_from_the_client_ca(pki: Pki) -
     assert good_cert == b"hello"
 
 
+@pytest.mark.slow
 def test_probe_speaks_tls_with_a_ca_file(pki: Pki) -> None:
     async def scenario() -> tuple[tuple[bool, str], tuple[bool, str]]:
         health = HealthState(["test.Echo"])
@@ -164,6 +170,7 @@ def _client_context(pki: Pki, cert: str | None = None, key: str | None = None) -
     return context
 
 
+@pytest.mark.slow
 def test_http_receiver_context_serves_tls_and_enforces_client_certificates(pki: Pki) -> None:
     plain_tls = server_ssl_context(pki.server_cert, pki.server_key, None)
     mutual = server_ssl_context(pki.server_cert, pki.server_key, pki.ca)
@@ -220,24 +227,27 @@ def test_key_not_matching_certificate_is_detected(pki: Pki) -> None:
 
 
 def test_unreadable_file_is_reported(pki: Pki, tmp_path: Path) -> None:
+    # Root reads a file whatever its mode, and CI runs as root: the reader refuses the locked file the way the
+    # kernel does for anyone else, so the report is checked under every user.
     locked = tmp_path / "locked.key"
     locked.write_bytes(Path(pki.server_key).read_bytes())
-    locked.chmod(0)
-    try:
-        if locked.stat().st_mode & 0o777 == 0 and _readable(locked):
-            pytest.skip("running as a user that ignores file permissions (root)")
-        with pytest.raises(TlsError, match="not readable by this process; fix its permissions"):
-            server_credentials(pki.server_cert, str(locked), None)
-    finally:
-        locked.chmod(0o600)
+    reads: list[Path] = []
 
+    def permissions_enforced(path: Path) -> bytes:
+        reads.append(path)
+        if path == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return read_file(path)
 
-def _readable(path: Path) -> bool:
-    try:
-        path.read_bytes()
-    except PermissionError:
-        return False
-    return True
+    unreadable = re.escape(f"'{locked}' is not readable by this process; fix its permissions")
+    with pytest.raises(TlsError, match=rf"^key_file {unreadable}"):
+        server_credentials(pki.server_cert, str(locked), None, reader=permissions_enforced)
+    with pytest.raises(TlsError, match=rf"^client_ca_file {unreadable}"):
+        server_ssl_context(pki.server_cert, pki.server_key, str(locked), reader=permissions_enforced)
+    with pytest.raises(TlsError, match=rf"^ca_file {unreadable}"):
+        channel_credentials(str(locked), None, None, reader=permissions_enforced)
+    assert reads.count(locked) == 3
+    assert Path(pki.server_cert) in reads  # the readable files went through the same reader
 
 
 def test_client_certificate_needs_both_halves(pki: Pki) -> None:
@@ -252,13 +262,16 @@ def _bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
 
 
+@pytest.mark.slow
 def test_bearer_token_gates_every_method_but_health() -> None:
     auth = BearerTokenAuth.from_settings(TOKEN, None)
     assert auth is not None
 
+    counters = ReceiverCounters()
+
     async def scenario() -> dict[str, object]:
         health = HealthState(["test.Echo"])
-        async with running_server(interceptors=[auth.grpc_interceptor()], health=health) as port:
+        async with running_server(interceptors=[auth.grpc_interceptor(counters)], health=health) as port:
             await health.set_serving()
             async with _channel(port, None) as channel:
                 check = channel.unary_unary(
@@ -299,13 +312,18 @@ def test_bearer_token_gates_every_method_but_health() -> None:
     for case in denied:
         assert results[case] is grpc.StatusCode.UNAUTHENTICATED, case
     assert results["health"] == health_pb2.HealthCheckResponse.SERVING
+    assert counters.unauthenticated_requests == len(denied)  # every refusal counted; health and good calls not
 
 
+@pytest.mark.slow
 def test_authenticated_stream_and_unknown_method_pass_through() -> None:
     auth = BearerTokenAuth(TOKEN)
 
+    counters = ReceiverCounters()
+
     async def scenario() -> tuple[list[bytes], grpc.StatusCode]:
-        async with running_server(interceptors=[auth.grpc_interceptor()]) as port, _channel(port, None) as channel:
+        interceptors = [auth.grpc_interceptor(counters)]
+        async with running_server(interceptors=interceptors) as port, _channel(port, None) as channel:
             items = [item async for item in channel.unary_stream(STREAM)(b"x", timeout=5, metadata=_bearer(TOKEN))]
             try:
                 await channel.unary_unary("/test.Echo/Missing")(b"x", timeout=5, metadata=_bearer(TOKEN))
@@ -316,6 +334,7 @@ def test_authenticated_stream_and_unknown_method_pass_through() -> None:
     items, unknown = asyncio.run(scenario())
     assert items == [b"x", b"x"]
     assert unknown is grpc.StatusCode.UNIMPLEMENTED
+    assert counters.unauthenticated_requests == 0
 
 
 # --- bearer token: checks, secrecy, settings ----------------------------------------------------------------
@@ -345,7 +364,7 @@ def test_check_compares_in_constant_time(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_token_never_shows_in_repr_or_errors() -> None:
     auth = BearerTokenAuth(TOKEN)
-    for text in (repr(auth), str(auth), repr(auth.grpc_interceptor())):
+    for text in (repr(auth), str(auth), repr(auth.grpc_interceptor(ReceiverCounters()))):
         assert TOKEN not in text
         assert "redacted" in text
     with pytest.raises(ValueError) as caught:

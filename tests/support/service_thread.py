@@ -16,7 +16,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from processor.config import Config, ExportConfig, MiB
 from processor.service import TrajectoryService
-from processor.cli.demo_sink import CaptureSink
+from tests.support.capture_sink import CaptureSink
 
 __all__ = ["ServiceThread"]
 

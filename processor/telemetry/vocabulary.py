@@ -1,0 +1,186 @@
+"""Every self-metric: its OpenTelemetry instrument and where its value comes from in :class:`Telemetry`.
+
+A :class:`MetricSpec` names one instrument (the Collector's vocabulary under the ``otel_trajectory`` prefix),
+its kind, unit and description, and reads its data points straight from the typed counters: a number, or one
+data point per detector with the attribute ``detector``. Nothing is encoded into strings and parsed back.
+
+The Prometheus names are what ``opentelemetry-exporter-prometheus`` derives from the instrument: dots become
+underscores, the unit is appended (``s`` → ``_seconds``, ``By`` → ``_bytes``; ``{span}``-style units and ``1`` add
+nothing) and counters end in ``_total``. :data:`VOCABULARY` is the authoritative list; the README's
+self-telemetry section shows every Prometheus name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from opentelemetry.metrics import Observation
+
+from processor.telemetry.counters import Telemetry
+from semconv.trajectory import METRIC_PREFIX
+
+__all__ = ["DETECTOR_ATTRIBUTE", "Kind", "MetricSpec", "VOCABULARY"]
+
+Kind = Literal["counter", "gauge"]
+Observe = Callable[[Telemetry], list[Observation]]
+
+DETECTOR_ATTRIBUTE = "detector"
+"""The data point attribute of per-detector metrics: the detector's name."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MetricSpec:
+    name: str
+    """OpenTelemetry instrument name (``otel_trajectory.<component>.<noun>``)."""
+    kind: Kind
+    unit: str
+    description: str
+    observe: Observe
+    """The data points now, read from the counters."""
+
+
+def _value(get: Callable[[Telemetry], float]) -> Observe:
+    return lambda telemetry: [Observation(get(telemetry))]
+
+
+def _per_detector(get: Callable[[Telemetry], Mapping[str, float]]) -> Observe:
+    # list() copies the items in one step, so a detector added meanwhile on the loop cannot break the iteration.
+    return lambda telemetry: [
+        Observation(value, {DETECTOR_ATTRIBUTE: name}) for name, value in list(get(telemetry).items())
+    ]
+
+
+def _spec(name: str, kind: Kind, unit: str, description: str, observe: Observe) -> MetricSpec:
+    return MetricSpec(name=f"{METRIC_PREFIX}.{name}", kind=kind, unit=unit, description=description, observe=observe)
+
+
+VOCABULARY: tuple[MetricSpec, ...] = (
+    # --- receiver ---
+    _spec("receiver.accepted_spans", "counter", "{span}",
+          "Spans accepted by the receiver and handed to the pipeline.",
+          _value(lambda t: t.receiver.accepted_spans)),
+    _spec("receiver.refused_spans", "counter", "{span}",
+          "Spans refused with a retryable status because the pipeline was full.",
+          _value(lambda t: t.receiver.refused_spans)),
+    _spec("receiver.rejected_spans", "counter", "{span}",
+          "Spans refused through OTLP partial success (malformed ids).",
+          _value(lambda t: t.receiver.rejected_spans)),
+    _spec("receiver.undecodable_spans", "counter", "{span}",
+          "Spans that did not decode on their own (too deep, bad UTF-8): forwarded unchanged, not analysed.",
+          _value(lambda t: t.receiver.undecodable_spans)),
+    _spec("receiver.invalid_requests", "counter", "{request}",
+          "Requests whose body was not a valid OTLP message.",
+          _value(lambda t: t.receiver.invalid_requests)),
+    _spec("receiver.unauthenticated_requests", "counter", "{request}",
+          "Requests refused for a missing or wrong bearer token (gRPC UNAUTHENTICATED, HTTP 401).",
+          _value(lambda t: t.receiver.unauthenticated_requests)),
+    _spec("receiver.accepted_log_records", "counter", "{record}",
+          "Log records accepted by the receiver.",
+          _value(lambda t: t.receiver.accepted_log_records)),
+    _spec("receiver.refused_log_records", "counter", "{record}",
+          "Log records refused with a retryable status because the pipeline was full.",
+          _value(lambda t: t.receiver.refused_log_records)),
+    _spec("receiver.rejected_log_records", "counter", "{record}",
+          "Log records refused through OTLP partial success (malformed ids).",
+          _value(lambda t: t.receiver.rejected_log_records)),
+    # --- processor ---
+    _spec("processor.buffered_traces", "gauge", "{trace}",
+          "Traces held in the buffer waiting for completion.",
+          _value(lambda t: t.processor.buffered_traces)),
+    _spec("processor.buffered_spans", "gauge", "{span}",
+          "Spans held in the buffer waiting for their trace to complete.",
+          _value(lambda t: t.processor.buffered_spans)),
+    _spec("processor.held_size", "gauge", "By",
+          "Span data held, wire size: buffered traces, traces in analysis and queued exports (what "
+          "processor.memory_limit_mib bounds).",
+          _value(lambda t: t.processor.held_bytes)),
+    _spec("processor.memory_limit", "gauge", "By",
+          "processor.memory_limit_mib in bytes, its default resolved.",
+          _value(lambda t: t.processor.memory_limit_bytes)),
+    _spec("processor.annotation_growth", "gauge", "1",
+          "Annotated output bytes per received byte on recent traces; traces not yet analysed count against "
+          "processor.memory_limit_mib at this multiple of their wire size.",
+          _value(lambda t: t.processor.annotation_growth)),
+    _spec("processor.traces_analysed", "counter", "{trace}",
+          "Traces run through the detector chain.",
+          _value(lambda t: t.processor.traces_analysed)),
+    _spec("processor.analysis_errors", "counter", "{trace}",
+          "Traces whose analysis failed; their spans were forwarded unannotated.",
+          _value(lambda t: t.processor.analysis_errors)),
+    _spec("processor.traces_released_early", "counter", "{trace}",
+          "Traces released before completion (buffer limits, memory pressure or shutdown).",
+          _value(lambda t: t.processor.traces_released_early)),
+    _spec("processor.memory_limit_releases", "counter", "{trace}",
+          "Traces released early because buffered span data reached its share of processor.memory_limit_mib.",
+          _value(lambda t: t.processor.memory_limit_releases)),
+    _spec("processor.late_spans", "counter", "{span}",
+          "Spans that arrived after their trace was released.",
+          _value(lambda t: t.processor.late_spans)),
+    _spec("processor.analysis_time", "counter", "s",
+          "Time spent analysing traces.",
+          _value(lambda t: t.processor.analysis_seconds_total)),
+    _spec("processor.joined_log_records", "counter", "{record}",
+          "Log records joined to the span they belong to before mapping.",
+          _value(lambda t: t.logs.joined_log_records)),
+    _spec("processor.late_log_records", "counter", "{record}",
+          "Log records that arrived after their trace was released.",
+          _value(lambda t: t.logs.late_log_records)),
+    _spec("processor.unjoined_log_records", "counter", "{record}",
+          "Log records never joined to a span (no span id, expired or dropped from a full join buffer).",
+          _value(lambda t: t.logs.unjoined_log_records)),
+    # --- detectors ---
+    _spec("detector.time", "counter", "s",
+          "Time spent in each detector (attribute detector).",
+          _per_detector(lambda t: t.detectors.seconds)),
+    _spec("detector.errors", "counter", "{error}",
+          "Detector runs that raised (attribute detector).",
+          _per_detector(lambda t: t.detectors.errors)),
+    # --- exporter ---
+    _spec("exporter.sent_spans", "counter", "{span}",
+          "Spans delivered downstream.",
+          _value(lambda t: t.exporter.sent_spans)),
+    _spec("exporter.send_failed_spans", "counter", "{span}",
+          "Spans that could not be delivered (permanent error or retries exhausted).",
+          _value(lambda t: t.exporter.send_failed_spans)),
+    _spec("exporter.enqueue_failed_spans", "counter", "{span}",
+          "Spans refused because the sending queue was full.",
+          _value(lambda t: t.exporter.enqueue_failed_spans)),
+    _spec("exporter.partial_rejected_spans", "counter", "{span}",
+          "Spans the downstream refused through partial success.",
+          _value(lambda t: t.exporter.partial_rejected_spans)),
+    _spec("exporter.sent_log_records", "counter", "{record}",
+          "Log records delivered downstream.",
+          _value(lambda t: t.logs_exporter.sent_spans)),
+    _spec("exporter.send_failed_log_records", "counter", "{record}",
+          "Log records that could not be delivered.",
+          _value(lambda t: t.logs_exporter.send_failed_spans)),
+    _spec("exporter.enqueue_failed_log_records", "counter", "{record}",
+          "Log records refused because the sending queue was full.",
+          _value(lambda t: t.logs_exporter.enqueue_failed_spans)),
+    _spec("exporter.partial_rejected_log_records", "counter", "{record}",
+          "Log records the downstream refused through partial success.",
+          _value(lambda t: t.logs_exporter.partial_rejected_spans)),
+    _spec("exporter.retries", "counter", "{retry}",
+          "Export attempts retried after a retryable error.",
+          _value(lambda t: t.exporter.retries)),
+    _spec("exporter.queue_size", "gauge", "{request}",
+          "Requests in the sending queue.",
+          _value(lambda t: t.exporter.queue_size)),
+    _spec("exporter.queue_capacity", "gauge", "{request}",
+          "Capacity of the sending queue.",
+          _value(lambda t: t.exporter.queue_capacity)),
+    _spec("exporter.spool_size", "gauge", "By",
+          "Bytes held in the on-disk spool.",
+          _value(lambda t: t.spool.spool_bytes)),
+    _spec("exporter.spool_replayed_requests", "counter", "{request}",
+          "Requests found undelivered in the spool at start-up and sent again (their data may arrive twice).",
+          _value(lambda t: t.spool.replayed_requests)),
+    _spec("exporter.spool_replayed_spans", "counter", "{span}",
+          "Spans in the trace requests replayed from the spool.",
+          _value(lambda t: t.spool.replayed_spans)),
+    _spec("exporter.spool_quarantined_segments", "counter", "{file}",
+          "Damaged spool files moved to the quarantine directory at start-up.",
+          _value(lambda t: t.spool.quarantined_segments)),
+)
