@@ -35,7 +35,7 @@ def pickled_by_fields(cls: type[_T]) -> type[_T]:
     def __reduce__(self: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         return restore, (cls, values(self))
 
-    cls.__reduce__ = __reduce__  # type: ignore[assignment,method-assign]
+    setattr(cls, "__reduce__", __reduce__)  # noqa: B010  (assigning a method to a class: mypy forbids the plain form)
     return cls
 
 

@@ -146,13 +146,13 @@ class _BearerInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        method: str = handler_call_details.method  # type: ignore[attr-defined]
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        method: str = handler_call_details.method
         if method.startswith(HEALTH_METHOD_PREFIX):
             return await continuation(handler_call_details)
-        metadata = handler_call_details.invocation_metadata  # type: ignore[attr-defined]
+        metadata = handler_call_details.invocation_metadata
         if self._auth.check(_metadata_value(metadata, "authorization")):
             return await continuation(handler_call_details)
         # Unknown methods are denied the same way, so an unauthenticated caller learns nothing about them.

@@ -7,6 +7,7 @@ seconds) and float seconds in code.
 
 from __future__ import annotations
 
+import builtins
 import os
 import re
 from collections.abc import Mapping
@@ -241,7 +242,7 @@ class _Reader:
             return default
         return value
 
-    def int_or_word(self, key: str, default: int, minimum: int, word: str) -> int | str:
+    def int_or_word(self, key: str, default: builtins.int, minimum: builtins.int, word: str) -> builtins.int | str:
         """An integer >= ``minimum``, or exactly ``word`` (returned as is)."""
         value = self.raw.get(key, default)
         if value == word:
@@ -272,19 +273,19 @@ class _Reader:
             return default
         return value
 
-    def duration(self, key: str, default: float) -> float:
+    def duration(self, key: builtins.str, default: builtins.float) -> builtins.float:
         if key not in self.raw:
             return default
         return parse_duration(self.raw[key], self._at(key), self.problems, default)
 
-    def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
+    def choice(self, key: builtins.str, default: builtins.str, choices: tuple[builtins.str, ...]) -> builtins.str:
         value = self.raw.get(key, default)
         if value not in choices:
             self.problems.append(f"{self._at(key)}: expected one of {', '.join(choices)}, got {value!r}")
             return default
         return str(value)
 
-    def section(self, key: str, known: set[str]) -> _Reader:
+    def section(self, key: builtins.str, known: set[builtins.str]) -> _Reader:
         return _Reader(self.raw.get(key), self._at(key), self.problems, known)
 
 
@@ -377,7 +378,7 @@ def _parse_export(reader: _Reader) -> ExportConfig | None:
         cert_file=cert_file,
         key_file=key_file,
         headers=headers,
-        compression=compression,  # type: ignore[arg-type]
+        compression=compression,  # type: ignore[arg-type]  # checked against the choices by the reader
         timeout=timeout,
         max_message_bytes=max_message_bytes,
         retry_on_failure=retry_config,

@@ -329,12 +329,12 @@ def _tool_call_edges(
             candidates = [proposal for proposal in proposed if proposal.model_node != entry.node_id]
             if not candidates:
                 continue
-            proposal = narrow(candidates, entry.node_id, None)
-            if proposal is None:
+            consumed = narrow(candidates, entry.node_id, None)
+            if consumed is None:
                 ambiguous.append(entry.node_id)
                 continue
-            executions = executed_by_proposal.get(proposal.node_id)
-            for execution in (executions or [proposal.node_id])[:MAX_EXECUTIONS_PER_CALL]:
+            ran = executed_by_proposal.get(consumed.node_id)
+            for execution in (ran or [consumed.node_id])[:MAX_EXECUTIONS_PER_CALL]:
                 edges.add(entry.node_id, _DEPENDS_ON, execution, f"tool result {call_id} in model input")
     if ambiguous:
         notes.append(

@@ -5,7 +5,7 @@ results and per-message digests. Shared by every reader whose convention uses th
 from __future__ import annotations
 
 import hashlib
-from typing import Final
+from typing import Final, cast
 
 import orjson
 
@@ -86,7 +86,8 @@ def tool_result_part(call_id: str | None, response: Decoded) -> dict[str, Decode
 
 def parts_message(role: str | None, parts: list[dict[str, Decoded]]) -> dict[str, Decoded]:
     """A message in the GenAI parts schema, so conventions with other message shapes digest the same way."""
-    return {"role": role, "parts": parts}
+    # Read-only from here on, so the list of part dicts may stand as a list of decoded values (lists are invariant).
+    return {"role": role, "parts": cast(list[Decoded], parts)}
 
 
 def _normal_part(part: dict[str, Decoded]) -> dict[str, Decoded]:

@@ -25,7 +25,7 @@ _TEXT = {"$ref": "#/$defs/text"}
 _OPT_TEXT = {"type": ["string", "null"], "maxLength": 4096}
 
 
-def _object(required: dict[str, object], optional: dict[str, object] | None = None, *, closed: bool = True) -> dict:
+def _object(required: dict[str, object], optional: dict[str, object] | None = None, *, closed: bool = True) -> dict[str, object]:
     schema: dict[str, object] = {
         "type": "object",
         "required": sorted(required),

@@ -117,7 +117,7 @@ def _score(report: Report, where: str, labels: dict[str, Any], trajectory: Traje
             status = label.get("status", "fail")
             candidates = [f for f in free if f.status.value == status]
             on_span = [f for f in candidates if _span_of(trajectory, f) == label.get("anchor_span")]
-            chosen = (on_span or candidates or [None])[0]
+            chosen = on_span[0] if on_span else candidates[0] if candidates else None
             if chosen is None:
                 tally.fn += 1
                 near = next((f for f in free if f.status.value != status), None)

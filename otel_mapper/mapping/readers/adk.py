@@ -115,7 +115,7 @@ def _content_digest(content: dict[str, Decoded], consumed: list[str] | None) -> 
             parts.append(tool_result_part(call_id, response.get(adk.PART_RESPONSE)))
         elif isinstance(part.get(adk.TEXT), str):
             parts.append(text_part(part[adk.TEXT]))  # type: ignore[arg-type]
-    return message_digest(parts_message("assistant" if role == "model" else role if isinstance(role, str) else None, parts))  # type: ignore[arg-type]
+    return message_digest(parts_message("assistant" if role == "model" else role if isinstance(role, str) else None, parts))
 
 
 def _id(part: dict[str, Decoded]) -> str | None:
