@@ -45,6 +45,6 @@ def restore(cls: type[_T], values: tuple[Any, ...]) -> _T:
     setters = getattr(cls, _SETTERS)
     if len(values) != len(setters):
         raise TypeError(f"{cls.__name__}: {len(values)} pickled values for {len(setters)} fields")
-    for set_slot, value in zip(setters, values):
+    for set_slot, value in zip(setters, values, strict=True):
         set_slot(obj, value)
     return obj

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from itertools import pairwise
 from dataclasses import dataclass
 from dataclasses import fields as dataclass_fields
 
@@ -433,7 +434,7 @@ def _sequence_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
             steps[scope][step].append(entry.node_id)
     for scope, by_step in steps.items():
         ordered = sorted(by_step)
-        for previous, current in zip(ordered, ordered[1:]):
+        for previous, current in pairwise(ordered):
             earlier = sorted(by_step[previous])[:MAX_SEQUENCE_FANIN]
             for node in by_step[current]:
                 for before in earlier:
