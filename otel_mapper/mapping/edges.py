@@ -34,6 +34,7 @@ from otel_mapper.mapping.members import (
     MODEL_CALL as _MODEL_CALL,
     SEQUENCED_AFTER as _SEQUENCED_AFTER,
 )
+from otel_mapper.mapping.drafts import NodeDraft
 from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.model import Declaration, Edge
 from semconv.trajectory import DeclarationCategory, DeclarationEffect, EdgeType
@@ -166,7 +167,7 @@ def derive_edges(
     entries: list[SpanEntry],
     by_span_id: dict[str, SpanEntry],
     proposals: list[ProposalNode],
-    nodes_by_id: dict[str, dict[str, object]],
+    nodes_by_id: dict[str, NodeDraft],
     edges: EdgeSet,
     notes: list[Declaration],
 ) -> list[tuple[str, str]]:
@@ -177,7 +178,7 @@ def derive_edges(
     _tool_call_edges(entries, proposals, nodes_by_id, edges, notes)
     _response_chain_edges(entries, edges)
     _content_edges(entries, edges)
-    _handoff_edges(entries, nodes_by_id, edges)
+    _handoff_edges(entries, edges)
     _sequence_edges(entries, edges)
     return external
 
@@ -237,7 +238,7 @@ def _link_edges(entries: list[SpanEntry], by_span_id: dict[str, SpanEntry], edge
 def _tool_call_edges(
     entries: list[SpanEntry],
     proposals: list[ProposalNode],
-    nodes_by_id: dict[str, dict[str, object]],
+    nodes_by_id: dict[str, NodeDraft],
     edges: EdgeSet,
     notes: list[Declaration],
 ) -> None:
@@ -288,8 +289,8 @@ def _tool_call_edges(
             if len(candidates) > 1:
                 evidence += " (id reused; the only proposal under the same parent)"
         elif facts.tool_name and facts.arguments is not None:
-            fields = nodes_by_id[entry.node_id]
-            candidates = by_name_args.get((facts.tool_name, str(fields.get("arguments_digest"))), [])
+            digest = nodes_by_id[entry.node_id].arguments_digest
+            candidates = by_name_args.get((facts.tool_name, str(digest)), [])
             if len(candidates) == 1:
                 matched = candidates[0]
                 evidence = "unique tool name and argument digest match (span carries no tool call id)"
@@ -314,7 +315,7 @@ def _tool_call_edges(
 
     for proposal_id, executions in executed_by_proposal.items():
         if executions:
-            nodes_by_id[proposal_id]["status"] = _DISPATCHED
+            nodes_by_id[proposal_id].status = _DISPATCHED
 
     for entry in entries:
         if not entry.primary or entry.node_id is None or not entry.facts.consumed_call_ids:
@@ -391,7 +392,7 @@ def _content_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
                 break  # ambiguous: the same message came out of several calls
 
 
-def _handoff_edges(entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, object]], edges: EdgeSet) -> None:
+def _handoff_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
     agents_by_name: dict[str, list[str]] = defaultdict(list)
     agents_by_graph_id: dict[str, list[str]] = defaultdict(list)
     for entry in entries:
