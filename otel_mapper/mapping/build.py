@@ -2,8 +2,9 @@
 
 Steps: view every span, read it with the first convention reader that claims it, merge double-instrumented
 calls (:mod:`otel_mapper.mapping.entries`), make nodes and proposal nodes for tool calls a model proposed
-(:mod:`otel_mapper.mapping.nodes`), derive edges from evidence only (:mod:`otel_mapper.mapping.edges`), break cycles, then
-declare what the mapping lost (:mod:`otel_mapper.mapping.declarations`).
+(:mod:`otel_mapper.mapping.nodes`, as :class:`~otel_mapper.mapping.drafts.NodeDraft` until frozen), derive edges
+from evidence only (:mod:`otel_mapper.mapping.edges`, :mod:`otel_mapper.mapping.tool_edges`), break cycles
+(:mod:`otel_mapper.mapping.edge_set`), then declare what the mapping lost (:mod:`otel_mapper.mapping.declarations`).
 
 The result does not depend on span arrival order: duplicates are ranked by their bytes, nodes and edges are
 sorted by id, and nothing reads a timestamp to decide anything.
@@ -16,7 +17,8 @@ from dataclasses import dataclass, field
 
 from otel_mapper.mapping.declarations import declare
 from otel_mapper.mapping.drafts import NodeDraft
-from otel_mapper.mapping.edges import EdgeSet, derive_edges
+from otel_mapper.mapping.edge_set import EdgeSet
+from otel_mapper.mapping.edges import derive_edges
 from otel_mapper.mapping.entries import SpanEntry, assign_node_ids, merge_double_instrumentation, read_spans
 from otel_mapper.mapping.facts import ConventionReader
 from otel_mapper.mapping.graph import CausalIndex, seed_causal_index

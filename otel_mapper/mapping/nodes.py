@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import Final
 
 from otel_mapper.bundle.canonical import digest_text
-from otel_mapper.mapping.edges import EdgeSet, ProposalNode
+from otel_mapper.mapping.edge_set import EdgeSet
 from otel_mapper.mapping.drafts import NodeDraft
 from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.mapping.facts import SpanFacts
+from otel_mapper.mapping.tool_edges import ProposalNode
 from otel_mapper.mapping.members import (
     AGENT_INVOCATION as _AGENT_INVOCATION,
     COMMITTED as _COMMITTED,
