@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hmac
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +105,7 @@ def _read_token_file(path: str) -> str:
     return text
 
 
-def _metadata_value(metadata: Any, key: str) -> str | None:
+def _metadata_value(metadata: Sequence[tuple[str, str | bytes]] | None, key: str) -> str | None:
     for item in metadata or ():
         name, value = item[0], item[1]
         if name == key:
@@ -116,11 +116,11 @@ def _metadata_value(metadata: Any, key: str) -> str | None:
 _DENIED = "missing or invalid bearer token in the 'authorization' metadata"
 
 
-async def _deny_unary(request: Any, context: grpc.aio.ServicerContext) -> None:
+async def _deny_unary(request: object, context: grpc.aio.ServicerContext[object, object]) -> None:
     await context.abort(grpc.StatusCode.UNAUTHENTICATED, _DENIED)
 
 
-async def _deny_stream(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+async def _deny_stream(request_iterator: object, context: grpc.aio.ServicerContext[object, object]) -> None:
     await context.abort(grpc.StatusCode.UNAUTHENTICATED, _DENIED)
 
 

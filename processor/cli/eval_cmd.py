@@ -18,7 +18,7 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import orjson
 import yaml
@@ -180,7 +180,7 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def _print_text(report: Report, out: Any) -> None:
+def _print_text(report: Report, out: TextIO) -> None:
     print(f"{'category':<24} {'TP':>4} {'FP':>4} {'FN':>4} {'prec':>5} {'recall':>6} {'anchor':>6} {'indet':>5}", file=out)
     for name, tally in sorted(report.categories.items()):
         row = tally.as_dict()
