@@ -77,4 +77,6 @@ if not _same_fields() or hasattr(Node, "__post_init__"):
 
 _FIELD_NAMES: Final = tuple(f.name for f in dataclass_fields(Node))
 _draft_values: Final = attrgetter(*_FIELD_NAMES)
-_NODE_SETTERS: Final[tuple[Callable[[Node, object], None], ...]] = tuple(Node.__dict__[name].__set__ for name in _FIELD_NAMES)
+_NODE_SETTERS: Final[tuple[Callable[[Node, object], None], ...]] = tuple(
+    Node.__dict__[name].__set__ for name in _FIELD_NAMES
+)
