@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from itertools import pairwise
+from typing import Final
 
 from otel_mapper.mapping.drafts import NodeDraft
 from otel_mapper.mapping.edge_set import EdgeSet
@@ -33,11 +34,11 @@ from otel_mapper.mapping.members import (
 )
 from otel_mapper.mapping.tool_edges import ProposalNode, tool_call_edges
 from otel_mapper.model import Declaration
-from semconv.trajectory import EdgeType
+from semconv.trajectory import LINK_TYPE, EdgeType
 
 __all__ = ["EdgeSet", "LINK_TYPE_ATTRIBUTE", "ProposalNode", "derive_edges"]
 
-LINK_TYPE_ATTRIBUTE = "agent_trajectory.link.type"
+LINK_TYPE_ATTRIBUTE: Final = LINK_TYPE
 _LINK_TYPES = {EdgeType.CAUSED_BY, EdgeType.DEPENDS_ON, EdgeType.RETRIES, EdgeType.HANDOFF_FROM}
 MAX_SEQUENCE_FANIN = 16
 """A node is ``sequenced_after`` at most this many nodes of the previous runtime step."""
