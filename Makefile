@@ -4,12 +4,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test venv bench clean
+.PHONY: demo test check venv bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,check]'
 	@touch $(STAMP)
 
 venv: $(STAMP)
@@ -19,6 +19,9 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+check: $(STAMP)
+	PYTHON=$(PY) scripts/check
 
 bench: $(STAMP)
 	$(PY) bench/throughput.py

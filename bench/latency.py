@@ -46,7 +46,7 @@ async def drive(stage: AnalysisStage, traces: list[ReleasedTrace], loops: int, i
         while True:  # as the service's process loops: queued small traces go in one call
             batch = queue.take_batch(await queue.get(), lambda item: len(item[1].spans))
             analysed_traces = await stage.process_batch([trace for _, trace in batch])
-            for (released_at, _), analysed in zip(batch, analysed_traces):
+            for (released_at, _), analysed in zip(batch, analysed_traces, strict=True):
                 for request in analysed.requests:
                     exported.put_nowait(request)
                 latencies.append(time.perf_counter() - released_at)

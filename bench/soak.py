@@ -56,7 +56,7 @@ METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 # --- clients (separate processes) --------------------------------------------------------------------------
 
 
-def client(port: int, first_trace: int, traces: int, spans_per_trace: int, batch: int, acked: "multiprocessing.Value[int]", stop: EventType) -> None:  # type: ignore[type-arg]
+def client(port: int, first_trace: int, traces: int, spans_per_trace: int, batch: int, acked: multiprocessing.Value[int], stop: EventType) -> None:  # type: ignore[type-arg]
     """Send ``traces`` traces, ``batch`` per request; retry every request until it is acknowledged."""
 
     async def run() -> None:

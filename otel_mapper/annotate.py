@@ -89,13 +89,13 @@ def annotate(envelopes: Sequence[SpanEnvelope], mapping: MappingResult, diagnosi
 
     for item in diagnosis.chain:
         finding = item.finding
-        index = anchor_index.get(finding.node_id)
-        if index is None:
+        anchor = anchor_index.get(finding.node_id)
+        if anchor is None:
             # Derived nodes (proposals) anchor on the span they came from.
-            index = anchor_index.get(finding.node_id.split("#", 1)[0])
-        if index is None:
+            anchor = anchor_index.get(finding.node_id.split("#", 1)[0])
+        if anchor is None:
             continue
-        span = envelopes[index].span
+        span = envelopes[anchor].span
         evidence = finding.evidence[: names.MAX_EVIDENCE_CHARS]
         _add_event(
             span,

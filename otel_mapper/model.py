@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from semconv.trajectory import (
     Authority,
@@ -218,4 +218,4 @@ class Trajectory:
         value = self._derived.get(key)
         if value is None:
             value = self._derived[key] = build(self)
-        return value  # type: ignore[return-value]
+        return cast(_T, value)  # each key is built by one function, so its value has that function's type

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import fields, is_dataclass
 from operator import attrgetter
-from typing import Any, TypeVar
+from typing import TypeVar
 
 __all__ = ["pickled_by_fields", "restore"]
 
@@ -30,21 +30,21 @@ def pickled_by_fields(cls: type[_T]) -> type[_T]:
     names = tuple(field.name for field in fields(cls))
     setattr(cls, _SETTERS, tuple(cls.__dict__[name].__set__ for name in names))
     getter = attrgetter(*names)
-    values: Callable[[Any], tuple[Any, ...]] = getter if len(names) > 1 else (lambda obj: (getter(obj),))
+    values: Callable[[_T], tuple[object, ...]] = getter if len(names) > 1 else (lambda obj: (getter(obj),))
 
-    def __reduce__(self: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    def __reduce__(self: _T) -> tuple[Callable[[type[_T], tuple[object, ...]], _T], tuple[type[_T], tuple[object, ...]]]:
         return restore, (cls, values(self))
 
-    cls.__reduce__ = __reduce__  # type: ignore[assignment,method-assign]
+    setattr(cls, "__reduce__", __reduce__)  # noqa: B010  (assigning a method to a class: mypy forbids the plain form)
     return cls
 
 
-def restore(cls: type[_T], values: tuple[Any, ...]) -> _T:
+def restore(cls: type[_T], values: tuple[object, ...]) -> _T:
     """The object :func:`pickled_by_fields` stored: a new instance of ``cls`` with its slots set to ``values``."""
     obj = object.__new__(cls)
     setters = getattr(cls, _SETTERS)
     if len(values) != len(setters):
         raise TypeError(f"{cls.__name__}: {len(values)} pickled values for {len(setters)} fields")
-    for set_slot, value in zip(setters, values):
+    for set_slot, value in zip(setters, values, strict=True):
         set_slot(obj, value)
     return obj

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hmac
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +108,7 @@ def _read_token_file(path: str) -> str:
     return text
 
 
-def _metadata_value(metadata: Any, key: str) -> str | None:
+def _metadata_value(metadata: Sequence[tuple[str, str | bytes]] | None, key: str) -> str | None:
     for item in metadata or ():
         name, value = item[0], item[1]
         if name == key:
@@ -119,11 +119,11 @@ def _metadata_value(metadata: Any, key: str) -> str | None:
 _DENIED = "missing or invalid bearer token in the 'authorization' metadata"
 
 
-async def _deny_unary(request: Any, context: grpc.aio.ServicerContext) -> None:
+async def _deny_unary(request: object, context: grpc.aio.ServicerContext[object, object]) -> None:
     await context.abort(grpc.StatusCode.UNAUTHENTICATED, _DENIED)
 
 
-async def _deny_stream(request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+async def _deny_stream(request_iterator: object, context: grpc.aio.ServicerContext[object, object]) -> None:
     await context.abort(grpc.StatusCode.UNAUTHENTICATED, _DENIED)
 
 
@@ -150,13 +150,13 @@ class _BearerInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        method: str = handler_call_details.method  # type: ignore[attr-defined]
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        method: str = handler_call_details.method
         if method.startswith(HEALTH_METHOD_PREFIX):
             return await continuation(handler_call_details)
-        metadata = handler_call_details.invocation_metadata  # type: ignore[attr-defined]
+        metadata = handler_call_details.invocation_metadata
         if self._auth.check(_metadata_value(metadata, "authorization")):
             return await continuation(handler_call_details)
         # Unknown methods are denied the same way, so an unauthenticated caller learns nothing about them.

@@ -207,7 +207,7 @@ def _read_lines(path: Path, limit: int = _MAX_LINES, keep: str = "") -> list[str
     """The file's first ``limit`` lines that contain ``keep``; the rest of the file is read past, not held."""
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
-            lines = []
+            lines: list[str] = []
             for line in handle:
                 if keep not in line:
                     continue

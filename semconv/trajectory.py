@@ -49,6 +49,11 @@ NODE_KIND: Final = "agent_trajectory.node.kind"
 NODE_ID: Final = "agent_trajectory.node.id"
 """The trajectory node id of this span (``span:<hex span id>``)."""
 
+# --- span-link attribute (read) ------------------------------------------------------------------------
+LINK_TYPE: Final = "agent_trajectory.link.type"
+"""On a span link: the :class:`EdgeType` it proves (``caused_by``, ``depends_on``, ``retries``, ``handoff_from``);
+links without it become untyped ``linked`` edges."""
+
 # --- finding event --------------------------------------------------------------------------------------
 FINDING_EVENT: Final = "agent_trajectory.finding"
 """Span event added to the span each finding is anchored to."""

@@ -79,7 +79,9 @@ def _display_order(trajectory: Trajectory) -> list[Node]:
     return sorted(trajectory.nodes, key=lambda node: (index.depth.get(node.id, 0), node.id))
 
 
-def build_ledger(trajectory: Trajectory, diagnosis: Diagnosis, *, content_mode: ContentMode = "digest") -> dict:
+def build_ledger(
+    trajectory: Trajectory, diagnosis: Diagnosis, *, content_mode: ContentMode = "digest"
+) -> dict[str, object]:
     """The packet as a JSON-ready dict (scrubbed)."""
     ordered = _display_order(trajectory)
     position = {node.id: turn for turn, node in enumerate(ordered)}
@@ -95,23 +97,24 @@ def build_ledger(trajectory: Trajectory, diagnosis: Diagnosis, *, content_mode: 
             {"field": "conversation_history", "status": "truncated",
              "reason": f"first {MAX_HISTORY} of {len(ordered)} nodes in display order"}
         )
-    chain = []
+    keyed_chain: list[tuple[int, int, dict[str, object]]] = []
     for ranked in diagnosis.chain[:MAX_CHAIN]:
         node = trajectory.node(ranked.finding.node_id)
         start = node.start_unix_nano if node is not None else 0
-        chain.append(
-            {
-                "timestamp": start / 1e9 if start > 0 else None,
-                "trigger": ranked.finding.category.value,
-                "evidence": label(ranked.finding.evidence),
-                "turn_index": position.get(ranked.finding.node_id, -1),
-                "severity": ranked.finding.severity.value,
-                "rank": ranked.rank,
-                "node_id": ranked.finding.node_id,
-                "status": ranked.finding.status.value,
-            }
-        )
-    chain.sort(key=lambda item: (int(item["turn_index"]), int(item["rank"])))  # type: ignore[call-overload]
+        turn_index = position.get(ranked.finding.node_id, -1)
+        item: dict[str, object] = {
+            "timestamp": start / 1e9 if start > 0 else None,
+            "trigger": ranked.finding.category.value,
+            "evidence": label(ranked.finding.evidence),
+            "turn_index": turn_index,
+            "severity": ranked.finding.severity.value,
+            "rank": ranked.rank,
+            "node_id": ranked.finding.node_id,
+            "status": ranked.finding.status.value,
+        }
+        keyed_chain.append((turn_index, ranked.rank, item))
+    keyed_chain.sort(key=lambda keyed: (keyed[0], keyed[1]))
+    chain = [item for _, _, item in keyed_chain]
     packet: dict[str, object] = {
         "ledger_version": LEDGER_VERSION,
         "task_id": trajectory.trajectory_id,

@@ -2,8 +2,9 @@
 
 Steps: view every span, read it with the first convention reader that claims it, merge double-instrumented
 calls (:mod:`otel_mapper.mapping.entries`), make nodes and proposal nodes for tool calls a model proposed
-(:mod:`otel_mapper.mapping.nodes`), derive edges from evidence only (:mod:`otel_mapper.mapping.edges`), break cycles, then
-declare what the mapping lost (:mod:`otel_mapper.mapping.declarations`).
+(:mod:`otel_mapper.mapping.nodes`, as :class:`~otel_mapper.mapping.drafts.NodeDraft` until frozen), derive edges
+from evidence only (:mod:`otel_mapper.mapping.edges`, :mod:`otel_mapper.mapping.tool_edges`), break cycles
+(:mod:`otel_mapper.mapping.edge_set`), then declare what the mapping lost (:mod:`otel_mapper.mapping.declarations`).
 
 The result does not depend on span arrival order: duplicates are ranked by their bytes, nodes and edges are
 sorted by id, and nothing reads a timestamp to decide anything.
@@ -15,7 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from otel_mapper.mapping.declarations import declare
-from otel_mapper.mapping.edges import EdgeSet, derive_edges
+from otel_mapper.mapping.drafts import NodeDraft
+from otel_mapper.mapping.edge_set import EdgeSet
+from otel_mapper.mapping.edges import derive_edges
 from otel_mapper.mapping.entries import SpanEntry, assign_node_ids, merge_double_instrumentation, read_spans
 from otel_mapper.mapping.facts import ConventionReader
 from otel_mapper.mapping.graph import CausalIndex, seed_causal_index
@@ -23,8 +26,7 @@ from otel_mapper.model import Declaration, ExternalParent, Trajectory
 from otel_mapper.mapping.nodes import (
     add_references,
     assign_invocations,
-    frozen_node,
-    node_fields,
+    node_draft,
     proposal_nodes,
     trajectory_bindings,
 )
@@ -68,11 +70,11 @@ def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None 
     by_span_id = assign_node_ids(entries, notes)
     merge_double_instrumentation(entries, by_span_id, notes)
 
-    nodes_by_id: dict[str, dict[str, object]] = {}
+    nodes_by_id: dict[str, NodeDraft] = {}
     roots: set[str] = set()
     for entry in entries:
         if entry.node_id is not None and entry.primary:
-            nodes_by_id[entry.node_id] = node_fields(entry, trace_id)
+            nodes_by_id[entry.node_id] = node_draft(entry, entry.node_id, trace_id)
             if entry.view.parent_span_id is None:
                 roots.add(entry.node_id)
     add_references(entries, nodes_by_id, trace_id)
@@ -83,7 +85,7 @@ def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None 
     edges.break_cycles(nodes_by_id.keys(), notes)
 
     assign_invocations(nodes_by_id, edges)
-    nodes = tuple(frozen_node(nodes_by_id[node_id]) for node_id in sorted(nodes_by_id))
+    nodes = tuple(nodes_by_id[node_id].freeze() for node_id in sorted(nodes_by_id))
     edge_tuple = edges.sorted()
     external_parents = tuple(
         sorted(

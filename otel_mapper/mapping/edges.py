@@ -16,156 +16,39 @@ Evidence, in the order applied:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass
-from dataclasses import fields as dataclass_fields
+from itertools import pairwise
+from typing import Final
 
-from otel_mapper.mapping.graph import containment_intervals, encloses, strongly_connected
+from otel_mapper.mapping.drafts import NodeDraft
+from otel_mapper.mapping.edge_set import EdgeSet
+from otel_mapper.mapping.entries import SpanEntry
+from otel_mapper.mapping.graph import containment_intervals, encloses
 from otel_mapper.mapping.members import (
     AGENT_INVOCATION as _AGENT_INVOCATION,
-    CAUSED_BY as _CAUSED_BY,
     DEPENDS_ON as _DEPENDS_ON,
-    DISPATCHED as _DISPATCHED,
-    EXECUTION_KINDS as _EXECUTION_KINDS,
     HANDOFF as _HANDOFF,
     HANDOFF_FROM as _HANDOFF_FROM,
     LINKED as _LINKED,
     MODEL_CALL as _MODEL_CALL,
     SEQUENCED_AFTER as _SEQUENCED_AFTER,
 )
-from otel_mapper.mapping.entries import SpanEntry
-from otel_mapper.model import Declaration, Edge
-from semconv.trajectory import DeclarationCategory, DeclarationEffect, EdgeType
+from otel_mapper.mapping.tool_edges import ProposalNode, tool_call_edges
+from otel_mapper.model import Declaration
+from semconv.trajectory import LINK_TYPE, EdgeType
 
 __all__ = ["EdgeSet", "LINK_TYPE_ATTRIBUTE", "ProposalNode", "derive_edges"]
 
-LINK_TYPE_ATTRIBUTE = "agent_trajectory.link.type"
+LINK_TYPE_ATTRIBUTE: Final = LINK_TYPE
 _LINK_TYPES = {EdgeType.CAUSED_BY, EdgeType.DEPENDS_ON, EdgeType.RETRIES, EdgeType.HANDOFF_FROM}
-MAX_EXECUTIONS_PER_CALL = 8
-"""A consuming model call depends on at most this many executions of one tool call (framework retries)."""
 MAX_SEQUENCE_FANIN = 16
 """A node is ``sequenced_after`` at most this many nodes of the previous runtime step."""
-
-# Weakest evidence is removed first when a cycle must be broken.
-_CYCLE_REMOVAL_ORDER = (
-    EdgeType.LINKED,
-    EdgeType.SEQUENCED_AFTER,
-    EdgeType.DEPENDS_ON,
-    EdgeType.HANDOFF_FROM,
-    EdgeType.RETRIES,
-    EdgeType.CAUSED_BY,
-)
-
-
-_SET_FROM, _SET_TYPE, _SET_TO, _SET_EVIDENCE = (
-    Edge.__dict__[name].__set__ for name in ("from_node", "type", "to_node", "evidence")
-)
-if [f.name for f in dataclass_fields(Edge)] != ["from_node", "type", "to_node", "evidence"] or hasattr(Edge, "__post_init__"):
-    raise TypeError("_new_edge sets Edge's four fields itself and skips Edge.__init__: keep it in step with Edge")
-
-
-@dataclass(slots=True)
-class ProposalNode:
-    """A proposal node's join keys for edge derivation (mapper-internal; never hashed or changed)."""
-
-    node_id: str
-    model_node: str
-    call_id: str | None
-    name: str
-    arguments_digest: str | None
-
-
-def _new_edge(from_node: str, edge_type: EdgeType, to_node: str, evidence: str) -> Edge:
-    """``Edge(from_node=..., type=..., to_node=..., evidence=...)`` at less than half the cost (a trace has more
-    edges than spans): the frozen ``__init__`` sets each field with ``object.__setattr__``, a generic attribute
-    lookup; here each slot is set through its member descriptor, where that lookup ends."""
-    edge = object.__new__(Edge)
-    _SET_FROM(edge, from_node)
-    _SET_TYPE(edge, edge_type)
-    _SET_TO(edge, to_node)
-    _SET_EVIDENCE(edge, evidence)
-    return edge
-
-
-class EdgeSet:
-    """Edges keyed by (from, type, to): the first evidence found for a pair is kept."""
-
-    def __init__(self) -> None:
-        self._edges: dict[tuple[str, EdgeType, str], Edge] = {}
-        self._parents: dict[str, str] = {}
-
-    def add(self, from_node: str, edge_type: EdgeType, to_node: str, evidence: str) -> None:
-        if from_node == to_node:
-            return
-        key = (from_node, edge_type, to_node)
-        if key not in self._edges:
-            self._edges[key] = _new_edge(from_node, edge_type, to_node, evidence)
-
-    def add_parent(self, child: str, parent: str, evidence: str) -> None:
-        if child == parent:
-            return
-        self.add(child, _CAUSED_BY, parent, evidence)
-        self._parents.setdefault(child, parent)
-
-    def containment_parents(self) -> dict[str, str]:
-        return self._parents
-
-    def sorted(self) -> tuple[Edge, ...]:
-        # Keys are (from, type, to), unique per edge: sorting them gives the edges' own order without comparing
-        # Edge objects field by field.
-        return tuple(map(self._edges.__getitem__, sorted(self._edges)))
-
-    def break_cycles(self, node_ids: Iterable[str], notes: list[Declaration]) -> None:
-        """Remove the weakest edges inside each cycle until the graph is acyclic.
-
-        Only edges whose two ends lie in the same strongly connected component are on a cycle; nodes merely
-        downstream of a cycle keep their edges. Within a component every edge of its weakest present type is
-        removed at once, so the result does not depend on which edge was found first.
-        """
-        ids = list(node_ids)
-        removed = 0
-        parent_cycle_nodes: set[str] = set()
-        for _ in range(len(_CYCLE_REMOVAL_ORDER) + 1):
-            component = strongly_connected(ids, self._edges.values())
-            if component is None:
-                break
-            inside: dict[EdgeType, list[tuple[str, EdgeType, str]]] = defaultdict(list)
-            for key, edge in self._edges.items():
-                label = component.get(edge.from_node)
-                if label is not None and label == component.get(edge.to_node):
-                    inside[edge.type].append(key)
-            # Per component, the weakest type present inside it.
-            weakest: dict[int, EdgeType] = {}
-            for edge_type in reversed(_CYCLE_REMOVAL_ORDER):
-                for key in inside.get(edge_type, ()):
-                    weakest[component[key[0]]] = edge_type
-            for edge_type, keys in inside.items():
-                for key in keys:
-                    if weakest.get(component[key[0]]) is not edge_type:
-                        continue
-                    del self._edges[key]
-                    removed += 1
-                    if edge_type is _CAUSED_BY and self._parents.get(key[0]) == key[2]:
-                        del self._parents[key[0]]
-                        parent_cycle_nodes.add(key[0])
-        if removed:
-            notes.append(
-                Declaration(
-                    category=DeclarationCategory.PARENT_CYCLE,
-                    effect=DeclarationEffect.DROPPED,
-                    qualifier="cycle_broken",
-                    reason="edges on a cycle were removed (weakest evidence first); the nodes are left unordered",
-                    count=removed,
-                    nodes=tuple(sorted(parent_cycle_nodes)[:32]),
-                )
-            )
 
 
 def derive_edges(
     entries: list[SpanEntry],
     by_span_id: dict[str, SpanEntry],
     proposals: list[ProposalNode],
-    nodes_by_id: dict[str, dict[str, object]],
+    nodes_by_id: dict[str, NodeDraft],
     edges: EdgeSet,
     notes: list[Declaration],
 ) -> list[tuple[str, str]]:
@@ -173,10 +56,10 @@ def derive_edges(
     dropped_parent = {entry.view.span_id: entry.view.parent_span_id for entry in entries if entry.facts.drop}
     external = _parent_edges(entries, by_span_id, dropped_parent, edges)
     _link_edges(entries, by_span_id, edges)
-    _tool_call_edges(entries, proposals, nodes_by_id, edges, notes)
+    tool_call_edges(entries, proposals, nodes_by_id, edges, notes)
     _response_chain_edges(entries, edges)
     _content_edges(entries, edges)
-    _handoff_edges(entries, nodes_by_id, edges)
+    _handoff_edges(entries, edges)
     _sequence_edges(entries, edges)
     return external
 
@@ -233,122 +116,6 @@ def _link_edges(entries: list[SpanEntry], by_span_id: dict[str, SpanEntry], edge
             edges.add(entry.node_id, edge_type, target.node_id, evidence)
 
 
-def _tool_call_edges(
-    entries: list[SpanEntry],
-    proposals: list[ProposalNode],
-    nodes_by_id: dict[str, dict[str, object]],
-    edges: EdgeSet,
-    notes: list[Declaration],
-) -> None:
-    """Proposal -> model call, execution -> proposal, consuming model call -> execution.
-
-    A tool-call id joins only when it names one proposal. Some providers reuse ids across turns; then the
-    proposal whose model call shares the execution's (or consumer's) containment parent is taken if it is the
-    only one, else no edge is drawn and the ambiguity is declared: guessing would invent an order.
-    """
-    by_call_id: dict[str, list[ProposalNode]] = defaultdict(list)
-    by_name_args: dict[tuple[str, str], list[ProposalNode]] = defaultdict(list)
-    by_name: dict[str, list[ProposalNode]] = defaultdict(list)
-    for proposal in proposals:
-        edges.add(proposal.node_id, _CAUSED_BY, proposal.model_node, "tool_call part in model output")
-        if proposal.call_id:
-            by_call_id[proposal.call_id].append(proposal)
-        if proposal.name and proposal.arguments_digest:
-            by_name_args[(proposal.name, proposal.arguments_digest)].append(proposal)
-        if proposal.name:
-            by_name[proposal.name].append(proposal)
-    parents = edges.containment_parents()
-    ambiguous: list[str] = []
-
-    def narrow(candidates: list[ProposalNode], node: str, name: str | None) -> ProposalNode | None:
-        if len(candidates) == 1:
-            return candidates[0]
-        parent = parents.get(node)
-        close = [
-            proposal
-            for proposal in candidates
-            if parent is not None and parents.get(proposal.model_node) == parent and (not name or proposal.name == name)
-        ]
-        return close[0] if len(close) == 1 else None
-
-    executed_by_proposal: dict[str, list[str]] = defaultdict(list)
-    for entry in entries:
-        facts = entry.facts
-        if not entry.primary or entry.node_id is None:
-            continue
-        if facts.kind not in _EXECUTION_KINDS:
-            continue
-        matched: ProposalNode | None = None
-        evidence = ""
-        if facts.tool_call_id and facts.tool_call_id in by_call_id:
-            candidates = by_call_id[facts.tool_call_id]
-            matched = narrow(candidates, entry.node_id, facts.tool_name)
-            evidence = f"tool call id {facts.tool_call_id}"
-            if len(candidates) > 1:
-                evidence += " (id reused; the only proposal under the same parent)"
-        elif facts.tool_name and facts.arguments is not None:
-            fields = nodes_by_id[entry.node_id]
-            candidates = by_name_args.get((facts.tool_name, str(fields.get("arguments_digest"))), [])
-            if len(candidates) == 1:
-                matched = candidates[0]
-                evidence = "unique tool name and argument digest match (span carries no tool call id)"
-            elif candidates:
-                ambiguous.append(entry.node_id)
-                continue
-        elif facts.kind is _HANDOFF and facts.tool_name and facts.tool_name in by_name:
-            # A handoff span records no arguments; the tool it executes is named after the target agent.
-            candidates = by_name[facts.tool_name]
-            if len(candidates) == 1:
-                matched = candidates[0]
-                evidence = f"unique proposal of handoff tool {facts.tool_name}"
-            else:
-                ambiguous.append(entry.node_id)
-                continue
-        if matched is None:
-            if facts.tool_call_id and facts.tool_call_id in by_call_id:
-                ambiguous.append(entry.node_id)
-            continue
-        edges.add(entry.node_id, _CAUSED_BY, matched.node_id, evidence)
-        executed_by_proposal[matched.node_id].append(entry.node_id)
-
-    for proposal_id, executions in executed_by_proposal.items():
-        if executions:
-            nodes_by_id[proposal_id]["status"] = _DISPATCHED
-
-    for entry in entries:
-        if not entry.primary or entry.node_id is None or not entry.facts.consumed_call_ids:
-            continue
-        if entry.facts.kind is not _MODEL_CALL:
-            # Agent spans often repeat the whole conversation (contrib invoke_agent, OTel invoke_agent): their
-            # input is a summary of their children's work, not something consumed before it ran.
-            continue
-        for call_id in dict.fromkeys(entry.facts.consumed_call_ids):
-            proposed = by_call_id.get(call_id)
-            if proposed is None:
-                continue
-            candidates = [proposal for proposal in proposed if proposal.model_node != entry.node_id]
-            if not candidates:
-                continue
-            proposal = narrow(candidates, entry.node_id, None)
-            if proposal is None:
-                ambiguous.append(entry.node_id)
-                continue
-            executions = executed_by_proposal.get(proposal.node_id)
-            for execution in (executions or [proposal.node_id])[:MAX_EXECUTIONS_PER_CALL]:
-                edges.add(entry.node_id, _DEPENDS_ON, execution, f"tool result {call_id} in model input")
-    if ambiguous:
-        notes.append(
-            Declaration(
-                category=DeclarationCategory.TOOL_PROPOSAL,
-                effect=DeclarationEffect.APPROXIMATED,
-                qualifier="ambiguous_link",
-                reason="a tool call matched several proposals (reused id, or same tool and arguments without an id);"
-                " no edge was drawn rather than one guessed",
-                count=len(ambiguous),
-                nodes=tuple(sorted(set(ambiguous))[:32]),
-            )
-        )
-
 
 def _response_chain_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
     by_response: dict[str, list[str]] = defaultdict(list)
@@ -390,7 +157,7 @@ def _content_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
                 break  # ambiguous: the same message came out of several calls
 
 
-def _handoff_edges(entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, object]], edges: EdgeSet) -> None:
+def _handoff_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
     agents_by_name: dict[str, list[str]] = defaultdict(list)
     agents_by_graph_id: dict[str, list[str]] = defaultdict(list)
     for entry in entries:
@@ -433,7 +200,7 @@ def _sequence_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
             steps[scope][step].append(entry.node_id)
     for scope, by_step in steps.items():
         ordered = sorted(by_step)
-        for previous, current in zip(ordered, ordered[1:]):
+        for previous, current in pairwise(ordered):
             earlier = sorted(by_step[previous])[:MAX_SEQUENCE_FANIN]
             for node in by_step[current]:
                 for before in earlier:

@@ -162,6 +162,18 @@ def _rank_duplicates(span_id: str, group: list[SpanEntry]) -> tuple[bool, int, S
     return position > 1, copies, keyed[0][1]
 
 
+def _nesting_depth(entry: SpanEntry, members: set[str], by_span_id: dict[str, SpanEntry]) -> int:
+    """How many spans of ``members`` enclose ``entry`` (ancestors by parent span id, at most 64 hops)."""
+    count, current, steps = 0, entry.view.parent_span_id, 0
+    while current is not None and steps < 64:
+        if current in members:
+            count += 1
+        parent = by_span_id.get(current)
+        current = parent.view.parent_span_id if parent else None
+        steps += 1
+    return count
+
+
 def merge_double_instrumentation(
     entries: list[SpanEntry], by_span_id: dict[str, SpanEntry], notes: list[Declaration]
 ) -> None:
@@ -179,18 +191,7 @@ def merge_double_instrumentation(
             continue
         members = {entry.view.span_id for entry in group}
         conventions = {entry.facts.convention for entry in group}
-
-        def nested_count(entry: SpanEntry) -> int:
-            count, current, steps = 0, entry.view.parent_span_id, 0
-            while current is not None and steps < 64:
-                if current in members:
-                    count += 1
-                parent = by_span_id.get(current)
-                current = parent.view.parent_span_id if parent else None
-                steps += 1
-            return count
-
-        depths = {entry.view.span_id: nested_count(entry) for entry in group}
+        depths = {entry.view.span_id: _nesting_depth(entry, members, by_span_id) for entry in group}
         if len(conventions) < 2 and not any(depths.values()):
             continue  # same convention, not nested: separate calls that reuse an id (e.g. retries)
         keeper = max(group, key=lambda entry: (depths[entry.view.span_id], entry.view.span_id))

@@ -5,7 +5,7 @@ results and per-message digests. Shared by every reader whose convention uses th
 from __future__ import annotations
 
 import hashlib
-from typing import Final
+from typing import Final, cast
 
 import orjson
 
@@ -74,7 +74,8 @@ def text_part(content: str) -> dict[str, Decoded]:
     return {"type": "text", "content": content}
 
 
-def tool_call_part(call_id: str | None, name: str | None, arguments: Decoded) -> dict[str, Decoded]:
+def tool_call_part(call_id: str | None, name: Decoded, arguments: Decoded) -> dict[str, Decoded]:
+    """A tool-call part; ``name`` is kept as the span recorded it (normally a string)."""
     if isinstance(arguments, str):
         arguments = parse_json_text(arguments)
     return {genai.PART_TYPE: genai.PART_TOOL_CALL, "id": call_id, "name": name, "arguments": arguments}
@@ -84,9 +85,10 @@ def tool_result_part(call_id: str | None, response: Decoded) -> dict[str, Decode
     return {genai.PART_TYPE: genai.PART_TOOL_CALL_RESPONSE, "id": call_id, "response": response}
 
 
-def parts_message(role: str | None, parts: list[dict[str, Decoded]]) -> dict[str, Decoded]:
+def parts_message(role: Decoded, parts: list[dict[str, Decoded]]) -> dict[str, Decoded]:
     """A message in the GenAI parts schema, so conventions with other message shapes digest the same way."""
-    return {"role": role, "parts": parts}
+    # Read-only from here on, so the list of part dicts may stand as a list of decoded values (lists are invariant).
+    return {"role": role, "parts": cast(list[Decoded], parts)}
 
 
 def _normal_part(part: dict[str, Decoded]) -> dict[str, Decoded]:

@@ -1,18 +1,18 @@
-"""Mapping entries -> nodes: each primary span's node fields, references of merged and redelivered spans, one
-proposal node per tool call a model proposed, the agent invocation each node runs in, the trajectory's bindings,
-and the frozen :class:`~otel_mapper.model.Node` objects themselves.
+"""Mapping entries -> node drafts: each primary span's node, references of merged and redelivered spans, one
+proposal node per tool call a model proposed, the agent invocation each node runs in, and the trajectory's
+bindings. :meth:`~otel_mapper.mapping.drafts.NodeDraft.freeze` makes the frozen nodes.
 """
 
 from __future__ import annotations
 
-from dataclasses import MISSING
-from dataclasses import fields as dataclass_fields
 from typing import Final
 
 from otel_mapper.bundle.canonical import digest_text
-from otel_mapper.mapping.edges import EdgeSet, ProposalNode
+from otel_mapper.mapping.edge_set import EdgeSet
+from otel_mapper.mapping.drafts import NodeDraft
 from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.mapping.facts import SpanFacts
+from otel_mapper.mapping.tool_edges import ProposalNode
 from otel_mapper.mapping.members import (
     AGENT_INVOCATION as _AGENT_INVOCATION,
     COMMITTED as _COMMITTED,
@@ -31,8 +31,7 @@ from semconv.trajectory import Authority, NodeKind
 __all__ = [
     "add_references",
     "assign_invocations",
-    "frozen_node",
-    "node_fields",
+    "node_draft",
     "proposal_nodes",
     "trajectory_bindings",
 ]
@@ -52,32 +51,8 @@ _AUTHORITY = {
 }
 
 
-_NODE_REQUIRED: Final = tuple(
-    (f.name, Node.__dict__[f.name].__set__) for f in dataclass_fields(Node) if f.default is MISSING
-)
-_NODE_OPTIONAL: Final = tuple(
-    (f.name, f.default, Node.__dict__[f.name].__set__) for f in dataclass_fields(Node) if f.default is not MISSING
-)
-if hasattr(Node, "__post_init__"):
-    raise TypeError("frozen_node skips Node.__init__: give it the __post_init__ work too")
-
-
-def frozen_node(values: dict[str, object]) -> Node:
-    """``Node(**values)`` for the mapper's own field dicts (keys are ``Node`` fields), at about half the cost.
-
-    A frozen dataclass's ``__init__`` sets each of Node's 30 fields with ``object.__setattr__``, a generic
-    attribute lookup per field, for 1.5 nodes per span. Here each slot is set through its member descriptor,
-    which is where that lookup ends; the object is the same (``Node`` has no ``__post_init__``).
-    """
-    node = object.__new__(Node)
-    for name, set_slot in _NODE_REQUIRED:
-        set_slot(node, values[name])
-    for name, default, set_slot in _NODE_OPTIONAL:
-        set_slot(node, values.get(name, default))
-    return node
-
-
-def node_fields(entry: SpanEntry, trace_id: str) -> dict[str, object]:
+def node_draft(entry: SpanEntry, node_id: str, trace_id: str) -> NodeDraft:
+    """The node a primary span becomes (``node_id`` is the entry's)."""
     facts = entry.facts
     span = entry.view.span
     if facts.failed:
@@ -91,36 +66,36 @@ def node_fields(entry: SpanEntry, trace_id: str) -> dict[str, object]:
         actor = facts.model or facts.provider or actor
     elif facts.kind is _TOOL_EXECUTION:
         actor = facts.tool_name or actor
-    return {
-        "id": entry.node_id,
-        "kind": facts.kind,
-        "status": status,
-        "source": SpanRef(trace_id=trace_id, span_id=entry.view.span_id),
-        "convention": facts.convention,
-        "name": facts.name,
-        "actor": actor,
-        "authority": _AUTHORITY[facts.kind],
-        "agent_name": facts.agent_name,
-        "tool_name": facts.tool_name,
-        "tool_call_id": facts.tool_call_id,
-        "arguments": facts.arguments,
-        "arguments_digest": digest_text(facts.arguments) if facts.arguments is not None else None,
-        "arguments_visible": facts.arguments_visible,
-        "result_visible": facts.result_visible,
-        "model": facts.model,
-        "provider": facts.provider,
-        "usage": facts.usage if not facts.usage_is_aggregate else None,
-        "tool_definitions": facts.tool_definitions,
-        "output_digest": _output_digest(facts),
-        "error_type": facts.error_type,
-        "error_message": facts.error_message,
-        "http_status": facts.http_status,
-        "finish_reasons": facts.finish_reasons,
-        "start_unix_nano": span.start_time_unix_nano,
-        "end_unix_nano": span.end_time_unix_nano,
-        "handoff_from": facts.handoff_from_agent if facts.kind is _HANDOFF else None,
-        "handoff_to": facts.handoff_to_agent if facts.kind is _HANDOFF else None,
-    }
+    return NodeDraft(
+        id=node_id,
+        kind=facts.kind,
+        status=status,
+        source=SpanRef(trace_id=trace_id, span_id=entry.view.span_id),
+        convention=facts.convention,
+        name=facts.name,
+        actor=actor,
+        authority=_AUTHORITY[facts.kind],
+        agent_name=facts.agent_name,
+        tool_name=facts.tool_name,
+        tool_call_id=facts.tool_call_id,
+        arguments=facts.arguments,
+        arguments_digest=digest_text(facts.arguments) if facts.arguments is not None else None,
+        arguments_visible=facts.arguments_visible,
+        result_visible=facts.result_visible,
+        model=facts.model,
+        provider=facts.provider,
+        usage=facts.usage if not facts.usage_is_aggregate else None,
+        tool_definitions=facts.tool_definitions,
+        output_digest=_output_digest(facts),
+        error_type=facts.error_type,
+        error_message=facts.error_message,
+        http_status=facts.http_status,
+        finish_reasons=facts.finish_reasons,
+        start_unix_nano=span.start_time_unix_nano,
+        end_unix_nano=span.end_time_unix_nano,
+        handoff_from=facts.handoff_from_agent if facts.kind is _HANDOFF else None,
+        handoff_to=facts.handoff_to_agent if facts.kind is _HANDOFF else None,
+    )
 
 
 def _output_digest(facts: SpanFacts) -> str | None:
@@ -131,16 +106,16 @@ def _output_digest(facts: SpanFacts) -> str | None:
     return digest_text("|".join(facts.messages.outputs))
 
 
-def add_references(entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, object]], trace_id: str) -> None:
+def add_references(entries: list[SpanEntry], nodes_by_id: dict[str, NodeDraft], trace_id: str) -> None:
     references: dict[str, list[SpanRef]] = {}
     for entry in entries:
         if entry.node_id is not None and not entry.primary:
             references.setdefault(entry.node_id, []).append(SpanRef(trace_id=trace_id, span_id=entry.view.span_id))
     for node_id, refs in references.items():
-        nodes_by_id[node_id]["references"] = tuple(sorted(refs, key=lambda ref: ref.span_id))
+        nodes_by_id[node_id].references = tuple(sorted(refs, key=lambda ref: ref.span_id))
 
 
-def proposal_nodes(entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, object]]) -> list[ProposalNode]:
+def proposal_nodes(entries: list[SpanEntry], nodes_by_id: dict[str, NodeDraft]) -> list[ProposalNode]:
     """One node per tool call a model proposed (AT-4.5a, AT-9b): a proposal is never the execution."""
     proposals: list[ProposalNode] = []
     for entry in entries:
@@ -148,8 +123,8 @@ def proposal_nodes(entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, ob
         if not entry.primary or entry.node_id is None or not facts.proposals:
             continue
         seen: set[str] = set()
-        model_fields = nodes_by_id[entry.node_id]  # the proposing model call: same source span and times
-        source, start, end = model_fields["source"], model_fields["start_unix_nano"], model_fields["end_unix_nano"]
+        model_call = nodes_by_id[entry.node_id]  # the proposing model call: same source span and times
+        source, start, end = model_call.source, model_call.start_unix_nano, model_call.end_unix_nano
         for position, call in enumerate(facts.proposals[:MAX_PROPOSALS_PER_CALL]):
             suffix = f"call:{call.call_id}" if call.call_id else f"call#{position}"
             while suffix in seen:
@@ -157,30 +132,30 @@ def proposal_nodes(entries: list[SpanEntry], nodes_by_id: dict[str, dict[str, ob
             seen.add(suffix)
             node_id = derived_node_id(entry.view.span_id, suffix)
             args_digest = digest_text(call.arguments) if call.arguments is not None else None
-            nodes_by_id[node_id] = {
-                "id": node_id,
-                "kind": _TOOL_PROPOSAL,
-                "status": _PROPOSED,
-                "source": source,
-                "convention": facts.convention,
-                "name": call.name or "tool_call",
-                "actor": facts.model or facts.agent_name or "",
-                "authority": _MODEL_AUTHORITY,
-                "agent_name": facts.agent_name,
-                "tool_name": call.name or None,
-                "tool_call_id": call.call_id,
-                "arguments": call.arguments,
-                "arguments_digest": args_digest,
-                "arguments_visible": call.arguments is not None,
-                "model": facts.model,
-                "start_unix_nano": start,
-                "end_unix_nano": end,
-            }
+            nodes_by_id[node_id] = NodeDraft(
+                id=node_id,
+                kind=_TOOL_PROPOSAL,
+                status=_PROPOSED,
+                source=source,
+                convention=facts.convention,
+                name=call.name or "tool_call",
+                actor=facts.model or facts.agent_name or "",
+                authority=_MODEL_AUTHORITY,
+                agent_name=facts.agent_name,
+                tool_name=call.name or None,
+                tool_call_id=call.call_id,
+                arguments=call.arguments,
+                arguments_digest=args_digest,
+                arguments_visible=call.arguments is not None,
+                model=facts.model,
+                start_unix_nano=start,
+                end_unix_nano=end,
+            )
             proposals.append(ProposalNode(node_id, entry.node_id, call.call_id, call.name, args_digest))
     return proposals
 
 
-def assign_invocations(nodes_by_id: dict[str, dict[str, object]], edges: EdgeSet) -> None:
+def assign_invocations(nodes_by_id: dict[str, NodeDraft], edges: EdgeSet) -> None:
     """Nearest agent-invocation ancestor along parent (containment) edges; iterative with memo."""
     parent_of = edges.containment_parents()
     memo: dict[str, str | None] = {}
@@ -200,7 +175,8 @@ def assign_invocations(nodes_by_id: dict[str, dict[str, object]], edges: EdgeSet
                 break
             path.append(current)
             on_path.add(current)
-            if nodes_by_id.get(parent, {}).get("kind") is _AGENT_INVOCATION:
+            parent_node = nodes_by_id.get(parent)
+            if parent_node is not None and parent_node.kind is _AGENT_INVOCATION:
                 answer = parent
                 break
             current = parent
@@ -208,12 +184,12 @@ def assign_invocations(nodes_by_id: dict[str, dict[str, object]], edges: EdgeSet
         # node's own answer is its parent agent; the walk never passes through an agent node, so this holds.
         for node in path:
             memo[node] = answer
-    for node_id, fields in nodes_by_id.items():
-        if fields["kind"] is _TOOL_PROPOSAL:
+    for node_id, draft in nodes_by_id.items():
+        if draft.kind is _TOOL_PROPOSAL:
             # A proposal belongs to the invocation of the model call that proposed it.
-            fields["invocation"] = memo.get(node_id.split("#", 1)[0])
+            draft.invocation = memo.get(node_id.split("#", 1)[0])
         else:
-            fields["invocation"] = memo.get(node_id)
+            draft.invocation = memo.get(node_id)
 
 
 def trajectory_bindings(entries: list[SpanEntry], nodes: tuple[Node, ...]) -> Bindings:

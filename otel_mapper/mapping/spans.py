@@ -6,7 +6,7 @@ the source). Every string copied out is bounded.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -24,9 +24,9 @@ MAX_NAME: Final = 256
 """Longest name (span, tool, agent, model) copied out of a span."""
 
 
-def attribute_map(attributes: "list[KeyValue] | object") -> dict[str, AnyValue]:
+def attribute_map(attributes: Iterable[KeyValue]) -> dict[str, AnyValue]:
     """Key -> AnyValue. On duplicate keys the last wins, as OTLP exporters do."""
-    return {kv.key: kv.value for kv in attributes}  # type: ignore[attr-defined]
+    return {kv.key: kv.value for kv in attributes}
 
 
 def parse_json_text(text: str, *, max_layers: int = 3) -> Decoded:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Final, TypeVar
 
 import orjson
 from google.protobuf import json_format
@@ -74,11 +74,11 @@ def clip(text: str) -> str:
     return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 3] + "..."
 
 
-def hex_ids_to_base64(root: dict[str, Any], layout: tuple[JsonLevel, ...], where: str = "$") -> None:
+def hex_ids_to_base64(root: dict[str, object], layout: tuple[JsonLevel, ...], where: str = "$") -> None:
     """Rewrite OTLP/JSON's hex ids into the base64 json_format expects, checking the shape on the way.
 
     Iterative with a depth fixed by ``layout``, whatever the input's nesting."""
-    pending: list[tuple[dict[str, Any], tuple[JsonLevel, ...], str]] = [(root, layout, where)]
+    pending: list[tuple[dict[str, object], tuple[JsonLevel, ...], str]] = [(root, layout, where)]
     while pending:
         obj, levels, path = pending.pop()
         for level in levels:
@@ -97,7 +97,7 @@ def hex_ids_to_base64(root: dict[str, Any], layout: tuple[JsonLevel, ...], where
                         pending.append((item, level.below, f"{path}.{key}[{index}]"))
 
 
-def _convert_ids(item: dict[str, Any], path: str) -> None:
+def _convert_ids(item: dict[str, object], path: str) -> None:
     for id_key in _ID_KEYS:
         value = item.get(id_key)
         if isinstance(value, str) and value:
@@ -161,7 +161,7 @@ def decode_any(data: bytes) -> list[ExportTraceServiceRequest]:
     return [request]
 
 
-def _ids_to_hex(span: dict[str, Any]) -> None:
+def _ids_to_hex(span: dict[str, object]) -> None:
     for key in _ID_FIELDS:
         value = span.get(key)
         if isinstance(value, str) and value:

@@ -13,6 +13,7 @@ a string that is not UTF-8. Refusing the request would drop every other span of 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
@@ -100,7 +101,10 @@ def _level(message: memoryview) -> tuple[bytes, list[memoryview], str]:
     return head, children, schema
 
 
-def _decode(message_type: type[Span] | type[Resource] | type[InstrumentationScope], raw: bytes | memoryview):  # type: ignore[no-untyped-def]
+_Part = TypeVar("_Part", Span, Resource, InstrumentationScope)
+
+
+def _decode(message_type: type[_Part], raw: bytes | memoryview) -> _Part | None:
     try:
         return message_type.FromString(bytes(raw))
     except Exception:  # DecodeError: depth limit, bad UTF-8, bad field contents

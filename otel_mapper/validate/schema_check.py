@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import Final, Protocol
 
 from otel_mapper.bundle.canonical import dumps_canonical
 
@@ -57,6 +57,12 @@ class SchemaError:
     path: tuple[str | int, ...]
     keyword: str
     message: str
+
+
+class _Fail(Protocol):
+    """Records one error at ``where`` (default: the value being checked)."""
+
+    def __call__(self, keyword: str, message: str, where: tuple[str | int, ...] = ..., /) -> None: ...
 
 
 def pointer(path: tuple[str | int, ...]) -> str:
@@ -159,9 +165,11 @@ def check(
         if isinstance(value, str):
             _string(value, node_schema, fail)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            if "minimum" in node_schema and value < node_schema["minimum"]:  # type: ignore[operator]
+            minimum = _bound(node_schema, "minimum")
+            if minimum is not None and value < minimum:
                 fail("minimum", f"{value} is below {node_schema['minimum']}")
-            if "maximum" in node_schema and value > node_schema["maximum"]:  # type: ignore[operator]
+            maximum = _bound(node_schema, "maximum")
+            if maximum is not None and value > maximum:
                 fail("maximum", f"{value} is above {node_schema['maximum']}")
         elif isinstance(value, dict):
             _object(value, node_schema, path, stack, fail)
@@ -175,11 +183,18 @@ def _short(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _string(value: str, schema: Mapping[str, object], fail: object) -> None:
-    assert callable(fail)
-    if "minLength" in schema and len(value) < schema["minLength"]:  # type: ignore[operator]
+def _bound(schema: Mapping[str, object], keyword: str) -> int | float | None:
+    """A numeric keyword's value (``minimum``, ``maxLength``, ...), ``None`` when the schema has none."""
+    value = schema.get(keyword)
+    return value if isinstance(value, (int, float)) else None
+
+
+def _string(value: str, schema: Mapping[str, object], fail: _Fail) -> None:
+    min_length = _bound(schema, "minLength")
+    if min_length is not None and len(value) < min_length:
         fail("minLength", f"shorter than {schema['minLength']} characters")
-    if "maxLength" in schema and len(value) > schema["maxLength"]:  # type: ignore[operator]
+    max_length = _bound(schema, "maxLength")
+    if max_length is not None and len(value) > max_length:
         fail("maxLength", f"longer than {schema['maxLength']} characters")
     pattern = schema.get("pattern")
     if isinstance(pattern, str) and _regex(pattern).search(value) is None:
@@ -191,9 +206,8 @@ def _object(
     schema: Mapping[str, object],
     path: tuple[str | int, ...],
     stack: list[tuple[object, Mapping[str, object], tuple[str | int, ...]]],
-    fail: object,
+    fail: _Fail,
 ) -> None:
-    assert callable(fail)
     required = schema.get("required", [])
     assert isinstance(required, list)
     for name in required:
@@ -229,12 +243,13 @@ def _array(
     schema: Mapping[str, object],
     path: tuple[str | int, ...],
     stack: list[tuple[object, Mapping[str, object], tuple[str | int, ...]]],
-    fail: object,
+    fail: _Fail,
 ) -> None:
-    assert callable(fail)
-    if "minItems" in schema and len(value) < schema["minItems"]:  # type: ignore[operator]
+    min_items = _bound(schema, "minItems")
+    if min_items is not None and len(value) < min_items:
         fail("minItems", f"fewer than {schema['minItems']} items")
-    if "maxItems" in schema and len(value) > schema["maxItems"]:  # type: ignore[operator]
+    max_items = _bound(schema, "maxItems")
+    if max_items is not None and len(value) > max_items:
         fail("maxItems", f"more than {schema['maxItems']} items")
         return
     if schema.get("uniqueItems"):

@@ -36,10 +36,13 @@ class CaptureSink(trace_service_pb2_grpc.TraceServiceServicer):
     async def Export(  # noqa: N802 - gRPC method name
         self, body: bytes, context: grpc.aio.ServicerContext
     ) -> ExportTraceServiceResponse:
-        request: ExportTraceServiceRequest | None = ExportTraceServiceRequest()
+        request: ExportTraceServiceRequest | None
+        spans: int
         try:
-            request.ParseFromString(body)  # type: ignore[union-attr]
-            spans = sum(len(scope.spans) for resource in request.resource_spans for scope in resource.scope_spans)  # type: ignore[union-attr]
+            parsed = ExportTraceServiceRequest()
+            parsed.ParseFromString(body)
+            spans = sum(len(scope.spans) for resource in parsed.resource_spans for scope in resource.scope_spans)
+            request = parsed
         except Exception:
             request = None
             try:
@@ -59,7 +62,7 @@ class CaptureSink(trace_service_pb2_grpc.TraceServiceServicer):
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         self._server = grpc.aio.server(options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)])
-        method = grpc.unary_unary_rpc_method_handler(
+        method: grpc.RpcMethodHandler[bytes, ExportTraceServiceResponse] = grpc.unary_unary_rpc_method_handler(
             self.Export, request_deserializer=None, response_serializer=ExportTraceServiceResponse.SerializeToString
         )
         self._server.add_generic_rpc_handlers(

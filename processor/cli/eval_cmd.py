@@ -20,7 +20,7 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import orjson
 import yaml
@@ -124,7 +124,7 @@ def _score(report: Report, where: str, labels: dict[str, Any], trajectory: Traje
             status = label.get("status", "fail")
             candidates = [f for f in free if f.status.value == status]
             on_span = [f for f in candidates if _span_of(trajectory, f) == label.get("anchor_span")]
-            chosen = (on_span or candidates or [None])[0]
+            chosen = on_span[0] if on_span else candidates[0] if candidates else None
             if chosen is None:
                 tally.fn += 1
                 near = next((f for f in free if f.status.value != status), None)
@@ -206,7 +206,7 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def _print_text(report: Report, out: Any) -> None:
+def _print_text(report: Report, out: TextIO) -> None:
     print(f"{'category':<24} {'TP':>4} {'FP':>4} {'FN':>4} {'prec':>5} {'recall':>6} {'anchor':>6} {'indet':>5}", file=out)
     for name, tally in sorted(report.categories.items()):
         row = tally.as_dict()

@@ -101,7 +101,7 @@ class DetectorChain:
         try:
             raw = detector.detect(trajectory, context)
             report = raw if isinstance(raw, DetectorReport) else None
-            found = list(raw if report is None else report.findings)
+            found = list(raw.findings if isinstance(raw, DetectorReport) else raw)
         except DetectorDeadlineExceeded:
             logger.warning("detector %s stopped at its deadline", detector.name)
             return self._error(detector, started, f"stopped at its deadline ({self._budget_text(started, trajectory_deadline)})")

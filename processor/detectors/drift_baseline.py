@@ -239,7 +239,8 @@ class BaselineStore:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             aside = self.path.with_suffix(self.path.suffix + ".corrupt")
             logger.error("cannot read drift baselines %s (%s); moved it to %s and starting empty", self.path, exc, aside)
-            self._runs.clear(), self._touched.clear()
+            self._runs.clear()
+            self._touched.clear()
             try:
                 os.replace(self.path, aside)
             except OSError:

@@ -74,8 +74,8 @@ class HallucinatedToolDetector:
                 declared[key] = None
             elif key not in declared:
                 declared[key] = set(model.tool_definitions)
-            elif declared[key] is not None:
-                declared[key].update(model.tool_definitions)  # type: ignore[union-attr]
+            elif (known := declared[key]) is not None:
+                known.update(model.tool_definitions)
         return {key: (tuple(sorted(value)) if value is not None else None) for key, value in declared.items()}
 
     @staticmethod

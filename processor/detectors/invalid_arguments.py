@@ -9,7 +9,7 @@ execution carry the same arguments; the model's mistake is reported once, on the
 from __future__ import annotations
 
 import logging
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
@@ -19,12 +19,15 @@ from otel_mapper.mapping.spans import MAX_TEXT
 from processor.detectors.base import DetectorContext, DetectorReport
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, Severity
 
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
 logger = logging.getLogger(__name__)
 
 MAX_SCHEMA_ERRORS: Final = 3
 
 
-def _validators(schemas: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], str]:
+def _validators(schemas: dict[str, dict[str, Any]]) -> tuple[dict[str, Validator], str]:
     if not schemas:
         return {}, ""
     try:
@@ -78,7 +81,7 @@ class InvalidArgumentsDetector:
         return False
 
     @staticmethod
-    def _problem(node: Node, validators: dict[str, Any]) -> tuple[str | None, bool]:
+    def _problem(node: Node, validators: dict[str, Validator]) -> tuple[str | None, bool]:
         """(problem or None, decidable)."""
         text = node.arguments or ""
         if not text.strip():

@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "otel_trajectory.detectors"
 
-_BUILTIN: tuple[Callable[[], Detector], ...] = (
+_BUILTIN: tuple[type[Detector], ...] = (
     ToolErrorDetector,
     ModelErrorDetector,
     RateLimitedDetector,
@@ -48,7 +48,7 @@ _BUILTIN: tuple[Callable[[], Detector], ...] = (
 
 def builtin_detectors() -> dict[str, Callable[[], Detector]]:
     """Factories of the built-in detectors, in default run order."""
-    return {factory.name: factory for factory in _BUILTIN}  # type: ignore[attr-defined]
+    return {factory.name: factory for factory in _BUILTIN}
 
 
 def _plugins() -> dict[str, Callable[[], Detector]]:

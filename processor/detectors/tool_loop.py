@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final, Protocol
 
 from otel_mapper.bundle.canonical import digest
 from otel_mapper.diagnosis import Finding
@@ -27,29 +27,35 @@ MAX_STRIP_ITEMS: Final = 10_000
 """Bound on the values visited when stripping volatile fields from one argument object."""
 
 
+class _Container(Protocol):
+    """A list or dict being filled in: ``container[slot] = value`` with an index or a key."""
+
+    def __setitem__(self, slot: Any, value: object, /) -> None: ...
+
+
 def _strip_volatile(value: object) -> object:
     """Copy of ``value`` without volatile keys in any nested object (iterative, bounded)."""
     if not isinstance(value, (dict, list)):
         return value
     root: list[object] = [None]
-    stack: list[tuple[object, list[object] | dict[str, object], object]] = [(value, root, 0)]  # type: ignore[list-item]
+    stack: list[tuple[object, _Container, object]] = [(value, root, 0)]
     visited = 0
     while stack and visited < MAX_STRIP_ITEMS:
         source, parent, slot = stack.pop()
         visited += 1
         if isinstance(source, dict):
             copy: dict[str, object] = {}
-            parent[slot] = copy  # type: ignore[index]
+            parent[slot] = copy
             for key, item in source.items():
                 if not _VOLATILE_KEY.search(str(key)):
                     copy[key] = None
                     stack.append((item, copy, key))
         elif isinstance(source, list):
             items: list[object] = [None] * len(source)
-            parent[slot] = items  # type: ignore[index]
+            parent[slot] = items
             stack.extend((item, items, position) for position, item in enumerate(source))
         else:
-            parent[slot] = source  # type: ignore[index]
+            parent[slot] = source
     return root[0]
 
 

@@ -225,7 +225,7 @@ class AnalysisStage:
         finally:
             self._turns.done(ticket)  # no-op when drift already took its turn
         analysed_traces: list[AnalysedTrace] = []
-        for released, result in zip(batch, results):
+        for released, result in zip(batch, results, strict=False):
             analysed = AnalysedTrace(released, result.trajectory, result.diagnosis, result.error, result.seconds)
             analysed.requests = [OutboundRequest(payload, len(origins), origins) for payload, origins in result.requests]
             analysed_traces.append(self._count(analysed))

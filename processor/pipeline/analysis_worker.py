@@ -152,7 +152,7 @@ def unpack_into_request(packed: PackedTrace) -> tuple[list[SpanEnvelope], Export
     scope_slots: dict[tuple[int, int], ScopeSpans] = {}
     envelopes: list[SpanEnvelope | None] = [None] * len(packed.spans)
     origins: list[int] = []
-    for (resource_index, resource_schema, scope_index, scope_schema), members in zip(packed.groups, positions):
+    for (resource_index, resource_schema, scope_index, scope_schema), members in zip(packed.groups, positions, strict=False):
         scope_spans = scope_slots.get((resource_index, scope_index))
         if scope_spans is None:
             resource_spans = resource_slots.get(resource_index)
@@ -179,7 +179,7 @@ def unpack_trace(packed: PackedTrace) -> list[SpanEnvelope]:
     scopes = [InstrumentationScope.FromString(data) for data in packed.scopes]
     groups = [(resources[r], r_schema, scopes[s], s_schema) for r, r_schema, s, s_schema in packed.groups]
     envelopes: list[SpanEnvelope] = []
-    for data, group, origin in zip(packed.spans, packed.group_of_span, packed.origins):
+    for data, group, origin in zip(packed.spans, packed.group_of_span, packed.origins, strict=False):
         resource, resource_schema, scope, scope_schema = groups[group]
         envelopes.append(SpanEnvelope(resource, resource_schema, scope, scope_schema, Span.FromString(data), origin))
     return envelopes
@@ -271,7 +271,7 @@ class AnalysisWorker:
         pending = self._pending.pop(job)
         if len(drift_results) != len(pending):
             raise ValueError(f"job {job}: {len(drift_results)} drift results for {len(pending)} mapped traces")
-        return ("done", job, tuple(self._finish_one(mapped, drift) for mapped, drift in zip(pending, drift_results)))
+        return ("done", job, tuple(self._finish_one(mapped, drift) for mapped, drift in zip(pending, drift_results, strict=False)))
 
     def _finish_one(self, mapped: _Mapped, drift: DriftResult) -> WorkerResult:
         started = time.perf_counter()

@@ -106,7 +106,7 @@ def _too_large(limit: int, *, inflated: str = "") -> _Refusal:
 def _unavailable(message: str, delay: float) -> _Refusal:
     seconds = max(1, math.ceil(delay)) if math.isfinite(delay) else 1
     info = error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=seconds))
-    headers = {hdrs.RETRY_AFTER: str(seconds)}
+    headers: dict[str, str] = {hdrs.RETRY_AFTER: str(seconds)}
     return _Refusal(503, code_pb2.UNAVAILABLE, f"{message}; retry after {seconds}s", headers=headers, detail=info)
 
 

@@ -15,10 +15,11 @@ owner (the service's event loop) and takes time from an injected clock.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import KeyValue
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 
 __all__ = ["JoinCounters", "LogJoinBuffer", "TraceLogs"]
@@ -123,8 +124,8 @@ class LogJoinBuffer:
             self._services.popitem(last=False)
 
 
-def _service_name(attributes: object) -> str:
-    for kv in attributes:  # type: ignore[attr-defined]
+def _service_name(attributes: Iterable[KeyValue]) -> str:
+    for kv in attributes:
         if kv.key == "service.name":
             return str(kv.value.string_value)[:256]
     return ""

@@ -104,7 +104,7 @@ class LogsReceiver:
 def _export_handler(
     service: str, export: Callable[..., Awaitable[Message]], response_type: type[Message]
 ) -> grpc.GenericRpcHandler:
-    method = grpc.unary_unary_rpc_method_handler(
+    method: grpc.RpcMethodHandler[bytes, Message] = grpc.unary_unary_rpc_method_handler(
         export,
         request_deserializer=None,  # raw bytes: we parse, so we can answer INVALID_ARGUMENT ourselves
         response_serializer=response_type.SerializeToString,

@@ -91,7 +91,7 @@ class Spool:
         self._queued = 0
         self._room_waiters: list[asyncio.Future[None]] = []
         self._stats = SpoolStats()
-        self._finalizer: weakref.finalize[..., None] | None = None
+        self._finalizer: weakref.finalize[..., Spool] | None = None
         self._phase = "new"
 
     @property

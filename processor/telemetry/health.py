@@ -88,14 +88,14 @@ def probe(
             options.append(("grpc.ssl_target_name_override", server_name))
         channel = grpc.secure_channel(endpoint, channel_credentials(ca_file, cert_file, key_file), options=options)
     with channel:
-        stub = health_pb2_grpc.HealthStub(channel)  # type: ignore[no-untyped-call]
+        stub = health_pb2_grpc.HealthStub(channel)
         try:
             response = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
         except grpc.RpcError as error:
-            code: grpc.StatusCode = error.code()  # type: ignore[attr-defined]
+            code: grpc.StatusCode = error.code()
             if code is grpc.StatusCode.NOT_FOUND:
                 return False, f"service {service!r} is unknown to {endpoint}"
-            details = error.details() or ""  # type: ignore[attr-defined]
+            details = error.details() or ""
             return False, f"{code.name}: {details}".rstrip(": ")
     name = health_pb2.HealthCheckResponse.ServingStatus.Name(response.status)
     return response.status == _SERVING, name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from google.protobuf.message import DecodeError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -50,7 +51,7 @@ def request_with_bad_span(bad: str) -> tuple[bytes, int]:
 @pytest.mark.parametrize("bad", ["deep", "utf8"])
 def test_one_undecodable_span_is_forwarded_raw_and_the_rest_decoded(bad: str) -> None:
     body, good = request_with_bad_span(bad)
-    with pytest.raises(Exception):
+    with pytest.raises(DecodeError):
         ExportTraceServiceRequest.FromString(body)
     decoded = decode_trace_request(body)
     envelopes = open_spans(decoded.spans)

@@ -82,7 +82,7 @@ def test_splitting_across_batches_then_mapping_the_union(order: list[int], batch
 @given(st.lists(st.tuples(st.integers(1, 2**62), st.integers(1, 2**62)), min_size=len(_mixed_trace()), max_size=len(_mixed_trace())))
 def test_timestamps_never_change_the_graph(times: list[tuple[int, int]]) -> None:
     spans = _mixed_trace()
-    for item, (start, end) in zip(spans, times):
+    for item, (start, end) in zip(spans, times, strict=True):
         item.start_time_unix_nano = start
         item.end_time_unix_nano = end
     assert _signature(map_spans(spans)) == BASELINE

@@ -31,7 +31,7 @@ class CaptureServer:
     def endpoint(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self) -> "CaptureServer":
+    def start(self) -> CaptureServer:
         self._server.start()
         return self
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import json
-from collections import Counter
 
 from opentelemetry import trace
 
@@ -103,10 +102,10 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     findings = []
     # tool_loop: same tool with identical arguments >= LOOP_MIN_REPEATS times
     groups: dict = {}
-    for r, p in proposals:
+    for _, p in proposals:
         key = (p["name"], json.dumps(json.loads(p["arguments"] or "{}"), sort_keys=True))
         groups.setdefault(key, []).append(p["id"])
-    for key, ids in groups.items():
+    for ids in groups.values():
         if len(ids) >= LOOP_MIN_REPEATS and ids[0] in exec_by_call:
             findings.append({"category": "tool_loop", "status": "fail", "anchor_span": exec_by_call[ids[0]]["span_id"]})
     reads_seen = False

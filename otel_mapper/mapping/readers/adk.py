@@ -107,15 +107,15 @@ def _content_digest(content: dict[str, Decoded], consumed: list[str] | None) -> 
         call = _field(part, adk.FUNCTION_CALL)
         response = _field(part, adk.FUNCTION_RESPONSE)
         if call is not None:
-            parts.append(tool_call_part(_id(call), call.get(adk.PART_NAME), call.get(adk.PART_ARGS)))  # type: ignore[arg-type]
+            parts.append(tool_call_part(_id(call), call.get(adk.PART_NAME), call.get(adk.PART_ARGS)))
         elif response is not None:
             call_id = _id(response)
             if call_id and consumed is not None:
                 consumed.append(call_id)
             parts.append(tool_result_part(call_id, response.get(adk.PART_RESPONSE)))
-        elif isinstance(part.get(adk.TEXT), str):
-            parts.append(text_part(part[adk.TEXT]))  # type: ignore[arg-type]
-    return message_digest(parts_message("assistant" if role == "model" else role if isinstance(role, str) else None, parts))  # type: ignore[arg-type]
+        elif isinstance(text := part.get(adk.TEXT), str):
+            parts.append(text_part(text))
+    return message_digest(parts_message("assistant" if role == "model" else role if isinstance(role, str) else None, parts))
 
 
 def _id(part: dict[str, Decoded]) -> str | None:

@@ -87,7 +87,7 @@ def read_usage(view: SpanView, input_keys: tuple[str, ...], output_keys: tuple[s
     return TokenUsage(input_tokens=max(input_tokens or 0, 0), output_tokens=max(output_tokens or 0, 0))
 
 
-def fill_error(view: SpanView, facts: "SpanFacts") -> None:
+def fill_error(view: SpanView, facts: SpanFacts) -> None:
     """Merge the span's error facts into ``facts`` (values already recorded win)."""
     failed, error_type, message, http_status = _error_values(view)
     facts.failed = facts.failed or failed

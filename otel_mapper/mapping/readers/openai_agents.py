@@ -113,4 +113,4 @@ def _recover_repr_tool_calls(messages: Decoded, facts: SpanFacts) -> None:
     if proposals:
         facts.proposals = proposals
         # The next call's input holds this message as proper parts: digest it in that shape.
-        facts.messages.outputs = [message_digest(parts_message(messages[0].get("role") or "assistant", new_parts))]  # type: ignore[arg-type]
+        facts.messages.outputs = [message_digest(parts_message(messages[0].get("role") or "assistant", new_parts))]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass, field
 from typing import Final
 
 from otel_mapper.otlp.anyvalue import Decoded
@@ -131,7 +132,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
         facts.proposals = []
         for position in sorted(outputs):  # index order inside one message list is content order, not time
             message = outputs[position]
-            for call in message.get("calls", {}).values():
+            for call in message.calls.values():
                 facts.proposals.append(
                     ToolCallFact(
                         call_id=clean_name(call.get(oi.TOOL_CALL_ID_SUFFIX)),
@@ -144,7 +145,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
         facts.input_content_captured = True
         for position in sorted(inputs):
             message = inputs[position]
-            call_id = clean_name(message.get(oi.MESSAGE_TOOL_CALL_ID))
+            call_id = clean_name(message.fields.get(oi.MESSAGE_TOOL_CALL_ID))
             if call_id:
                 facts.consumed_call_ids.append(call_id)
             facts.messages.inputs.append(_message_digest(message))
@@ -165,12 +166,22 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
         facts.content_redacted = True
 
 
+@dataclass(slots=True)
+class _FlatMessage:
+    """One ``llm.{input,output}_messages.N`` message regrouped from its flattened keys."""
+
+    fields: dict[str, str | None] = field(default_factory=dict)
+    """Role, content, tool call id and name, by their key suffix."""
+    calls: dict[int, dict[str, str | None]] = field(default_factory=dict)
+    """Tool calls by index: id, name and arguments by their key suffix."""
+
+
 def _group_messages(
     view: SpanView,
-) -> tuple[dict[int, dict] | None, dict[int, dict] | None, list[str]]:
+) -> tuple[dict[int, _FlatMessage] | None, dict[int, _FlatMessage] | None, list[str]]:
     """Flattened ``llm.{input,output}_messages.N.message.*`` regrouped per message (one pass over the keys)."""
-    inputs: dict[int, dict] | None = None
-    outputs: dict[int, dict] | None = None
+    inputs: dict[int, _FlatMessage] | None = None
+    outputs: dict[int, _FlatMessage] | None = None
     tools: list[str] = []
     for key in view.attrs:
         if not key.startswith(oi.LLM_PREFIX):
@@ -188,33 +199,35 @@ def _group_messages(
     return inputs, outputs, tools
 
 
-def _add_message_field(view: SpanView, key: str, rest: str, messages: dict[int, dict]) -> None:
-    index_text, _, field = rest.partition(".")
+def _add_message_field(view: SpanView, key: str, rest: str, messages: dict[int, _FlatMessage]) -> None:
+    index_text, _, name = rest.partition(".")
     if not index_text.isdigit() or int(index_text) >= MAX_INDEX:
         return
-    message = messages.setdefault(int(index_text), {})
-    if field in (oi.MESSAGE_ROLE, oi.MESSAGE_TOOL_CALL_ID, oi.MESSAGE_NAME):
-        message[field] = view.str_attr(key)
-    elif field == oi.MESSAGE_CONTENT:
-        message[field] = view.text_attr(key)
+    message = messages.get(int(index_text))
+    if message is None:
+        message = messages[int(index_text)] = _FlatMessage()
+    if name in (oi.MESSAGE_ROLE, oi.MESSAGE_TOOL_CALL_ID, oi.MESSAGE_NAME):
+        message.fields[name] = view.str_attr(key)
+    elif name == oi.MESSAGE_CONTENT:
+        message.fields[name] = view.text_attr(key)
     else:
-        match = _TOOL_CALL_KEY.match(field)
+        match = _TOOL_CALL_KEY.match(name)
         if match and int(match.group(1)) < MAX_INDEX:
-            call = message.setdefault("calls", {}).setdefault(int(match.group(1)), {})
+            call = message.calls.setdefault(int(match.group(1)), {})
             call[match.group(2)] = view.text_attr(key)
 
 
-def _message_digest(message: dict) -> str:
+def _message_digest(message: _FlatMessage) -> str:
     """Digest of the message in GenAI parts shape: the same message digests the same in every convention."""
     parts: list[dict[str, Decoded]] = []
-    role = message.get(oi.MESSAGE_ROLE)
-    content = message.get(oi.MESSAGE_CONTENT)
-    call_id = message.get(oi.MESSAGE_TOOL_CALL_ID)
+    role = message.fields.get(oi.MESSAGE_ROLE)
+    content = message.fields.get(oi.MESSAGE_CONTENT)
+    call_id = message.fields.get(oi.MESSAGE_TOOL_CALL_ID)
     if call_id:
         parts.append(tool_result_part(call_id, content))
     elif isinstance(content, str) and content:
         parts.append(text_part(content))
-    calls = message.get("calls", {})
+    calls = message.calls
     for position in sorted(calls):
         call = calls[position]
         parts.append(

@@ -139,11 +139,12 @@ def _input_digest(message: dict[str, Decoded], consumed: list[str]) -> str:
             if not isinstance(part, dict):
                 continue
             part_type = part.get("type")
-            if part_type == ai.PART_TEXT and isinstance(part.get("text"), str):
-                parts.append(text_part(part["text"]))  # type: ignore[arg-type]
+            text = part.get("text")
+            if part_type == ai.PART_TEXT and isinstance(text, str):
+                parts.append(text_part(text))
             elif part_type == ai.PART_TOOL_CALL:
                 call_id = part.get(ai.CALL_ID_KEY)
-                parts.append(tool_call_part(call_id if isinstance(call_id, str) else None, part.get(ai.CALL_NAME_KEY), _call_args(part)))  # type: ignore[arg-type]
+                parts.append(tool_call_part(call_id if isinstance(call_id, str) else None, part.get(ai.CALL_NAME_KEY), _call_args(part)))
             elif part_type == ai.PART_TOOL_RESULT:
                 call_id = part.get(ai.CALL_ID_KEY)
                 if isinstance(call_id, str) and call_id:

@@ -1,0 +1,156 @@
+"""Edges joined by tool calls: a proposal ``caused_by`` the model call that output it, an execution
+``caused_by`` the proposal it ran, and the model call whose input holds the result ``depends_on`` the execution.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Final
+
+from otel_mapper.mapping.drafts import NodeDraft
+from otel_mapper.mapping.edge_set import EdgeSet
+from otel_mapper.mapping.entries import SpanEntry
+from otel_mapper.mapping.members import (
+    CAUSED_BY as _CAUSED_BY,
+    DEPENDS_ON as _DEPENDS_ON,
+    DISPATCHED as _DISPATCHED,
+    EXECUTION_KINDS as _EXECUTION_KINDS,
+    HANDOFF as _HANDOFF,
+    MODEL_CALL as _MODEL_CALL,
+)
+from otel_mapper.model import Declaration
+from semconv.trajectory import DeclarationCategory, DeclarationEffect
+
+__all__ = ["MAX_EXECUTIONS_PER_CALL", "ProposalNode", "tool_call_edges"]
+
+MAX_EXECUTIONS_PER_CALL: Final = 8
+"""A consuming model call depends on at most this many executions of one tool call (framework retries)."""
+
+
+@dataclass(slots=True)
+class ProposalNode:
+    """A proposal node's join keys for edge derivation (mapper-internal; never hashed or changed)."""
+
+    node_id: str
+    model_node: str
+    call_id: str | None
+    name: str
+    arguments_digest: str | None
+
+
+def tool_call_edges(
+    entries: list[SpanEntry],
+    proposals: list[ProposalNode],
+    nodes_by_id: dict[str, NodeDraft],
+    edges: EdgeSet,
+    notes: list[Declaration],
+) -> None:
+    """Proposal -> model call, execution -> proposal, consuming model call -> execution.
+
+    A tool-call id joins only when it names one proposal. Some providers reuse ids across turns; then the
+    proposal whose model call shares the execution's (or consumer's) containment parent is taken if it is the
+    only one, else no edge is drawn and the ambiguity is declared: guessing would invent an order.
+    """
+    by_call_id: dict[str, list[ProposalNode]] = defaultdict(list)
+    by_name_args: dict[tuple[str, str], list[ProposalNode]] = defaultdict(list)
+    by_name: dict[str, list[ProposalNode]] = defaultdict(list)
+    for proposal in proposals:
+        edges.add(proposal.node_id, _CAUSED_BY, proposal.model_node, "tool_call part in model output")
+        if proposal.call_id:
+            by_call_id[proposal.call_id].append(proposal)
+        if proposal.name and proposal.arguments_digest:
+            by_name_args[(proposal.name, proposal.arguments_digest)].append(proposal)
+        if proposal.name:
+            by_name[proposal.name].append(proposal)
+    parents = edges.containment_parents()
+    ambiguous: list[str] = []
+
+    def narrow(candidates: list[ProposalNode], node: str, name: str | None) -> ProposalNode | None:
+        if len(candidates) == 1:
+            return candidates[0]
+        parent = parents.get(node)
+        close = [
+            proposal
+            for proposal in candidates
+            if parent is not None and parents.get(proposal.model_node) == parent and (not name or proposal.name == name)
+        ]
+        return close[0] if len(close) == 1 else None
+
+    executed_by_proposal: dict[str, list[str]] = defaultdict(list)
+    for entry in entries:
+        facts = entry.facts
+        if not entry.primary or entry.node_id is None:
+            continue
+        if facts.kind not in _EXECUTION_KINDS:
+            continue
+        matched: ProposalNode | None = None
+        evidence = ""
+        if facts.tool_call_id and facts.tool_call_id in by_call_id:
+            candidates = by_call_id[facts.tool_call_id]
+            matched = narrow(candidates, entry.node_id, facts.tool_name)
+            evidence = f"tool call id {facts.tool_call_id}"
+            if len(candidates) > 1:
+                evidence += " (id reused; the only proposal under the same parent)"
+        elif facts.tool_name and facts.arguments is not None:
+            digest = nodes_by_id[entry.node_id].arguments_digest
+            candidates = by_name_args.get((facts.tool_name, str(digest)), [])
+            if len(candidates) == 1:
+                matched = candidates[0]
+                evidence = "unique tool name and argument digest match (span carries no tool call id)"
+            elif candidates:
+                ambiguous.append(entry.node_id)
+                continue
+        elif facts.kind is _HANDOFF and facts.tool_name and facts.tool_name in by_name:
+            # A handoff span records no arguments; the tool it executes is named after the target agent.
+            candidates = by_name[facts.tool_name]
+            if len(candidates) == 1:
+                matched = candidates[0]
+                evidence = f"unique proposal of handoff tool {facts.tool_name}"
+            else:
+                ambiguous.append(entry.node_id)
+                continue
+        if matched is None:
+            if facts.tool_call_id and facts.tool_call_id in by_call_id:
+                ambiguous.append(entry.node_id)
+            continue
+        edges.add(entry.node_id, _CAUSED_BY, matched.node_id, evidence)
+        executed_by_proposal[matched.node_id].append(entry.node_id)
+
+    for proposal_id, executions in executed_by_proposal.items():
+        if executions:
+            nodes_by_id[proposal_id].status = _DISPATCHED
+
+    for entry in entries:
+        if not entry.primary or entry.node_id is None or not entry.facts.consumed_call_ids:
+            continue
+        if entry.facts.kind is not _MODEL_CALL:
+            # Agent spans often repeat the whole conversation (contrib invoke_agent, OTel invoke_agent): their
+            # input is a summary of their children's work, not something consumed before it ran.
+            continue
+        for call_id in dict.fromkeys(entry.facts.consumed_call_ids):
+            proposed = by_call_id.get(call_id)
+            if proposed is None:
+                continue
+            candidates = [proposal for proposal in proposed if proposal.model_node != entry.node_id]
+            if not candidates:
+                continue
+            consumed = narrow(candidates, entry.node_id, None)
+            if consumed is None:
+                ambiguous.append(entry.node_id)
+                continue
+            ran = executed_by_proposal.get(consumed.node_id)
+            for execution in (ran or [consumed.node_id])[:MAX_EXECUTIONS_PER_CALL]:
+                edges.add(entry.node_id, _DEPENDS_ON, execution, f"tool result {call_id} in model input")
+    if ambiguous:
+        notes.append(
+            Declaration(
+                category=DeclarationCategory.TOOL_PROPOSAL,
+                effect=DeclarationEffect.APPROXIMATED,
+                qualifier="ambiguous_link",
+                reason="a tool call matched several proposals (reused id, or same tool and arguments without an id);"
+                " no edge was drawn rather than one guessed",
+                count=len(ambiguous),
+                nodes=tuple(sorted(set(ambiguous))[:32]),
+            )
+        )
