@@ -1,0 +1,167 @@
+"""AT bundles (as JSON-ready dicts) → one self-contained HTML page: no network, script and style inline.
+
+Per trajectory: the verdict and root cause first, then the causal graph (rows by causal depth, concurrent nodes
+side by side, see :mod:`otel_mapper.report.layout`) beside a panel with the chosen node's fields and its edges'
+evidence, the findings on their anchor nodes, the checks that could not decide (apart), and what the mapping
+lost, in words. Every node is an element with ``data-node-id``; every finding one with
+``data-finding-category``. Bundle text is data: every string is escaped, the embedded JSON cannot close its
+``<script>`` element.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from html import escape
+
+from otel_mapper.report.assets import CSP, SCRIPT, STYLE
+from otel_mapper.report.graph import graph_html, node_tokens
+from otel_mapper.report.layout import Layout, layout, node_label
+from otel_mapper.report.sections import findings_html, header_html, indeterminate_html, losses_html, path_html
+from otel_mapper.report.words import kind_name
+
+__all__ = ["DIAGNOSIS_KEY", "diagnosis_of", "render_report", "trajectory_section"]
+
+DIAGNOSIS_KEY = "org.otel-trajectory.diagnosis"
+"""The bundle extension holding the detector chain's verdict and findings (``bundle/meta.diagnosis_extension``)."""
+
+_LEGEND = (
+    '<div class="legend" aria-hidden="true">'
+    "<span><b>rows</b> = causal depth (never time); boxes in one row are concurrent</span>"
+    '<span><i style="border-color:#8d96a3"></i>caused_by</span>'
+    '<span><i style="border-color:#0b6bcb;border-top-style:dashed"></i>depends_on</span>'
+    '<span><i style="border-color:#c2410c"></i>retries</span>'
+    '<span><i style="border-color:#a4256f"></i>handoff_from</span>'
+    '<span><i style="border-color:#999;border-top-style:dotted"></i>linked</span>'
+    "<span>dashed box = proposal; outlined yellow = longest causal chain</span></div>"
+)
+
+
+def _mapping(value: object) -> Mapping[str, object]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: object) -> list[Mapping[str, object]]:
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
+def diagnosis_of(bundle: Mapping[str, object]) -> Mapping[str, object]:
+    return _mapping(_mapping(bundle.get("extensions")).get(DIAGNOSIS_KEY))
+
+
+def _script_json(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def _fields(node: Mapping[str, object], depth: int) -> list[tuple[str, str]]:
+    fields = [("id", str(node.get("node_id"))), ("kind", kind_name(node.get("kind"))), ("status", str(node.get("status"))),
+              ("causal depth", str(depth)), ("name", str(node.get("name")))]
+    for key in ("actor", "authority_class", "convention", "agent_name", "invocation"):
+        if node.get(key) is not None:
+            fields.append((key.replace("_", " "), str(node.get(key))))
+    tool, model, error = _mapping(node.get("tool")), _mapping(node.get("model")), _mapping(node.get("error"))
+    if tool:
+        fields += [("tool", str(tool.get("name"))), ("tool call id", str(tool.get("call_id")))]
+    if model:
+        fields.append(("model", f"{model.get('name')} ({model.get('provider') or 'provider unknown'})"))
+    tokens = node_tokens(node)
+    if tokens is not None:
+        fields.append(("tokens in → out", f"{tokens[0]} → {tokens[1]}"))
+    for key in ("arguments", "output", "result"):
+        slot = _mapping(node.get(key))
+        if slot:
+            fields.append((key, str(slot.get("value", slot.get("availability")))))
+    if error:
+        message = _mapping(error.get("message"))
+        fields.append(("error", f"{error.get('type')} {error.get('http_status') or ''} "
+                                f"{message.get('value', message.get('availability', ''))}".strip()))
+    timing = _mapping(node.get("timing"))
+    if timing:
+        fields.append(("time (display only)", f"{timing.get('start')} → {timing.get('end')}"))
+    source = _mapping(node.get("source"))
+    fields.append(("span", str(source.get("span_id"))))
+    return [(name, value[:400]) for name, value in fields]
+
+
+def _page_data(nodes: Mapping[str, Mapping[str, object]], edges: Sequence[Mapping[str, object]], plan: Layout,
+               findings: Sequence[Mapping[str, object]]) -> dict[str, object]:
+    return {
+        "nodes": {
+            node_id: {"kind_name": kind_name(node.get("kind")), "label": node_label(node),
+                      "fields": _fields(node, plan.depth.get(node_id, 0))}
+            for node_id, node in nodes.items()
+        },
+        "edges": [[str(e.get("from")), str(e.get("type")), str(e.get("to")), str(e.get("evidence") or "")] for e in edges],
+        "findings": [
+            {key: str(item.get(key)) for key in ("category", "severity", "status", "node_id", "evidence")} for item in findings
+        ],
+    }
+
+
+def trajectory_section(bundle: Mapping[str, object]) -> str:
+    """One trajectory as a ``<section class="trajectory">`` (the page's script initialises every such section)."""
+    node_list = _list(bundle.get("nodes"))
+    nodes = {str(node.get("node_id")): node for node in node_list}
+    edges = [edge for edge in _list(bundle.get("edges")) if str(edge.get("from")) in nodes and str(edge.get("to")) in nodes]
+    diagnosis = diagnosis_of(bundle)
+    findings = _list(diagnosis.get("causal_chain"))
+    findings_by_node: dict[str, list[Mapping[str, object]]] = {}
+    for item in findings:
+        findings_by_node.setdefault(str(item.get("node_id")), []).append(item)
+    plan = layout(node_list, edges)
+    usage = [node_tokens(node) or (0, 0) for node in node_list]
+    totals = {"nodes": len(nodes), "edges": len(edges), "input_tokens": sum(u[0] for u in usage),
+              "output_tokens": sum(u[1] for u in usage)}
+    trace_id = str(_mapping(_mapping(bundle.get("source")).get("source_cursor")).get("trace_id", ""))
+    depth_count = 1 + max(plan.depth.values(), default=-1)
+    caption = (f"causal graph of trace {trace_id}: {len(nodes)} nodes in {depth_count} causal steps; "
+               "choose a node to see its fields and the evidence of its edges")
+    return (
+        f'<section class="trajectory" id="t-{escape(trace_id)}" aria-labelledby="h-{escape(trace_id)}" '
+        f'data-trace-id="{escape(trace_id)}">'
+        + header_html(bundle, diagnosis, totals)
+        + findings_html(nodes, findings)
+        + f"<h3>Causal graph</h3>{_LEGEND}{path_html(nodes, plan.critical_path)}"
+        + '<div class="columns">'
+        + graph_html(nodes, findings_by_node, plan, caption)
+        + '<aside class="panel" aria-live="polite" aria-label="selected node"><p class="note">Choose a node (click, '
+          "or Tab then Enter) to see its fields and the evidence of each edge.</p></aside></div>"
+        + indeterminate_html(nodes, findings, _list(bundle.get("verifier_results")))
+        + losses_html(_list(_mapping(bundle.get("transform")).get("lossy_mappings")), nodes)
+        + f'<script type="application/json" class="trajectory-data">{_script_json(_page_data(nodes, edges, plan, findings))}'
+        "</script></section>"
+    )
+
+
+def _index(bundles: Sequence[Mapping[str, object]]) -> str:
+    rows = []
+    for bundle in bundles:
+        diagnosis = diagnosis_of(bundle)
+        trace_id = str(_mapping(_mapping(bundle.get("source")).get("source_cursor")).get("trace_id", ""))
+        rows.append(
+            f'<tr><td><a href="#t-{escape(trace_id)}"><code>{escape(trace_id)}</code></a></td>'
+            f'<td><span class="pill v-{escape(str(diagnosis.get("verdict")))}">{escape(str(diagnosis.get("verdict")))}</span></td>'
+            f'<td>{escape(str(diagnosis.get("root_cause")))}</td><td>{len(_list(diagnosis.get("causal_chain")))}</td>'
+            f'<td>{len(_list(bundle.get("nodes")))}</td></tr>'
+        )
+    return ('<table class="index"><thead><tr><th>trace</th><th>verdict</th><th>root cause</th><th>findings</th>'
+            f'<th>nodes</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+
+def render_report(bundles: Sequence[Mapping[str, object]], *, title: str = "Agent trajectories", intro: str = "") -> str:
+    """The whole page for ``bundles`` (in the given order)."""
+    count = len(bundles)
+    head = (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
+    )
+    summary = (
+        f"<header><h1>{escape(title)}</h1><p class=\"note\">{count} trajector{'y' if count == 1 else 'ies'}. "
+        "Each graph is laid out by causal depth from the evidence-backed edges only; timestamps never place a node."
+        f"{(' ' + escape(intro)) if intro else ''}</p>{_index(bundles) if count > 1 else ''}</header>"
+    )
+    body = "".join(trajectory_section(bundle) for bundle in bundles) or "<p>No trajectories.</p>"
+    return f"{head}{summary}<main>{body}</main><script>{SCRIPT}</script></body></html>\n"
