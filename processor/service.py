@@ -46,6 +46,7 @@ from processor.resources import cgroup_limits, machine_memory_bytes
 from processor.pipeline.spool import KIND_LOGS, KIND_TRACES, Spool, SpoolEntry, SpoolFull
 from processor.telemetry.counters import Telemetry
 from processor.tls import channel_credentials, server_credentials, server_ssl_context
+from processor.report.page import TrajectoryPage
 
 __all__ = ["TrajectoryService", "effective_memory_limit"]
 
@@ -134,6 +135,7 @@ class TrajectoryService:
         )
         self._health = HealthState([TRACE_SERVICE, LOGS_SERVICE])
         self._on_analysed = on_analysed
+        self._page = TrajectoryPage.from_config(config, auth=self._auth, ssl_context=self._http_ssl)
         self._server: grpc.aio.Server | None = None
         self._http: OtlpHttpReceiver | None = None
         self._metrics: object | None = None
@@ -267,7 +269,9 @@ class TrajectoryService:
         )
         if metrics.prometheus_endpoint is not None:
             host, port = parse_endpoint(metrics.prometheus_endpoint)
-            self.metrics_port = await self_metrics.serve_prometheus(host, port)
+            self.metrics_port = await self_metrics.serve_prometheus(
+                host, port, routes=self._page.register, ssl_context=self._page.ssl_context
+            )
 
     def _metrics_snapshot(self) -> dict[str, float]:
         counters = self.telemetry.processor
@@ -511,6 +515,7 @@ class TrajectoryService:
                 try:
                     self._count_detectors(analysed)
                     await self._export(analysed)
+                    self._page.record(analysed)
                     if self._on_analysed is not None:
                         self._on_analysed(analysed)
                 except Exception:  # keep the pipeline alive; the spans of this trace are counted as failed

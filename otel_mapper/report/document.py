@@ -149,9 +149,11 @@ def _index(bundles: Sequence[Mapping[str, object]]) -> str:
             f'<th>nodes</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
 
-def render_report(bundles: Sequence[Mapping[str, object]], *, title: str = "Agent trajectories", intro: str = "") -> str:
-    """The whole page for ``bundles`` (in the given order)."""
+def render_report(bundles: Sequence[Mapping[str, object]], *, title: str = "Agent trajectories",
+                  back: str | None = None) -> str:
+    """The whole page for ``bundles`` (in the given order); ``back`` is a relative link to a list page."""
     count = len(bundles)
+    back_link = f' <a href="{escape(back)}">All recent trajectories</a>' if back else ""
     head = (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
@@ -161,7 +163,8 @@ def render_report(bundles: Sequence[Mapping[str, object]], *, title: str = "Agen
     summary = (
         f"<header><h1>{escape(title)}</h1><p class=\"note\">{count} trajector{'y' if count == 1 else 'ies'}. "
         "Each graph is laid out by causal depth from the evidence-backed edges only; timestamps never place a node."
-        f"{(' ' + escape(intro)) if intro else ''}</p>{_index(bundles) if count > 1 else ''}</header>"
+        f"{back_link}</p>"
+        f"{_index(bundles) if count > 1 else ''}</header>"
     )
     body = "".join(trajectory_section(bundle) for bundle in bundles) or "<p>No trajectories.</p>"
     return f"{head}{summary}<main>{body}</main><script>{SCRIPT}</script></body></html>\n"

@@ -61,6 +61,7 @@ import functools
 import logging
 import re
 import socket
+import ssl
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -371,8 +372,19 @@ class SelfMetrics:
             raise RuntimeError("the Prometheus reader is disabled (prometheus=False)")
         return generate_latest(self._registry)
 
-    async def serve_prometheus(self, host: str, port: int) -> int:
-        """Serve ``GET /metrics`` and ``GET /healthz`` on ``host:port``; returns the bound port."""
+    async def serve_prometheus(
+        self,
+        host: str,
+        port: int,
+        *,
+        routes: Callable[[web.Application], None] | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> int:
+        """Serve ``GET /metrics`` and ``GET /healthz`` on ``host:port``; returns the bound port.
+
+        ``routes`` adds further routes to the same listener (the ``/trajectories`` page:
+        :meth:`processor.report.page.TrajectoryPage.register`); ``ssl_context`` serves it all over TLS.
+        """
         if self._registry is None:
             raise RuntimeError("the Prometheus reader is disabled (prometheus=False)")
         if self._runner is not None or self._closed:
@@ -380,10 +392,12 @@ class SelfMetrics:
         app = web.Application()
         app.router.add_get("/metrics", self._handle_metrics)
         app.router.add_get("/healthz", _handle_healthz)
+        if routes is not None:
+            routes(app)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         try:
-            site = web.TCPSite(runner, host, port)
+            site = web.TCPSite(runner, host, port, ssl_context=ssl_context)
             await site.start()
         except OSError as exc:
             await runner.cleanup()
@@ -393,7 +407,7 @@ class SelfMetrics:
             ) from exc
         self._runner = runner
         bound = int(runner.addresses[0][1])
-        logger.info("self-metrics served on http://%s:%d/metrics", host, bound)
+        logger.info("self-metrics served on %s://%s:%d/metrics", "https" if ssl_context else "http", host, bound)
         return bound
 
     async def _handle_metrics(self, request: web.Request) -> web.Response:
