@@ -105,7 +105,12 @@ SCRIPT: Final = r"""
     return el;
   }
   function init(section) {
-    var data = JSON.parse(section.querySelector('script.trajectory-data').textContent);
+    var raw = JSON.parse(section.querySelector('script.trajectory-data').textContent);
+    var data = {nodes: {}, findings: raw.findings, edges: raw.edges.map(function (e) {
+      return [raw.ids[e[0]], raw.types[e[1]], raw.ids[e[2]], raw.evidence[e[3]], e[4] === 1];
+    })};
+    raw.ids.forEach(function (id, i) { data.nodes[id] = raw.nodes[i]; });
+    var toggle = section.querySelector('input.all-edges');
     var graph = section.querySelector('.graph');
     var svg = graph.querySelector('svg.edges');
     var panel = section.querySelector('aside.panel');
@@ -122,7 +127,9 @@ SCRIPT: Final = r"""
       var ox = graph.scrollLeft - g.left, oy = graph.scrollTop - g.top;
       paths = [];
       var seen = {};
+      var all = toggle && toggle.checked && data.edges.length <= raw.max_drawn;
       data.edges.forEach(function (edge) {
+        if (!edge[4] && !all) { return; }
         var later = boxes[edge[0]], earlier = boxes[edge[2]];
         if (!later || !earlier) { return; }
         var a = shown(earlier), b = shown(later);
@@ -210,6 +217,7 @@ SCRIPT: Final = r"""
       if (target.hasAttribute('data-goto')) { goto(target.getAttribute('data-goto')); } else { select(target.getAttribute('data-node-id')); }
     });
     section.addEventListener('toggle', later, true);
+    if (toggle) { toggle.addEventListener('change', later); }
     graph.addEventListener('keydown', function (event) {
       if (event.key === 'Escape') { highlight(null); }
     });

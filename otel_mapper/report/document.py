@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from html import escape
+from typing import Final
 
 from otel_mapper.report.assets import CSP, SCRIPT, STYLE
 from otel_mapper.report.graph import graph_html, node_tokens
@@ -84,23 +85,75 @@ def _fields(node: Mapping[str, object], depth: int) -> list[tuple[str, str]]:
     return [(name, value[:400]) for name, value in fields]
 
 
-def _page_data(nodes: Mapping[str, Mapping[str, object]], edges: Sequence[Mapping[str, object]], plan: Layout,
-               findings: Sequence[Mapping[str, object]]) -> dict[str, object]:
+_ALWAYS_DRAWN: Final = frozenset({"handoff_from", "retries"})
+MAX_DRAWN_EDGES: Final = 5_000
+"""Edges drawn at once; beyond that the implied ones stay listed in the side panel only."""
+
+
+def _drawn(edges: Sequence[Mapping[str, object]], depth: Mapping[str, int]) -> list[bool]:
+    """Which edges to draw: those to the row just above, the only ordering edge of a node, handoffs, retries and
+    every non-ordering edge. The others jump rows that a drawn path already connects (a long conversation's
+    every later model call depends on every earlier output), so drawing them hides the picture."""
+    ordering: dict[str, int] = {}
+    for edge in edges:
+        if edge.get("orders"):
+            ordering[str(edge.get("from"))] = ordering.get(str(edge.get("from")), 0) + 1
+    flags = []
+    for edge in edges:
+        later, earlier = str(edge.get("from")), str(edge.get("to"))
+        flags.append(
+            not edge.get("orders")
+            or str(edge.get("type")) in _ALWAYS_DRAWN
+            or depth.get(later, 0) - depth.get(earlier, 0) <= 1
+            or ordering.get(later, 0) == 1
+        )
+    return flags
+
+
+def _page_data(nodes: Mapping[str, Mapping[str, object]], edges: Sequence[Mapping[str, object]], drawn: Sequence[bool],
+               plan: Layout, findings: Sequence[Mapping[str, object]]) -> dict[str, object]:
+    """What the page's script needs, compactly: node ids, edge types and evidence texts are each listed once and
+    edges refer to them by index (a long conversation has edges by the ten thousand, their evidence repeats)."""
+    ids = sorted(nodes)
+    index = {node_id: number for number, node_id in enumerate(ids)}
+    types: dict[str, int] = {}
+    evidence: dict[str, int] = {}
+    encoded = []
+    for edge, draw in zip(edges, drawn):
+        kind, text = str(edge.get("type")), str(edge.get("evidence") or "")
+        encoded.append([index[str(edge.get("from"))], types.setdefault(kind, len(types)), index[str(edge.get("to"))],
+                        evidence.setdefault(text, len(evidence)), 1 if draw else 0])
     return {
-        "nodes": {
-            node_id: {"kind_name": kind_name(node.get("kind")), "label": node_label(node),
-                      "fields": _fields(node, plan.depth.get(node_id, 0))}
-            for node_id, node in nodes.items()
-        },
-        "edges": [[str(e.get("from")), str(e.get("type")), str(e.get("to")), str(e.get("evidence") or "")] for e in edges],
+        "ids": ids,
+        "nodes": [
+            {"kind_name": kind_name(nodes[node_id].get("kind")), "label": node_label(nodes[node_id]),
+             "fields": _fields(nodes[node_id], plan.depth.get(node_id, 0))}
+            for node_id in ids
+        ],
+        "types": list(types),
+        "evidence": list(evidence),
+        "edges": encoded,
+        "max_drawn": MAX_DRAWN_EDGES,
         "findings": [
             {key: str(item.get(key)) for key in ("category", "severity", "status", "node_id", "evidence")} for item in findings
         ],
     }
 
 
-def trajectory_section(bundle: Mapping[str, object]) -> str:
-    """One trajectory as a ``<section class="trajectory">`` (the page's script initialises every such section)."""
+def _edge_toggle(drawn: int, total: int) -> str:
+    hidden = total - drawn
+    if hidden <= 0:
+        return ""
+    if total > MAX_DRAWN_EDGES:
+        return (f'<p class="note">{hidden} of {total} edges jump rows a drawn path already connects; they are not '
+                "drawn (too many), each node's panel lists them all with their evidence.</p>")
+    return (f'<p class="note"><label><input type="checkbox" class="all-edges"> also draw the {hidden} edges that '
+            "jump rows a drawn path already connects</label> (the panel always lists every edge)</p>")
+
+
+def trajectory_section(bundle: Mapping[str, object], position: int = 0) -> str:
+    """One trajectory as a ``<section class="trajectory">`` (the page's script initialises every such section);
+    ``position`` keeps element ids unique when a page shows two revisions of one trace."""
     node_list = _list(bundle.get("nodes"))
     nodes = {str(node.get("node_id")): node for node in node_list}
     edges = [edge for edge in _list(bundle.get("edges")) if str(edge.get("from")) in nodes and str(edge.get("to")) in nodes]
@@ -110,6 +163,8 @@ def trajectory_section(bundle: Mapping[str, object]) -> str:
     for item in findings:
         findings_by_node.setdefault(str(item.get("node_id")), []).append(item)
     plan = layout(node_list, edges)
+    drawn = _drawn(edges, plan.depth)
+    data = _page_data(nodes, edges, drawn, plan, findings)
     usage = [node_tokens(node) or (0, 0) for node in node_list]
     totals = {"nodes": len(nodes), "edges": len(edges), "input_tokens": sum(u[0] for u in usage),
               "output_tokens": sum(u[1] for u in usage)}
@@ -118,29 +173,30 @@ def trajectory_section(bundle: Mapping[str, object]) -> str:
     caption = (f"causal graph of trace {trace_id}: {len(nodes)} nodes in {depth_count} causal steps; "
                "choose a node to see its fields and the evidence of its edges")
     return (
-        f'<section class="trajectory" id="t-{escape(trace_id)}" aria-labelledby="h-{escape(trace_id)}" '
+        f'<section class="trajectory" id="t{position}-{escape(trace_id)}" aria-labelledby="h{position}-{escape(trace_id)}" '
         f'data-trace-id="{escape(trace_id)}">'
-        + header_html(bundle, diagnosis, totals)
+        + header_html(bundle, diagnosis, totals, f"h{position}-{trace_id}")
         + findings_html(nodes, findings)
         + f"<h3>Causal graph</h3>{_LEGEND}{path_html(nodes, plan.critical_path)}"
+        + _edge_toggle(sum(drawn), len(edges))
         + '<div class="columns">'
         + graph_html(nodes, findings_by_node, plan, caption)
         + '<aside class="panel" aria-live="polite" aria-label="selected node"><p class="note">Choose a node (click, '
           "or Tab then Enter) to see its fields and the evidence of each edge.</p></aside></div>"
         + indeterminate_html(nodes, findings, _list(bundle.get("verifier_results")))
         + losses_html(_list(_mapping(bundle.get("transform")).get("lossy_mappings")), nodes)
-        + f'<script type="application/json" class="trajectory-data">{_script_json(_page_data(nodes, edges, plan, findings))}'
+        + f'<script type="application/json" class="trajectory-data">{_script_json(data)}'
         "</script></section>"
     )
 
 
 def _index(bundles: Sequence[Mapping[str, object]]) -> str:
     rows = []
-    for bundle in bundles:
+    for position, bundle in enumerate(bundles):
         diagnosis = diagnosis_of(bundle)
         trace_id = str(_mapping(_mapping(bundle.get("source")).get("source_cursor")).get("trace_id", ""))
         rows.append(
-            f'<tr><td><a href="#t-{escape(trace_id)}"><code>{escape(trace_id)}</code></a></td>'
+            f'<tr><td><a href="#t{position}-{escape(trace_id)}"><code>{escape(trace_id)}</code></a></td>'
             f'<td><span class="pill v-{escape(str(diagnosis.get("verdict")))}">{escape(str(diagnosis.get("verdict")))}</span></td>'
             f'<td>{escape(str(diagnosis.get("root_cause")))}</td><td>{len(_list(diagnosis.get("causal_chain")))}</td>'
             f'<td>{len(_list(bundle.get("nodes")))}</td></tr>'
@@ -166,5 +222,5 @@ def render_report(bundles: Sequence[Mapping[str, object]], *, title: str = "Agen
         f"{back_link}</p>"
         f"{_index(bundles) if count > 1 else ''}</header>"
     )
-    body = "".join(trajectory_section(bundle) for bundle in bundles) or "<p>No trajectories.</p>"
+    body = "".join(trajectory_section(bundle, position) for position, bundle in enumerate(bundles)) or "<p>No trajectories.</p>"
     return f"{head}{summary}<main>{body}</main><script>{SCRIPT}</script></body></html>\n"

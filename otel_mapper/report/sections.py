@@ -23,7 +23,8 @@ def _node_ref(nodes: Mapping[str, Mapping[str, object]], node_id: object) -> str
     return f'<button type="button" class="goto" data-goto="{escape(str(node_id))}">{escape(text)}</button>'
 
 
-def header_html(bundle: Mapping[str, object], diagnosis: Mapping[str, object], totals: Mapping[str, int]) -> str:
+def header_html(bundle: Mapping[str, object], diagnosis: Mapping[str, object], totals: Mapping[str, int],
+                heading_id: str) -> str:
     verdict = str(diagnosis.get("verdict", "unknown"))
     root_cause = str(diagnosis.get("root_cause", "none"))
     terminal = str(diagnosis.get("terminal_status", "unknown"))
@@ -46,7 +47,7 @@ def header_html(bundle: Mapping[str, object], diagnosis: Mapping[str, object], t
     error_html = f'<p class="error">Analysis error: {escape(str(error))}</p>' if isinstance(error, str) and error else ""
     return (
         f'<header class="verdict v-{_css_word(verdict)}">'
-        f'<h2 id="h-{escape(str(cursor.get("trace_id", "")))}">Trace <code>{escape(str(cursor.get("trace_id", "?")))}</code></h2>'
+        f'<h2 id="{escape(heading_id)}">Trace <code>{escape(str(cursor.get("trace_id", "?")))}</code></h2>'
         f'<p class="headline"><span class="pill v-{_css_word(verdict)}">{escape(verdict)}</span> '
         f'{escape(verdict_sentence(verdict))}'
         + (f' Root cause: <strong>{escape(root_cause)}</strong>.' if root_cause != "none" else "")
