@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Final
 
+from otel_mapper.bundle.common import DIAGNOSIS_EXTENSION
 from otel_mapper.report.assets import CSP, SCRIPT, STYLE
 from otel_mapper.report.graph import graph_html, node_tokens
 from otel_mapper.report.layout import Layout, layout, node_label
@@ -23,7 +24,7 @@ from otel_mapper.report.words import kind_name
 
 __all__ = ["DIAGNOSIS_KEY", "diagnosis_of", "render_report", "trajectory_section"]
 
-DIAGNOSIS_KEY = "org.otel-trajectory.diagnosis"
+DIAGNOSIS_KEY: Final = DIAGNOSIS_EXTENSION
 """The bundle extension holding the detector chain's verdict and findings (``bundle/meta.diagnosis_extension``)."""
 
 _LEGEND = (
