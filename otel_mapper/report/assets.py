@@ -223,8 +223,17 @@ SCRIPT: Final = r"""
     });
     window.addEventListener('resize', later);
     draw();
+    return goto;
   }
-  document.querySelectorAll('section.trajectory').forEach(init);
+  var gotos = [];
+  document.querySelectorAll('section.trajectory').forEach(function (section) { gotos.push([section, init(section)]); });
+  var wanted = /^#node=(.+)$/.exec(window.location.hash);
+  if (wanted) {
+    var id = decodeURIComponent(wanted[1]);
+    gotos.forEach(function (pair) {
+      if (pair[0].querySelector('[data-node-id="' + CSS.escape(id) + '"]')) { pair[1](id); }
+    });
+  }
   document.documentElement.setAttribute('data-report-ready', 'true');
 })();
 """

@@ -5,7 +5,7 @@ side by side, see :mod:`otel_mapper.report.layout`) beside a panel with the chos
 evidence, the findings on their anchor nodes, the checks that could not decide (apart), and what the mapping
 lost, in words. Every node is an element with ``data-node-id``; every finding one with
 ``data-finding-category``. Bundle text is data: every string is escaped, the embedded JSON cannot close its
-``<script>`` element.
+``<script>`` element. A link ending in ``#node=<node id>`` opens the page on that node.
 """
 
 from __future__ import annotations
@@ -56,6 +56,10 @@ def _script_json(value: object) -> str:
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
+def _known(value: object) -> str:
+    return "not recorded" if value is None or value == "" else str(value)
+
+
 def _fields(node: Mapping[str, object], depth: int) -> list[tuple[str, str]]:
     fields = [("id", str(node.get("node_id"))), ("kind", kind_name(node.get("kind"))), ("status", str(node.get("status"))),
               ("causal depth", str(depth)), ("name", str(node.get("name")))]
@@ -64,9 +68,9 @@ def _fields(node: Mapping[str, object], depth: int) -> list[tuple[str, str]]:
             fields.append((key.replace("_", " "), str(node.get(key))))
     tool, model, error = _mapping(node.get("tool")), _mapping(node.get("model")), _mapping(node.get("error"))
     if tool:
-        fields += [("tool", str(tool.get("name"))), ("tool call id", str(tool.get("call_id")))]
+        fields += [("tool", _known(tool.get("name"))), ("tool call id", _known(tool.get("call_id")))]
     if model:
-        fields.append(("model", f"{model.get('name')} ({model.get('provider') or 'provider unknown'})"))
+        fields.append(("model", f"{_known(model.get('name'))} ({model.get('provider') or 'provider not recorded'})"))
     tokens = node_tokens(node)
     if tokens is not None:
         fields.append(("tokens in → out", f"{tokens[0]} → {tokens[1]}"))
@@ -76,8 +80,8 @@ def _fields(node: Mapping[str, object], depth: int) -> list[tuple[str, str]]:
             fields.append((key, str(slot.get("value", slot.get("availability")))))
     if error:
         message = _mapping(error.get("message"))
-        fields.append(("error", f"{error.get('type')} {error.get('http_status') or ''} "
-                                f"{message.get('value', message.get('availability', ''))}".strip()))
+        parts = (error.get("type"), error.get("http_status"), message.get("value", message.get("availability")))
+        fields.append(("error", " ".join(str(part) for part in parts if part not in (None, ""))))
     timing = _mapping(node.get("timing"))
     if timing:
         fields.append(("time (display only)", f"{timing.get('start')} → {timing.get('end')}"))

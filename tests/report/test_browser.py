@@ -4,6 +4,7 @@ and drawn edge is in the resulting DOM; a screenshot of each page is kept under 
 from __future__ import annotations
 
 import struct
+from urllib.parse import quote
 from collections import Counter
 from pathlib import Path
 
@@ -62,3 +63,19 @@ def test_thousand_node_report_is_drawn_in_a_browser(tmp_path: Path, big_bundles:
     edges = [attrs for tag, attrs in dom.tags if tag == "path" and "data-from" in attrs]
     assert 0 < len(edges) < sum(len(b["edges"]) for b in big_bundles)  # type: ignore[arg-type]  # implied jumps not drawn
     assert _size(shot) == (1280, 2400)
+
+
+def test_a_link_to_a_node_opens_its_panel(tmp_path: Path, big_bundles: list[dict[str, object]]) -> None:
+    deep = big_bundles[0]
+    finding = diagnosis_of(deep)["causal_chain"][0]  # type: ignore[index]
+    folded = next(n["node_id"] for n in reversed(deep["nodes"]) if n["kind"] == "tool_execution")  # type: ignore[index, union-attr]
+    page = tmp_path / "deep.html"
+    page.write_text(render_report([deep]), encoding="utf-8")
+
+    for node_id in (finding["node_id"], folded):
+        dom = dump_dom(page, fragment=f"node={quote(node_id, safe='')}")
+        panel = dom[dom.index('<aside class="panel"'):dom.index("</aside>")]
+        assert node_id in panel and "Comes after" in panel, node_id
+        selected = [attrs for tag, attrs in Elements(dom).tags if "selected" in attrs.get("class", "").split()]
+        assert [attrs["data-node-id"] for attrs in selected] == [node_id]
+    assert "tool_loop (fail)" in dump_dom(page, fragment=f"node={quote(str(finding['node_id']), safe='')}")

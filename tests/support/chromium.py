@@ -31,19 +31,19 @@ def require_chromium() -> str:
     return path
 
 
-def _run(page: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+def _run(page: Path, *extra: str, fragment: str = "") -> subprocess.CompletedProcess[str]:
     binary = require_chromium()
     with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
         return subprocess.run(
             [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--no-first-run", f"--user-data-dir={profile}", *extra, page.resolve().as_uri()],
+             "--no-first-run", f"--user-data-dir={profile}", *extra, page.resolve().as_uri() + (f"#{fragment}" if fragment else "")],
             capture_output=True, text=True, timeout=TIMEOUT, check=False,
         )
 
 
-def dump_dom(page: Path) -> str:
-    """The DOM after the page's scripts ran, serialised."""
-    result = _run(page, "--dump-dom")
+def dump_dom(page: Path, fragment: str = "") -> str:
+    """The DOM after the page's scripts ran, serialised; ``fragment`` is the URL's ``#`` part."""
+    result = _run(page, "--dump-dom", fragment=fragment)
     assert result.returncode == 0 and result.stdout, result.stderr[-2000:]
     return result.stdout
 
