@@ -23,7 +23,8 @@ class ListedTrajectory:
     findings: tuple[str, ...]
     """Finding categories, primary first."""
     revision: int
-    nodes: int
+    nodes: int | None
+    """``None`` when the trajectory stayed in an analysis worker."""
     viewable: bool
     """Whether the full view can be drawn (a bundle on disk, or the trajectory kept in memory)."""
 
@@ -40,10 +41,11 @@ def _row(item: ListedTrajectory) -> str:
     trace = escape(item.trace_id)
     link = f'<a href="trajectories/{trace}"><code>{trace}</code></a>' if item.viewable else f"<code>{trace}</code>"
     findings = ", ".join(item.findings) if item.findings else "–"
+    nodes = "–" if item.nodes is None else str(item.nodes)
     return (
         f'<tr data-trace-id="{trace}"><td>{link}</td><td>{escape(item.service or "–")}</td>'
         f'<td><span class="pill v-{escape(item.verdict)}">{escape(item.verdict)}</span></td>'
-        f"<td>{escape(item.root_cause)}</td><td>{escape(findings)}</td><td>{item.revision}</td><td>{item.nodes}</td></tr>"
+        f"<td>{escape(item.root_cause)}</td><td>{escape(findings)}</td><td>{item.revision}</td><td>{nodes}</td></tr>"
     )
 
 

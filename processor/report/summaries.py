@@ -22,6 +22,7 @@ from otel_mapper.model import Trajectory
 from otel_mapper.report.listing import ListedTrajectory
 from processor.pipeline.analysis import AnalysedTrace
 from processor.report.files import ReportInputError, newest_bundle, read_bundle
+from semconv.trajectory import NodeKind
 
 __all__ = ["DEFAULT_CAPACITY", "DEFAULT_DETAILED", "TrajectorySummaries"]
 
@@ -63,7 +64,11 @@ class TrajectorySummaries:
         return len(self._rows)
 
     def record(self, analysed: AnalysedTrace) -> None:
+        """Keep ``analysed``'s summary. A trace known to hold no agent span (every node of kind ``other``) is not
+        listed: plain service traffic would push the agent runs out of the page."""
         released = analysed.released
+        if analysed.trajectory is not None and all(node.kind is NodeKind.OTHER for node in analysed.trajectory.nodes):
+            return
         trace_id = released.trace_id.hex()
         service = released.spans[0].group.resource.service_name if released.spans else ""
         diagnosis, trajectory = analysed.diagnosis, analysed.trajectory
@@ -77,7 +82,7 @@ class TrajectorySummaries:
                            for item in sorted(diagnosis.chain, key=lambda item: item.rank)[:MAX_FINDINGS])
             if diagnosis is not None else (),
             revision=trajectory.revision if trajectory is not None else released.revision,
-            nodes=len(trajectory.nodes) if trajectory is not None else 0,
+            nodes=len(trajectory.nodes) if trajectory is not None else None,
             viewable=diagnosis is not None and (self._bundles_dir is not None or keep),
         )
         self._rows.pop(trace_id, None)

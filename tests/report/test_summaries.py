@@ -72,3 +72,19 @@ def test_with_files_the_newest_revision_is_read_from_disk(tmp_path: Path) -> Non
 
     assert store.rows()[0].viewable and loader is not None and loader() == {"trajectory_id": "r2", "nodes": []}
     assert store.bundle_loader(_id(8)) is None
+
+
+def test_a_trace_without_agent_spans_is_not_listed() -> None:
+    store = TrajectorySummaries(bundles_dir=None)
+    trace_id = (9).to_bytes(16, "big")
+    spans = [span(1, "GET /health", trace_id=trace_id), span(2, "SELECT 1", parent=1, trace_id=trace_id)]
+    released = ReleasedTrace(trace_id=trace_id, spans=hold_envelopes(envelopes(spans)), revision=1,
+                             reason=ReleaseReason.DECISION_WAIT)
+    detectors = Config().detectors
+    plain = Analyser(DetectorChain(load_detectors(detectors), detectors)).analyse(released)
+
+    store.record(plain)
+    store.record(_analysed(1))
+
+    assert plain.trajectory is not None and {node.kind.value for node in plain.trajectory.nodes} == {"other"}
+    assert [row.trace_id for row in store.rows()] == [_id(1)]
