@@ -50,6 +50,7 @@ from processor.pipeline.spool import SpoolEntry
 from processor.telemetry.counters import Telemetry
 from processor.telemetry.health import HealthState
 from processor.tls import channel_credentials, server_credentials, server_ssl_context
+from processor.report.page import TrajectoryPage
 
 __all__ = ["DEFAULT_MEMORY_SHARE", "MiB", "TrajectoryService", "effective_memory_limit"]
 
@@ -91,6 +92,8 @@ class TrajectoryService:
         tls = config.tls
         self._server_credentials = server_credentials(tls.cert_file, tls.key_file, tls.client_ca_file) if tls else None
         self._http_ssl = server_ssl_context(tls.cert_file, tls.key_file, tls.client_ca_file) if tls else None
+        self._page = TrajectoryPage.from_config(config, auth=self._auth, ssl_context=self._http_ssl)
+        self._on_analysed = on_analysed
         self._traces = SignalPipeline(
             Signal.TRACES,
             spool_for(config, config.export, "spool"),
@@ -125,7 +128,7 @@ class TrajectoryService:
             self._traces,
             self._log_join,
             self.telemetry,
-            on_analysed=on_analysed,
+            on_analysed=self._analysed,
         )
         # Passthrough needs an export target: without one, spans are analysed and written to files.
         self._sinks = PipelineSinks(
@@ -149,6 +152,12 @@ class TrajectoryService:
         self.port: int | None = None
         self.http_port: int | None = None
         self.metrics_port: int | None = None
+
+    def _analysed(self, analysed: AnalysedTrace) -> None:
+        """After a trace is analysed and handed to export: the live page, then the embedding caller's callback."""
+        self._page.record(analysed)
+        if self._on_analysed is not None:
+            self._on_analysed(analysed)
 
     def _make_exporter(self, export: ExportConfig | None, signal: Signal, on_settled: OnSettled) -> Exporter:
         """The gRPC exporter of ``export``; without an export target, traces are written under ``output_dir``."""
@@ -274,7 +283,9 @@ class TrajectoryService:
         )
         if metrics.prometheus_endpoint is not None:
             host, port = parse_endpoint(metrics.prometheus_endpoint)
-            self.metrics_port = await self_metrics.serve_prometheus(host, port)
+            self.metrics_port = await self_metrics.serve_prometheus(
+                host, port, routes=self._page.register, ssl_context=self._page.ssl_context
+            )
 
     def _metrics_telemetry(self) -> Telemetry:
         """The counters for a metrics collection, with the levels read from their owners first."""

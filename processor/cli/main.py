@@ -1,4 +1,4 @@
-"""The ``otel-trajectory`` command: serve, map, demo, eval, validate, check-config, healthcheck.
+"""The ``otel-trajectory`` command: serve, map, report, demo, eval, validate, check-config, healthcheck.
 
 Command names and flags are a public interface: add, never rename.
 """
@@ -44,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Map AI-agent OpenTelemetry traces into causal trajectories, diagnose them, re-emit them annotated.",
     )
     parser.add_argument("--log-level", default=None, choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-                        help="default INFO (WARNING for demo, map, eval and validate)")
+                        help="default INFO (WARNING for demo, map, report, eval and validate)")
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="run the OTLP/gRPC processor")
@@ -63,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
                          help="OTLP/JSON or binary protobuf files, directories of them (searched recursively), or - for stdin")
     map_cmd.add_argument("--config", type=Path, help="YAML config file")
     map_cmd.add_argument("--output-dir", type=Path, help="output directory (default ./otel-trajectory-data)")
+    map_cmd.add_argument("--pretty", action="store_true",
+                         help="write bundle.json and ledger.json indented (same content; the integrity digest is unchanged)")
 
     demo = commands.add_parser("demo", help="run the pipeline on the embedded corpus over loopback")
     demo.add_argument("--output-dir", type=Path, default=Path("otel-trajectory-data/demo"))
@@ -85,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     for name, module, help_text in (
         ("eval", "processor.cli.eval_cmd", "score the detector chain against labelled traces"),
         ("validate", "processor.cli.validate_cmd", "validate AT bundles as an AT consumer"),
+        ("report", "processor.cli.report_cmd", "draw trajectories as one self-contained HTML page"),
     ):
         sub = commands.add_parser(name, help=help_text)
         try:
@@ -163,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for note in inputs.passed_over:
                 logger.info("passed over %s", note)
             output_dir = args.output_dir or Path(config.output_dir)
-            results = map_files(inputs.requests, config, output_dir)
+            results = map_files(inputs.requests, config, output_dir, pretty=args.pretty)
             print(format_table(row_of(item) for item in results))
             print(f"\nwrote {len(results)} trajectories under {output_dir}/<trace id>/")
             return 0
@@ -185,6 +188,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from processor.cli import validate_cmd
 
             return int(validate_cmd.run(args))
+        if args.command == "report":
+            from processor.cli import report_cmd
+
+            return int(report_cmd.run(args))
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
         return 2

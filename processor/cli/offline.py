@@ -41,11 +41,14 @@ def group_by_trace(envelopes: Iterable[SpanEnvelope]) -> dict[bytes, list[SpanEn
     return dict(sorted(groups.items()))
 
 
-def map_files(requests: Iterable[ExportTraceServiceRequest], config: Config, output_dir: Path) -> list[AnalysedTrace]:
-    """Analyse every trace of ``requests`` (see :mod:`processor.cli.inputs` for reading them) into ``output_dir``."""
+def map_files(
+    requests: Iterable[ExportTraceServiceRequest], config: Config, output_dir: Path, *, pretty: bool = False
+) -> list[AnalysedTrace]:
+    """Analyse every trace of ``requests`` (see :mod:`processor.cli.inputs` for reading them) into ``output_dir``;
+    ``pretty`` indents bundle and ledger JSON."""
     envelopes, _ = read_envelopes(requests)
     analyser = Analyser(DetectorChain(load_detectors(config.detectors), config.detectors))
-    writer = ArtifactWriter(output_dir, BundleOptions(content_mode=config.content_mode))
+    writer = ArtifactWriter(output_dir, BundleOptions(content_mode=config.content_mode), pretty=pretty)
     results: list[AnalysedTrace] = []
     for trace_id, group in group_by_trace(envelopes).items():
         released = ReleasedTrace(

@@ -57,6 +57,21 @@ def _read(name: str) -> bytes:
         return handle.read(MAX_BUNDLE_BYTES + 1)
 
 
+def _kind_hint(data: bytes, kind: str) -> str | None:
+    """A sentence when the file is plainly the other kind than ``--kind`` says (``--kind`` is still never guessed)."""
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(document, dict):
+        return None
+    if kind == "bundle" and "ledger_version" in document and "trajectory_id" not in document:
+        return "this looks like a Forensic Ledger packet; check it with `otel-trajectory validate --kind ledger`"
+    if kind == "ledger" and "trajectory_id" in document and "ledger_version" not in document:
+        return "this looks like an AT bundle; check it with `otel-trajectory validate` (--kind bundle)"
+    return None
+
+
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     if args.print_schema:
@@ -68,14 +83,19 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     check = validate_ledger if args.kind == "ledger" else validate_bundle
     failed = 0
     for name in args.files:
+        data = b""
         try:
-            problems: list[Problem] = check(_read(name))
+            data = _read(name)
+            problems: list[Problem] = check(data)
         except OSError as exc:
             problems = [Problem(path="", check_id="io", message=f"cannot read: {exc.strerror or exc}")]
         if problems:
             failed += 1
             for problem in problems:
                 out.write(f"{name}: {problem}\n")
+            hint = _kind_hint(data, args.kind)
+            if hint:
+                out.write(f"{name}: hint: {hint}\n")
         elif not args.quiet:
             out.write(f"{name}: OK\n")
     if len(args.files) > 1 and not args.quiet:

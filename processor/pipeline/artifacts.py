@@ -8,12 +8,14 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
+
 from otel_mapper.bundle.writer import BundleOptions, write_bundle
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.bundle.ledger import write_ledger
 from otel_mapper.model import Trajectory
 
-__all__ = ["ArtifactWriter", "artifact_names"]
+__all__ = ["ArtifactWriter", "artifact_names", "indented"]
 
 
 def artifact_names(revision: int) -> tuple[str, str]:
@@ -32,10 +34,17 @@ def _write_atomically(path: Path, data: bytes) -> None:
         partial.unlink(missing_ok=True)
 
 
+def indented(data: bytes) -> bytes:
+    """The same JSON document, two-space indented with a trailing newline; key order kept as written."""
+    return orjson.dumps(orjson.loads(data), option=orjson.OPT_INDENT_2) + b"\n"
+
+
 @dataclass(frozen=True, slots=True)
 class ArtifactWriter:
     directory: Path
     options: BundleOptions
+    pretty: bool = False
+    """Indent bundle and ledger (``map --pretty``); the integrity digest is over canonical JSON, so it holds."""
 
     def write(self, trajectory: Trajectory, diagnosis: Diagnosis) -> Path:
         target = self.directory / trajectory.trace_id
@@ -46,6 +55,10 @@ class ArtifactWriter:
 
             options = replace(options, derived_from=f"{trajectory.trajectory_id}@r{trajectory.revision - 1}")
         bundle_name, ledger_name = artifact_names(trajectory.revision)
-        _write_atomically(target / bundle_name, write_bundle(trajectory, diagnosis, options))
-        _write_atomically(target / ledger_name, write_ledger(trajectory, diagnosis, content_mode=options.content_mode))
+        bundle = write_bundle(trajectory, diagnosis, options)
+        ledger = write_ledger(trajectory, diagnosis, content_mode=options.content_mode)
+        if self.pretty:
+            bundle, ledger = indented(bundle), indented(ledger)
+        _write_atomically(target / bundle_name, bundle)
+        _write_atomically(target / ledger_name, ledger)
         return target

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import ssl
 from collections.abc import Callable, Mapping, Sequence
 
 import grpc
@@ -136,8 +137,19 @@ class SelfMetrics:
             raise RuntimeError("the Prometheus reader is disabled (prometheus=False)")
         return generate_latest(self._registry)
 
-    async def serve_prometheus(self, host: str, port: int) -> int:
-        """Serve ``GET /metrics`` and ``GET /healthz`` on ``host:port``; returns the bound port."""
+    async def serve_prometheus(
+        self,
+        host: str,
+        port: int,
+        *,
+        routes: Callable[[web.Application], None] | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> int:
+        """Serve ``GET /metrics`` and ``GET /healthz`` on ``host:port``; returns the bound port.
+
+        ``routes`` adds further routes to the same listener (the ``/trajectories`` page:
+        :meth:`processor.report.page.TrajectoryPage.register`); ``ssl_context`` serves it all over TLS.
+        """
         if self._registry is None:
             raise RuntimeError("the Prometheus reader is disabled (prometheus=False)")
         if self._runner is not None or self._closed:
@@ -145,10 +157,12 @@ class SelfMetrics:
         app = web.Application()
         app.router.add_get("/metrics", self._handle_metrics)
         app.router.add_get("/healthz", _handle_healthz)
+        if routes is not None:
+            routes(app)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         try:
-            site = web.TCPSite(runner, host, port)
+            site = web.TCPSite(runner, host, port, ssl_context=ssl_context)
             await site.start()
         except OSError as exc:
             await runner.cleanup()
@@ -158,7 +172,7 @@ class SelfMetrics:
             ) from exc
         self._runner = runner
         bound = int(runner.addresses[0][1])
-        served = f"Prometheus on http://{host}:{bound}/metrics"
+        served = f"Prometheus on {'https' if ssl_context else 'http'}://{host}:{bound}/metrics"
         logger.info("self-metrics: %s", f"{served}, {self._otlp}" if self._otlp else served)
         return bound
 

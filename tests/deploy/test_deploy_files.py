@@ -9,6 +9,7 @@ must be pinned; probes must hit the gRPC health port. No network, no containers.
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import inspect
 import json
@@ -49,8 +50,12 @@ COVERAGE: dict[str, tuple[str, ...]] = {
                      "test_replicas_export_to_the_gateway_second_receiver"),
     "examples/*.yaml": ("test_otel_trajectory_configs_load", "test_spool_directories_are_distinct_and_under_the_output",
                         "test_examples_reach_their_backends"),
-    "grafana/datasources.yaml": ("test_compose_backends_match_the_gateway",),
-    "tempo/tempo.yaml": ("test_compose_backends_match_the_gateway",),
+    "grafana/datasources.yaml": ("test_compose_backends_match_the_gateway", "test_dashboards_are_provisioned_by_compose"),
+    "grafana/dashboards.yaml": ("test_dashboards_are_provisioned_by_compose",),
+    "grafana/dashboards/*.json": ("test_dashboards_are_provisioned_by_compose", "test_health_dashboard_uses_exported_metrics",
+                                  "test_outcome_dashboard_queries_our_attributes"),
+    "prometheus/prometheus.yaml": ("test_prometheus_scrapes_every_replica",),
+    "tempo/tempo.yaml": ("test_compose_backends_match_the_gateway", "test_outcome_dashboard_queries_our_attributes"),
     "k8s/configmap.yaml": ("test_otel_trajectory_configs_load", "test_replicas_export_to_the_gateway_second_receiver"),
     "k8s/deployment.yaml": ("test_k8s_deployment_probes_resources_and_security",),
     "k8s/service-headless.yaml": ("test_resolver_hostname_names_every_replica",),
@@ -609,3 +614,109 @@ def test_readme_documents_build_and_ports() -> None:
     assert "docker build -f deploy/Dockerfile" in readme and "docker compose -f deploy/compose.yaml" in readme
     table = {int(m.group(1)) for m in re.finditer(r"^\| (\d+) \|", readme, re.MULTILINE)}
     assert ports <= table, f"README ports table misses {sorted(ports - table)}"
+
+
+# --- dashboards: provisioning, metric names, TraceQL attributes ---------------------------------------------
+
+DASHBOARDS = "grafana/dashboards"
+_METRIC = re.compile(r"\botel_trajectory_[a-z0-9_]+")
+_RATED = re.compile(r"rate\((otel_trajectory_[a-z0-9_]+)")
+_TRACEQL_ATTRIBUTE = re.compile(r"\b(?:span|event)\.(agent_trajectory\.[a-z_.]+)")
+
+
+def _dashboards() -> dict[str, dict[str, Any]]:
+    found = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in sorted((DEPLOY / DASHBOARDS).glob("*.json"))}
+    assert len(found) >= 2, f"{DASHBOARDS}: expected the health and outcome dashboards"
+    return found
+
+
+def _panels(dashboard: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [panel for panel in dashboard["panels"] if panel.get("type") != "row"]
+
+
+def _queries(dashboard: Mapping[str, Any], key: str) -> list[str]:
+    return [target[key] for panel in _panels(dashboard) for target in panel["targets"] if key in target]
+
+
+def _exported_metric_names() -> set[str]:
+    """What ``/metrics`` serves for the service's own counters (a detector label filled so its series appear)."""
+    from processor.telemetry.counters import Telemetry
+    from processor.telemetry.self_metrics import SelfMetrics
+
+    telemetry = Telemetry()
+    telemetry.detectors.seconds["tool_loop"] = 0.5
+    telemetry.detectors.errors["tool_loop"] = 1
+    metrics = SelfMetrics(lambda: telemetry, prometheus=True)
+    try:
+        text = metrics.prometheus_text().decode()
+    finally:
+        asyncio.run(metrics.close())
+    return {line.split("{")[0].split(" ")[0] for line in text.splitlines() if line and not line.startswith("#")}
+
+
+def test_dashboards_are_provisioned_by_compose() -> None:
+    grafana = next(s for s in _compose()["services"].values() if s.get("image", "").startswith("grafana/grafana:"))
+    provider = _one("grafana/dashboards.yaml")["providers"]
+    mounts = dict(volume.rsplit(":", 1)[0].split(":", 1) for volume in grafana["volumes"])
+    uids = {source["uid"] for source in _one("grafana/datasources.yaml")["datasources"]}
+
+    assert mounts.get("./grafana/dashboards.yaml", "").startswith("/etc/grafana/provisioning/dashboards/")
+    assert [item["options"]["path"] for item in provider] == [mounts[f"./{DASHBOARDS}"]]
+    dashboards = _dashboards()
+    assert len({d["uid"] for d in dashboards.values()}) == len(dashboards)
+    for name, dashboard in dashboards.items():
+        ids = [panel["id"] for panel in dashboard["panels"]]
+        assert len(ids) == len(set(ids)), f"{name}: panel ids repeat"
+        for panel in _panels(dashboard):
+            assert panel["targets"], f"{name}: panel {panel['title']!r} has no query"
+            used = {panel["datasource"]["uid"]} | {target["datasource"]["uid"] for target in panel["targets"]}
+            assert used <= uids, f"{name}: panel {panel['title']!r} names datasources {used - uids} not provisioned"
+        for variable in dashboard["templating"]["list"]:
+            assert variable["datasource"]["uid"] in uids
+
+
+def test_health_dashboard_uses_exported_metrics() -> None:
+    exprs = _queries(_dashboards()["otel-trajectory-health.json"], "expr")
+    exported = _exported_metric_names()
+
+    used = {name for expr in exprs for name in _METRIC.findall(expr)}
+    assert used <= exported, f"dashboard metrics the processor does not export: {sorted(used - exported)}"
+    rated = {name for expr in exprs for name in _RATED.findall(expr)}
+    assert rated and all(name.endswith("_total") for name in rated), f"rate() over a non-counter: {rated}"
+    for needed in ("receiver_accepted_spans_total", "receiver_refused_spans_total", "exporter_queue_size",
+                   "exporter_spool_size_bytes", "processor_held_size_bytes", "processor_analysis_time_seconds_total"):
+        assert f"otel_trajectory_{needed}" in used, f"processor health misses {needed}"
+
+
+def test_outcome_dashboard_queries_our_attributes() -> None:
+    from semconv import trajectory as names
+
+    queries = _queries(_dashboards()["otel-trajectory-outcomes.json"], "query")
+    tempo = _one("tempo/tempo.yaml")
+
+    attributes = {name for query in queries for name in _TRACEQL_ATTRIBUTE.findall(query)}
+    ours = {names.VERDICT, names.ROOT_CAUSE, names.COMPLETENESS, names.FINDING_CATEGORY}
+    assert attributes and attributes <= ours, f"TraceQL names attributes we never write: {sorted(attributes - ours)}"
+    assert {names.VERDICT, names.ROOT_CAUSE} <= attributes
+    verdicts = {value for query in queries for value in re.findall(r'verdict = "([a-z]+)"', query)}
+    assert verdicts and verdicts <= {verdict.value for verdict in names.Verdict}
+    assert all(f'event:name = "{names.FINDING_EVENT}"' in query for query in queries if "event." in query)
+    if any("| count_over_time()" in query for query in queries):  # TraceQL metrics need the local-blocks processor
+        assert "local-blocks" in tempo["overrides"]["defaults"]["metrics_generator"]["processors"]
+        assert tempo["metrics_generator"]["processor"]["local_blocks"]["filter_server_spans"] is False
+
+
+def test_prometheus_scrapes_every_replica() -> None:
+    services = _compose()["services"]
+    config = _one("prometheus/prometheus.yaml")
+    port = _port(_replica_raw()["telemetry"]["metrics"]["prometheus"]["endpoint"])
+    prometheus = next((n, s) for n, s in services.items() if s.get("image", "").startswith("prom/prometheus:"))
+    datasource = next(d for d in _one("grafana/datasources.yaml")["datasources"] if d["type"] == "prometheus")
+
+    jobs = [job for job in config["scrape_configs"] if job["job_name"] == "otel-trajectory"]
+    assert len(jobs) == 1 and jobs[0]["metrics_path"] == "/metrics"
+    targets = {target for group in jobs[0]["static_configs"] for target in group["targets"]}
+    assert targets == {f"{name}:{port}" for name in _compose_replicas()}
+    flag = next(a for a in prometheus[1]["command"] if a.startswith("--config.file="))
+    assert f"./prometheus/prometheus.yaml:{flag.split('=', 1)[1]}:ro" in prometheus[1]["volumes"]
+    assert datasource["url"] == f"http://{prometheus[0]}:9090"
