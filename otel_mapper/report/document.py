@@ -124,7 +124,7 @@ def _page_data(nodes: Mapping[str, Mapping[str, object]], edges: Sequence[Mappin
     types: dict[str, int] = {}
     evidence: dict[str, int] = {}
     encoded = []
-    for edge, draw in zip(edges, drawn):
+    for edge, draw in zip(edges, drawn, strict=True):
         kind, text = str(edge.get("type")), str(edge.get("evidence") or "")
         encoded.append([index[str(edge.get("from"))], types.setdefault(kind, len(types)), index[str(edge.get("to"))],
                         evidence.setdefault(text, len(evidence)), 1 if draw else 0])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from processor.config import Config, ConfigError, load_config
+from processor.config import ConfigError, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
