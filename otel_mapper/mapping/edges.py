@@ -37,9 +37,11 @@ from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.model import Declaration, Edge
 from semconv.trajectory import DeclarationCategory, DeclarationEffect, EdgeType
 
-__all__ = ["EdgeSet", "LINK_TYPE_ATTRIBUTE", "ProposalNode", "derive_edges"]
+__all__ = ["CONTAINMENT_EVIDENCE", "EdgeSet", "LINK_TYPE_ATTRIBUTE", "ProposalNode", "derive_edges", "is_containment"]
 
 LINK_TYPE_ATTRIBUTE = "agent_trajectory.link.type"
+CONTAINMENT_EVIDENCE = "parent_span_id"
+"""Evidence prefix of the ``caused_by`` edge a span's parent link became: the child runs inside its parent."""
 _LINK_TYPES = {EdgeType.CAUSED_BY, EdgeType.DEPENDS_ON, EdgeType.RETRIES, EdgeType.HANDOFF_FROM}
 MAX_EXECUTIONS_PER_CALL = 8
 """A consuming model call depends on at most this many executions of one tool call (framework retries)."""
@@ -62,6 +64,11 @@ _SET_FROM, _SET_TYPE, _SET_TO, _SET_EVIDENCE = (
 )
 if [f.name for f in dataclass_fields(Edge)] != ["from_node", "type", "to_node", "evidence"] or hasattr(Edge, "__post_init__"):
     raise TypeError("_new_edge sets Edge's four fields itself and skips Edge.__init__: keep it in step with Edge")
+
+
+def is_containment(edge: Edge) -> bool:
+    """Whether ``edge`` is a span parent link (the later node ran inside the earlier one)."""
+    return edge.type is _CAUSED_BY and edge.evidence.startswith(CONTAINMENT_EVIDENCE)
 
 
 @dataclass(slots=True)
@@ -208,7 +215,7 @@ def _parent_edges(
             if entry.primary:
                 external.append((entry.node_id, parent_id))
             continue
-        edges.add_parent(entry.node_id, parent.node_id, f"parent_span_id={parent_id}")
+        edges.add_parent(entry.node_id, parent.node_id, f"{CONTAINMENT_EVIDENCE}={parent_id}")
     return external
 
 

@@ -47,5 +47,8 @@ class ArtifactWriter:
             options = replace(options, derived_from=f"{trajectory.trajectory_id}@r{trajectory.revision - 1}")
         bundle_name, ledger_name = artifact_names(trajectory.revision)
         _write_atomically(target / bundle_name, write_bundle(trajectory, diagnosis, options))
-        _write_atomically(target / ledger_name, write_ledger(trajectory, diagnosis, content_mode=options.content_mode))
+        _write_atomically(
+            target / ledger_name,
+            write_ledger(trajectory, diagnosis, content_mode=options.content_mode, prices=options.prices),
+        )
         return target
