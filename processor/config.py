@@ -12,10 +12,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import yaml
 
+from otel_mapper.attribution import ModelPrice, PriceTable, ToolPrice
+from otel_mapper.bundle.common import RIGHTS
+from otel_mapper.bundle.writer import BundleOptions, RightsConfig
 from processor.detectors.config import DetectorsConfig, parse_detectors
 from processor.resources import cgroup_limits, usable_cpus
 
@@ -168,6 +171,12 @@ class Config:
     """Worker processes for map + detect + annotate; 0: a thread of the main process. The config file's ``auto``
     is resolved on loading (usable CPUs minus one, at least 1)."""
     detectors: DetectorsConfig = field(default_factory=DetectorsConfig)
+    # --- attribution and dataset rights (see the block at the end of this module) ---
+    pricing: PriceTable = field(default_factory=PriceTable)
+    """``pricing.models.<model>.{input_per_million, output_per_million, cached_input_per_million}`` and
+    ``pricing.tools.<tool>.per_call`` in US dollars; empty: costs are not computed."""
+    rights: RightsConfig = field(default_factory=RightsConfig)
+    """``output.rights.<right>``: the rights statements written into every bundle (AT-13.3a); unknown by default."""
 
     def with_overrides(self, **changes: Any) -> Config:
         return replace(self, **{key: value for key, value in changes.items() if value is not None})
@@ -436,7 +445,10 @@ def parse_config(raw: Any, source: str = "config", base_dir: Path | None = None)
     """Validate a parsed YAML document; raises :class:`ConfigError` listing every problem."""
     problems: list[str] = []
     top = _Reader(
-        raw, "", problems, {"receiver", "processor", "exporter", "logs_exporter", "output", "telemetry", "detectors"}
+        raw,
+        "",
+        problems,
+        {"receiver", "processor", "exporter", "logs_exporter", "output", "telemetry", "detectors", *ATTRIBUTION_TOP_KEYS},
     )
     receiver = top.section(
         "receiver",
@@ -452,7 +464,7 @@ def parse_config(raw: Any, source: str = "config", base_dir: Path | None = None)
         {"decision_wait", "idle_timeout", "max_trace_wait", "num_traces", "max_buffered_spans", "released_cache_size",
          "passthrough", "memory_limit_mib", "analysis_workers"},
     )
-    output = top.section("output", {"directory", "write_artifacts", "content_mode"})
+    output = top.section("output", {"directory", "write_artifacts", "content_mode", *ATTRIBUTION_OUTPUT_KEYS})
     telemetry = top.section("telemetry", {"metrics"})
     listen = receiver.str("endpoint", DEFAULT_LISTEN) or DEFAULT_LISTEN
     _endpoint(listen, "receiver.endpoint", problems)
@@ -488,6 +500,8 @@ def parse_config(raw: Any, source: str = "config", base_dir: Path | None = None)
         memory_limit_mib=processor.int("memory_limit_mib", 0, minimum=0),
         analysis_workers=_analysis_workers(processor),
         detectors=parse_detectors(top.raw.get("detectors"), problems, base_dir=base_dir),
+        pricing=_parse_pricing(top),
+        rights=_parse_rights(output),
     )
     from processor.detectors.registry import check_enabled
 
@@ -530,3 +544,64 @@ def load_config(path: str | Path | None, environ: Mapping[str, str] | None = Non
     if problems:
         raise ConfigError(problems, source)
     return config
+
+
+# --- attribution and dataset rights ------------------------------------------------------------------------
+# Keys:
+#   pricing.models.<model>.input_per_million          number >= 0, US dollars per million input tokens (required)
+#   pricing.models.<model>.output_per_million         number >= 0, per million output tokens (required)
+#   pricing.models.<model>.cached_input_per_million   number >= 0, per million cached input tokens (optional;
+#                                                     absent: cached tokens are billed as input)
+#   pricing.tools.<tool>.per_call                     number >= 0, US dollars per tool execution
+#   output.rights.<right>                             granted | denied | unknown (default unknown), for each of
+#                                                     retention, local_evaluation, hosted_evaluation, training,
+#                                                     redistribution_original, redistribution_transformed
+ATTRIBUTION_TOP_KEYS: Final = ("pricing",)
+ATTRIBUTION_OUTPUT_KEYS: Final = ("rights",)
+MAX_PRICED: Final = 10_000
+"""Entries of each price table read; a longer table is a config mistake, reported."""
+
+
+def _parse_pricing(top: _Reader) -> PriceTable:
+    pricing = top.section("pricing", {"models", "tools"})
+    models: dict[str, ModelPrice] = {}
+    tools: dict[str, ToolPrice] = {}
+    for kind in ("models", "tools"):
+        entries = pricing.raw.get(kind) or {}
+        if not isinstance(entries, dict):
+            pricing.problems.append(f"pricing.{kind}: expected a mapping of names to prices, got {entries!r}")
+            continue
+        if len(entries) > MAX_PRICED:
+            pricing.problems.append(f"pricing.{kind}: {len(entries)} entries, at most {MAX_PRICED}")
+            continue
+        for name in sorted(entries, key=str):
+            if kind == "models":
+                entry = pricing.section(kind, set(entries)).section(
+                    str(name), {"input_per_million", "output_per_million", "cached_input_per_million"}
+                )
+                for required in ("input_per_million", "output_per_million"):
+                    if required not in entry.raw:
+                        entry.problems.append(f"pricing.models.{name}.{required}: required (US dollars per million tokens)")
+                cached = entry.raw.get("cached_input_per_million")
+                models[str(name)] = ModelPrice(
+                    input_per_million=entry.float("input_per_million", 0.0),
+                    output_per_million=entry.float("output_per_million", 0.0),
+                    cached_input_per_million=None if cached is None else entry.float("cached_input_per_million", 0.0),
+                )
+            else:
+                entry = pricing.section(kind, set(entries)).section(str(name), {"per_call"})
+                if "per_call" not in entry.raw:
+                    entry.problems.append(f"pricing.tools.{name}.per_call: required (US dollars per execution)")
+                tools[str(name)] = ToolPrice(per_call=entry.float("per_call", 0.0))
+    return PriceTable.of(models, tools)
+
+
+def _parse_rights(output: _Reader) -> RightsConfig:
+    rights = output.section("rights", set(RIGHTS))
+    values = {name: rights.choice(name, "unknown", ("granted", "denied", "unknown")) for name in RIGHTS}
+    return RightsConfig(**values)  # type: ignore[arg-type]
+
+
+def bundle_options(config: Config) -> BundleOptions:
+    """How artifacts are written under ``config``: content mode, rights statements and the price table."""
+    return BundleOptions(content_mode=config.content_mode, rights=config.rights, prices=config.pricing or None)

@@ -510,6 +510,7 @@ class TrajectoryService:
             for analysed in analysed_traces:
                 try:
                     self._count_detectors(analysed)
+                    self.telemetry.trajectories.record(analysed.diagnosis, analysed.usage)
                     await self._export(analysed)
                     if self._on_analysed is not None:
                         self._on_analysed(analysed)

@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from otel_mapper.bundle.writer import BundleOptions
 from otel_mapper.otlp.held import hold_envelopes
 from otel_mapper.otlp.envelopes import SpanEnvelope, build_requests, split_request
 from otel_mapper.otlp.json_codec import decode_any
 from processor.pipeline.analysis import AnalysedTrace, Analyser
 from processor.pipeline.artifacts import ArtifactWriter
 from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
-from processor.config import Config
+from processor.config import Config, bundle_options
 from processor.detectors.chain import DetectorChain
 from processor.detectors.registry import load_detectors
 from processor.pipeline.file_exporter import write_spans
@@ -43,8 +42,8 @@ def group_by_trace(envelopes: Iterable[SpanEnvelope]) -> dict[bytes, list[SpanEn
 
 def map_files(paths: list[Path], config: Config, output_dir: Path) -> list[AnalysedTrace]:
     envelopes, _ = read_envelopes(paths)
-    analyser = Analyser(DetectorChain(load_detectors(config.detectors), config.detectors))
-    writer = ArtifactWriter(output_dir, BundleOptions(content_mode=config.content_mode))
+    analyser = Analyser(DetectorChain(load_detectors(config.detectors), config.detectors), prices=config.pricing or None)
+    writer = ArtifactWriter(output_dir, bundle_options(config))
     results: list[AnalysedTrace] = []
     for trace_id, group in group_by_trace(envelopes).items():
         released = ReleasedTrace(

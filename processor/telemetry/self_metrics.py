@@ -41,6 +41,9 @@ OTel name (after ``otel_trajectory.``) [unit], kind, Prometheus name (``…`` is
     exporter.queue_size [{request}]                 gauge    …_exporter_queue_size
     exporter.queue_capacity [{request}]             gauge    …_exporter_queue_capacity
     exporter.spool_size [By]                        gauge    …_exporter_spool_size_bytes
+    trajectory.verdicts [{trajectory}]              counter  …_trajectory_verdicts_total
+    trajectory.tokens [{token}]                     counter  …_trajectory_tokens_total
+    trajectory.cost_usd [{USD}]                     counter  …_trajectory_cost_usd_total
 
 Labels carry over (``…_detector_time_seconds_total{detector="tool_loop"}``); :data:`VOCABULARY` is the
 authoritative list. A name outside it that ``read()`` returns on the first call gets an instrument too: a
@@ -167,6 +170,13 @@ VOCABULARY: tuple[MetricSpec, ...] = (
           "Capacity of the sending queue."),
     _spec("exporter_spool_bytes", "exporter.spool_size", "gauge", "By",
           "Bytes held in the on-disk spool."),
+    # Derived from trajectories (processor/telemetry/trajectory_metrics.py).
+    _spec("trajectory_verdicts", "trajectory.verdicts", "counter", "{trajectory}",
+          "Trajectories analysed (attributes verdict, root_cause)."),
+    _spec("trajectory_tokens", "trajectory.tokens", "counter", "{token}",
+          "Tokens of the counted model calls (attributes service, model, direction)."),
+    _spec("trajectory_cost_usd", "trajectory.cost_usd", "counter", "{USD}",
+          "Cost of the counted model calls in US dollars, when priced (attributes service, model)."),
 )
 
 _NAME = r"[a-zA-Z][a-zA-Z0-9_]*"

@@ -58,6 +58,9 @@ PROMETHEUS_NAMES = {
     "otel_trajectory_exporter_queue_size": ("otel_trajectory_exporter_queue_size", "gauge"),
     "otel_trajectory_exporter_queue_capacity": ("otel_trajectory_exporter_queue_capacity", "gauge"),
     "otel_trajectory_exporter_spool_bytes": ("otel_trajectory_exporter_spool_size_bytes", "gauge"),
+    "otel_trajectory_trajectory_verdicts": ("otel_trajectory_trajectory_verdicts_total", "counter"),
+    "otel_trajectory_trajectory_tokens": ("otel_trajectory_trajectory_tokens_total", "counter"),
+    "otel_trajectory_trajectory_cost_usd": ("otel_trajectory_trajectory_cost_usd_total", "counter"),
 }
 
 
