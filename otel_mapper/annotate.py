@@ -20,7 +20,7 @@ from semconv import genai
 from semconv import trajectory as names
 from semconv.trajectory import DeclarationCategory, DeclarationEffect, Verdict
 
-__all__ = ["annotate", "annotate_failure", "local_root_indices"]
+__all__ = ["annotate", "annotate_failure", "local_root_indices", "strip_annotations"]
 
 MAX_ERROR_TEXT = 256
 
@@ -187,3 +187,21 @@ def annotate_failure(envelopes: Sequence[SpanEnvelope], trajectory_id: str, revi
     ]
     for index in local_root_indices(envelopes):
         envelopes[index].span.attributes.extend(attributes)
+
+
+def strip_annotations(span: Span) -> bool:
+    """Remove what :func:`annotate` added to ``span`` (our attributes, finding events and, on spans we annotated,
+    the evaluation events), so spans written by the processor can be analysed again as they arrived. Returns
+    whether anything was removed."""
+    prefix = names.NAMESPACE + "."
+    ours = [kv for kv in span.attributes if kv.key.startswith(prefix)]
+    if not ours and not any(event.name == names.FINDING_EVENT for event in span.events):
+        return False
+    kept = [kv for kv in span.attributes if not kv.key.startswith(prefix)]
+    del span.attributes[:]
+    span.attributes.extend(kept)
+    added = (names.FINDING_EVENT, genai.EVALUATION_RESULT_EVENT)
+    events = [event for event in span.events if event.name not in added]
+    del span.events[:]
+    span.events.extend(events)
+    return True
