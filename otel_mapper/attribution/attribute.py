@@ -14,7 +14,7 @@ from otel_mapper.attribution.pricing import PriceTable, usage_cost
 from otel_mapper.attribution.retries import RetryReport, retries_and_cancellations
 from otel_mapper.attribution.usage import UsageTotals, containment_children, counted_model_calls, usage_totals
 from otel_mapper.model import Trajectory
-from semconv.trajectory import NodeKind
+from semconv.trajectory import NodeKind, NodeStatus
 
 __all__ = ["Attribution", "ModelUsage", "Structure", "attribute", "structure_of"]
 
@@ -40,6 +40,8 @@ class Structure:
     usage: UsageTotals
     counted_calls: tuple[str, ...]
     """Node ids of the model calls whose usage is summed."""
+    usage_wrappers: frozenset[str]
+    """Nodes with model calls carrying usage inside them."""
     path: CriticalPath
     timing: dict[str, PathStep]
     retries: RetryReport
@@ -56,6 +58,8 @@ class Attribution:
     """Cost of each priced step (model calls, priced tool executions)."""
     unpriced_models: tuple[str, ...]
     by_model: tuple[ModelUsage, ...]
+    calls_missing_usage: int = 0
+    """Model calls that did not fail yet record no usage: their tokens are unknown, so the total cost is too."""
 
     @property
     def usage(self) -> UsageTotals:
@@ -76,11 +80,12 @@ class Attribution:
 def _build_structure(trajectory: Trajectory) -> Structure:
     children = containment_children(trajectory)
     parent_of = {child: parent for parent, kids in children.items() for child in kids}
-    counted, repeated = counted_model_calls(trajectory)
+    counted, repeated, wrappers = counted_model_calls(trajectory)
     timing = node_timing(trajectory, children)
     return Structure(
         usage=usage_totals(counted, repeated),
         counted_calls=tuple(node.id for node in counted),
+        usage_wrappers=wrappers,
         path=critical_path(trajectory, timing),
         timing=timing,
         retries=retries_and_cancellations(trajectory, parent_of),
@@ -125,8 +130,16 @@ def attribute(trajectory: Trajectory, prices: PriceTable | None = None) -> Attri
                 node_cost[node.id] = tool.per_call
                 tool_cost += tool.per_call
     priced = bool(table)
+    missing = sum(
+        1
+        for node in trajectory.nodes
+        if node.kind is NodeKind.MODEL_CALL
+        and node.usage is None
+        and node.status not in (NodeStatus.FAILED, NodeStatus.CANCELLED)
+        and not _contains_counted(node.id, structure)
+    )
     total: float | None = None
-    if priced and not unpriced:
+    if priced and not unpriced and not missing:
         total = sum(cost for cost in costs.values() if cost is not None) + tool_cost
     by_model = tuple(
         ModelUsage(
@@ -146,4 +159,10 @@ def attribute(trajectory: Trajectory, prices: PriceTable | None = None) -> Attri
         node_cost_usd=node_cost,
         unpriced_models=tuple(sorted(unpriced)),
         by_model=by_model,
+        calls_missing_usage=missing,
     )
+
+
+def _contains_counted(node_id: str, structure: Structure) -> bool:
+    """Whether model calls with usage ran inside ``node_id`` (a wrapper without usage of its own)."""
+    return node_id in structure.usage_wrappers

@@ -56,8 +56,9 @@ def _containment_post_order(trajectory: Trajectory, children: dict[str, list[str
     return order
 
 
-def counted_model_calls(trajectory: Trajectory) -> tuple[list[Node], int]:
-    """Model-call nodes whose usage is summed, sorted by id, and the number of repeating aggregates skipped."""
+def counted_model_calls(trajectory: Trajectory) -> tuple[list[Node], int, frozenset[str]]:
+    """Model-call nodes whose usage is summed (sorted by id), the number of repeating aggregates skipped, and the
+    nodes with model calls carrying usage inside them."""
     children = containment_children(trajectory)
     usage_below: dict[str, bool] = {}
     counted: list[Node] = []
@@ -73,7 +74,10 @@ def counted_model_calls(trajectory: Trajectory) -> tuple[list[Node], int]:
                 counted.append(node)
         usage_below[node_id] = below or carries
     counted.sort(key=lambda node: node.id)
-    return counted, repeated
+    wrappers = frozenset(
+        node_id for node_id in usage_below if any(usage_below.get(child, False) for child in children.get(node_id, ()))
+    )
+    return counted, repeated, wrappers
 
 
 def usage_totals(counted: list[Node], repeated: int) -> UsageTotals:

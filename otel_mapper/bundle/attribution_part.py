@@ -28,6 +28,8 @@ def _ms(nanoseconds: int) -> float:
 def _cost_basis(attribution: Attribution) -> str:
     if not attribution.priced:
         return "not priced: no price table configured"
+    if attribution.calls_missing_usage:
+        return f"not priced: {attribution.calls_missing_usage} model call(s) record no token usage"
     if attribution.unpriced_models:
         return "not priced: no price for model(s) " + ", ".join(label(m) or "" for m in attribution.unpriced_models[:16])
     return "price table per million input/output/cached tokens, per call for priced tools"
