@@ -7,7 +7,8 @@ external is called: recorded observations only. Prints per trace what changed (:
 ``--json`` prints one JSON object per changed trace.
 
 Exit status: 0 when nothing newly fails, 1 when a trace newly fails (a CI gate for policy changes), 2 on bad
-input (a missing or undecodable file, no spans at all, a config with problems).
+input (a missing or undecodable file, no spans at all, a config with problems, or, when nothing newly fails, a
+trace that could not be analysed: the gate cannot vouch for it).
 """
 
 from __future__ import annotations
@@ -117,9 +118,16 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     before_chain = DetectorChain(load_detectors(before_config.detectors), before_config.detectors)
     after_chain = DetectorChain(load_detectors(after_config.detectors), after_config.detectors)
     counts: Counter[str] = Counter()
+    unreadable = 0
     for trace_id, envelopes in traces.items():
-        trajectory = map_trace(envelopes).trajectory
-        before, after = before_chain.run(trajectory), after_chain.run(trajectory)
+        try:
+            trajectory = map_trace(envelopes).trajectory
+            before, after = before_chain.run(trajectory), after_chain.run(trajectory)
+        except Exception as exc:  # one trace that cannot be analysed is reported; the others are still compared
+            unreadable += 1
+            print(f"otel-trajectory replay: trace {trace_id} could not be analysed: {type(exc).__name__}: "
+                  f"{str(exc)[:200]}", file=sys.stderr)
+            continue
         outcome = compare(before, after)
         counts[outcome.change.value] += 1
         if outcome.change is Change.UNCHANGED:
@@ -142,4 +150,6 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if not args.json:
         tally = ", ".join(f"{counts[kind.value]} {kind.value}" for kind in Change)
         out.write(f"\n{len(traces)} trace(s): {tally}\n")
-    return EXIT_NEW_FAILURE if counts[Change.NEW_FAILURE.value] else EXIT_OK
+    if counts[Change.NEW_FAILURE.value]:
+        return EXIT_NEW_FAILURE
+    return EXIT_BAD_INPUT if unreadable else EXIT_OK

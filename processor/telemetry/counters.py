@@ -9,12 +9,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from typing import TYPE_CHECKING
-
+from processor.telemetry.trajectory_metrics import TrajectoryCounters
 from semconv.trajectory import METRIC_PREFIX
-
-if TYPE_CHECKING:
-    from processor.telemetry.trajectory_metrics import TrajectoryCounters
 
 __all__ = [
     "DetectorCounters",
@@ -120,7 +116,7 @@ class Telemetry:
     spool: SpoolCounters = field(default_factory=SpoolCounters)
     logs: LogCounters = field(default_factory=LogCounters)
     detectors: DetectorCounters = field(default_factory=DetectorCounters)
-    trajectories: TrajectoryCounters = field(default_factory=lambda: _trajectory_counters())
+    trajectories: TrajectoryCounters = field(default_factory=TrajectoryCounters)
 
     def snapshot(self) -> dict[str, float]:
         out: dict[str, float] = {}
@@ -144,9 +140,3 @@ class Telemetry:
             out[labelled(f"{METRIC_PREFIX}_detector_errors", detector=detector)] = errors
         out.update(self.trajectories.snapshot())  # trajectory-derived counters (telemetry/trajectory_metrics.py)
         return out
-
-
-def _trajectory_counters() -> TrajectoryCounters:
-    from processor.telemetry.trajectory_metrics import TrajectoryCounters
-
-    return TrajectoryCounters()

@@ -19,7 +19,6 @@ from typing import Final
 
 from otel_mapper.attribution.summary import TraceUsage
 from otel_mapper.diagnosis import Diagnosis
-from processor.telemetry.counters import labelled
 from semconv.trajectory import METRIC_PREFIX
 
 __all__ = ["MAX_SERIES", "TrajectoryCounters"]
@@ -68,6 +67,8 @@ class TrajectoryCounters:
                 self.cost_usd[pair] = self.cost_usd.get(pair, 0.0) + row.cost_usd
 
     def snapshot(self) -> dict[str, float]:
+        from processor.telemetry.counters import labelled  # counters holds these counters: imported late
+
         out: dict[str, float] = {}
         for (verdict, cause), count in self.verdicts.items():
             out[labelled(VERDICTS_KEY, verdict=verdict, root_cause=cause)] = count
