@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from otel_mapper.attribution.critical_path import CriticalPath, PathStep, critical_path, node_timing
+from otel_mapper.attribution.critical_path import CriticalPath, critical_path, node_timing
 from otel_mapper.attribution.pricing import PriceTable, usage_cost
 from otel_mapper.attribution.retries import RetryReport, retries_and_cancellations
 from otel_mapper.attribution.usage import UsageTotals, containment_children, counted_model_calls, usage_totals
+from otel_mapper.mapping.graph import causal_index
 from otel_mapper.model import Trajectory
 from semconv.trajectory import NodeKind, NodeStatus
 
@@ -43,7 +44,8 @@ class Structure:
     usage_wrappers: frozenset[str]
     """Nodes with model calls carrying usage inside them."""
     path: CriticalPath
-    timing: dict[str, PathStep]
+    timing: dict[str, tuple[int, int]]
+    """Node id -> (duration, working) nanoseconds."""
     retries: RetryReport
 
 
@@ -80,13 +82,13 @@ class Attribution:
 def _build_structure(trajectory: Trajectory) -> Structure:
     children = containment_children(trajectory)
     parent_of = {child: parent for parent, kids in children.items() for child in kids}
-    counted, repeated, wrappers = counted_model_calls(trajectory)
+    counted, repeated, wrappers = counted_model_calls(trajectory, parent_of)
     timing = node_timing(trajectory, children)
     return Structure(
         usage=usage_totals(counted, repeated),
         counted_calls=tuple(node.id for node in counted),
         usage_wrappers=wrappers,
-        path=critical_path(trajectory, timing),
+        path=critical_path(causal_index(trajectory), timing),
         timing=timing,
         retries=retries_and_cancellations(trajectory, parent_of),
     )

@@ -7,18 +7,19 @@ children), since those children are nodes of their own on the same chain. Along 
 contribute only the heavier branch. Nodes without timestamps (derived proposals) weigh nothing but still carry
 the order.
 
-Longest path in a DAG by dynamic programming over Kahn's order: iterative, O(nodes + edges), no recursion.
-Ties go to the longer chain, then to the smaller node id, so the path is deterministic. Nodes left on a cycle (the mapper breaks cycles, so
-none in practice) are not on the path.
+The edges are the trajectory's ordering edges (the causal ones and authoritative runtime sequence numbers, which
+order steps without claiming causation): the shared :func:`otel_mapper.mapping.graph.causal_index`. Longest
+path in a DAG by dynamic programming in causal-depth order: iterative, O(nodes log nodes + edges), no recursion.
+Ties go to the longer chain, then to the smaller node id, so the path is deterministic. Nodes left on a cycle
+(the mapper breaks cycles, so none in practice) are not extended.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
+from otel_mapper.mapping.graph import CausalIndex
 from otel_mapper.model import Node, Trajectory
-from semconv.trajectory import CAUSAL_EDGE_TYPES
 
 __all__ = ["CriticalPath", "PathStep", "critical_path", "node_timing"]
 
@@ -77,58 +78,58 @@ def _covered(node: Node, children: list[Node]) -> int:
     return covered
 
 
-def node_timing(trajectory: Trajectory, children: dict[str, list[str]]) -> dict[str, PathStep]:
-    """Duration, working and waiting time of every node (``children``: span parent -> span children)."""
-    timing: dict[str, PathStep] = {}
+def node_timing(trajectory: Trajectory, children: dict[str, list[str]]) -> dict[str, tuple[int, int]]:
+    """``(duration, working)`` nanoseconds of every node (``children``: span parent -> span children); the rest of
+    its duration it waited on the steps inside it."""
+    timing: dict[str, tuple[int, int]] = {}
+    lookup = trajectory.node
     for node in trajectory.nodes:
-        duration = _duration(node)
-        kids = [kid for kid in (trajectory.node(item) for item in children.get(node.id, ())) if kid is not None]
-        waiting = min(_covered(node, kids), duration) if duration and kids else 0
-        timing[node.id] = PathStep(
-            node_id=node.id, duration_ns=duration, working_ns=duration - waiting, waiting_ns=waiting
-        )
+        start, end = node.start_unix_nano, node.end_unix_nano
+        duration = end - start if 0 < start < end else 0
+        kids = children.get(node.id)
+        if not kids or not duration:
+            timing[node.id] = (duration, duration)
+            continue
+        covered = _covered(node, [kid for kid in map(lookup, kids) if kid is not None])
+        timing[node.id] = (duration, duration - min(covered, duration))
     return timing
 
 
-def critical_path(trajectory: Trajectory, timing: dict[str, PathStep]) -> CriticalPath:
-    ids = [node.id for node in trajectory.nodes]
-    earlier: dict[str, set[str]] = {node_id: set() for node_id in ids}
-    later: dict[str, list[str]] = {node_id: [] for node_id in ids}
-    for edge in trajectory.edges:
-        if edge.type in CAUSAL_EDGE_TYPES and edge.from_node in earlier and edge.to_node in earlier:
-            if edge.to_node not in earlier[edge.from_node] and edge.to_node != edge.from_node:
-                earlier[edge.from_node].add(edge.to_node)
-                later[edge.to_node].append(edge.from_node)
-    remaining = {node_id: len(targets) for node_id, targets in earlier.items()}
+def _step(node_id: str, timing: dict[str, tuple[int, int]]) -> PathStep:
+    duration, working = timing.get(node_id, (0, 0))
+    return PathStep(node_id=node_id, duration_ns=duration, working_ns=working, waiting_ns=duration - working)
+
+
+def critical_path(index: CausalIndex, timing: dict[str, tuple[int, int]]) -> CriticalPath:
+    """The heaviest chain over the trajectory's ordering edges (shared :class:`CausalIndex`). Nodes are taken in
+    causal-depth order, which respects precedence (a predecessor always has a smaller depth): one pass."""
+    depth = index.depth
     best: dict[str, int] = {}
     length: dict[str, int] = {}
     via: dict[str, str | None] = {}
-    queue = deque(sorted(node_id for node_id in ids if remaining[node_id] == 0))
-    while queue:
-        current = queue.popleft()
-        previous = None
-        heaviest = 0
-        for candidate in sorted(earlier[current]):
+    for current in sorted(index.node_ids, key=depth.__getitem__):
+        previous: str | None = None
+        heaviest = previous_length = 0
+        for candidate in index.earlier.get(current, ()):
             weight = best.get(candidate)
-            if weight is not None and (
-                previous is None or (weight, length[candidate]) > (heaviest, length[previous])
+            if weight is None:
+                continue  # left on a cycle (the mapper breaks cycles first)
+            size = length[candidate]
+            if previous is None or (weight, size) > (heaviest, previous_length) or (
+                (weight, size) == (heaviest, previous_length) and candidate < previous
             ):
-                previous, heaviest = candidate, weight
-        best[current] = heaviest + timing[current].working_ns
-        length[current] = 1 + (length[previous] if previous is not None else 0)
+                previous, heaviest, previous_length = candidate, weight, size
+        best[current] = heaviest + timing.get(current, (0, 0))[1]
+        length[current] = previous_length + 1
         via[current] = previous
-        for successor in later[current]:
-            remaining[successor] -= 1
-            if remaining[successor] == 0:
-                queue.append(successor)
     if not best:
         return CriticalPath(steps=(), duration_ns=0)
     # The heaviest chain; among equals the longest (zero-weight steps after it still belong to it), then by id.
     end = min(best, key=lambda node_id: (-best[node_id], -length[node_id], node_id))
     chain: list[PathStep] = []
     cursor: str | None = end
-    while cursor is not None:  # each step goes to a strictly earlier node of a DAG: ends within len(ids) steps
-        chain.append(timing[cursor])
+    while cursor is not None:  # each step goes to a node of smaller depth: ends within len(node_ids) steps
+        chain.append(_step(cursor, timing))
         cursor = via[cursor]
     chain.reverse()
     return CriticalPath(steps=tuple(chain), duration_ns=best[end])

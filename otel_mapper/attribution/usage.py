@@ -8,12 +8,11 @@ the client's own span): only model calls with no model call carrying usage insid
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
-from otel_mapper.mapping.edges import is_containment
+from otel_mapper.mapping.edges import CONTAINMENT_EVIDENCE
 from otel_mapper.model import Node, Trajectory
-from semconv.trajectory import NodeKind
+from semconv.trajectory import EdgeType, NodeKind
 
 __all__ = ["UsageTotals", "containment_children", "counted_model_calls", "usage_totals"]
 
@@ -31,53 +30,34 @@ class UsageTotals:
 def containment_children(trajectory: Trajectory) -> dict[str, list[str]]:
     """Parent node -> the nodes whose spans are its children (span parent links only)."""
     children: dict[str, list[str]] = {}
+    caused_by = EdgeType.CAUSED_BY
     for edge in trajectory.edges:
-        if is_containment(edge):
+        if edge.type is caused_by and edge.evidence.startswith(CONTAINMENT_EVIDENCE):
             children.setdefault(edge.to_node, []).append(edge.from_node)
     return children
 
 
-def _containment_post_order(trajectory: Trajectory, children: dict[str, list[str]]) -> list[str]:
-    """Every node reachable in the containment forest, each after all of its descendants (iterative)."""
-    has_parent = {child for kids in children.values() for child in kids}
-    order: list[str] = []
-    seen: set[str] = set()
-    for root in (node.id for node in trajectory.nodes if node.id not in has_parent):
-        queue = deque([root])
-        seen.add(root)
-        while queue:
-            current = queue.popleft()
-            order.append(current)
-            for child in children.get(current, ()):
-                if child not in seen:
-                    seen.add(child)
-                    queue.append(child)
-    order.reverse()  # breadth-first reversed: every child comes before its parent
-    return order
-
-
-def counted_model_calls(trajectory: Trajectory) -> tuple[list[Node], int, frozenset[str]]:
+def counted_model_calls(
+    trajectory: Trajectory, parent_of: dict[str, str]
+) -> tuple[list[Node], int, frozenset[str]]:
     """Model-call nodes whose usage is summed (sorted by id), the number of repeating aggregates skipped, and the
-    nodes with model calls carrying usage inside them."""
-    children = containment_children(trajectory)
-    usage_below: dict[str, bool] = {}
-    counted: list[Node] = []
-    repeated = 0
-    for node_id in _containment_post_order(trajectory, children):
-        node = trajectory.node(node_id)
-        below = any(usage_below.get(child, False) for child in children.get(node_id, ()))
-        carries = node is not None and node.kind is NodeKind.MODEL_CALL and node.usage is not None
-        if carries and node is not None:
-            if below:
-                repeated += 1
-            else:
-                counted.append(node)
-        usage_below[node_id] = below or carries
-    counted.sort(key=lambda node: node.id)
-    wrappers = frozenset(
-        node_id for node_id in usage_below if any(usage_below.get(child, False) for child in children.get(node_id, ()))
-    )
-    return counted, repeated, wrappers
+    nodes with model calls carrying usage inside them (``parent_of``: span child -> span parent).
+
+    Each model call with usage marks its containment ancestors; a walk stops at the first ancestor already marked
+    (its own ancestors are marked too), so every node is marked once: O(nodes) however deep the tree.
+    """
+    carriers = [node for node in trajectory.nodes if node.kind is NodeKind.MODEL_CALL and node.usage is not None]
+    marked: set[str] = set()
+    limit = len(trajectory.nodes)
+    for node in carriers:
+        parent = parent_of.get(node.id)
+        steps = 0
+        while parent is not None and parent not in marked and steps <= limit:  # the bound only guards a cycle
+            marked.add(parent)
+            parent = parent_of.get(parent)
+            steps += 1
+    counted = [node for node in carriers if node.id not in marked]
+    return counted, len(carriers) - len(counted), frozenset(marked)
 
 
 def usage_totals(counted: list[Node], repeated: int) -> UsageTotals:
