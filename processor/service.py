@@ -510,8 +510,8 @@ class TrajectoryService:
             for analysed in analysed_traces:
                 try:
                     self._count_detectors(analysed)
-                    self.telemetry.trajectories.record(analysed.diagnosis, analysed.usage)
                     await self._export(analysed)
+                    self.telemetry.trajectories.record(analysed.diagnosis, analysed.usage)  # after: never blocks export
                     if self._on_analysed is not None:
                         self._on_analysed(analysed)
                 except Exception:  # keep the pipeline alive; the spans of this trace are counted as failed
