@@ -61,12 +61,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     build = actions.add_parser("build", help="select, re-redact and label bundles into a versioned dataset")
     build.add_argument("inputs", nargs="+", type=Path, metavar="INPUT",
                        help="bundle files, or directories written by map or serve (searched recursively)")
-    build.add_argument("--output", type=Path, required=True, help="dataset directory (created; must be empty)")
+    build.add_argument("--output", type=Path, required=True, metavar="DIR", help="dataset directory (created; must be empty)")
     build.add_argument("--verdict", choices=("fail", "pass", "any"), default="fail",
                        help="verdict of the traces to take (default fail)")
     build.add_argument("--category", action="append", default=[], metavar="C",
                        help="take only traces with a finding of this category (repeatable)")
-    build.add_argument("--reviewed", type=Path, default=None,
+    build.add_argument("--reviewed", type=Path, default=None, metavar="FILE",
                        help="review outcomes: only confirmed traces enter")
     build.add_argument("--content-mode", choices=CONTENT_MODES, default="keep",
                        help="content mode of the dataset (default keep: secrets scrubbed, content kept so eval sees what the detectors saw); bundles are never loosened")

@@ -52,8 +52,8 @@ class InputError(ValueError):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="+", type=Path, metavar="INPUT",
                         help="OTLP/JSON or protobuf files, spans.otlp.json files, or directories of them")
-    parser.add_argument("--config", type=Path, required=True, help="the new configuration (YAML config file)")
-    parser.add_argument("--baseline-config", type=Path, default=None,
+    parser.add_argument("--config", type=Path, required=True, metavar="NEW", help="the new configuration (YAML config file)")
+    parser.add_argument("--baseline-config", type=Path, default=None, metavar="OLD",
                         help="the configuration to compare against (default: the built-in defaults)")
     parser.add_argument("--json", action="store_true", help="one JSON object per changed trace")
     parser.set_defaults(run_command=run)

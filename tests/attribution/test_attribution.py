@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from otel_mapper.attribution import ModelPrice, PriceTable, ToolPrice, attribute
-from otel_mapper.model import Edge, Node, TokenUsage, Trajectory
+from otel_mapper.model import Edge, Node, SpanRef, TokenUsage, Trajectory
 from semconv.trajectory import EdgeType, NodeKind, NodeStatus
 from tests.detectors.support import TrajectoryBuilder
 
@@ -81,7 +81,7 @@ def test_a_hundred_thousand_node_chain_is_walked_without_recursion() -> None:
     ids = [f"span:{number:016x}" for number in range(count)]
     nodes = tuple(
         Node(id=node_id, kind=NodeKind.WORKFLOW_STEP, status=NodeStatus.COMMITTED,
-             source=b_ref(node_id), convention="test", name="step",
+             source=SpanRef(trace_id="00" * 16, span_id=node_id[5:]), convention="test", name="step",
              start_unix_nano=T0 + number * MS, end_unix_nano=T0 + number * MS + MS)
         for number, node_id in enumerate(ids)
     )
@@ -92,12 +92,6 @@ def test_a_hundred_thousand_node_chain_is_walked_without_recursion() -> None:
     trajectory = replace(trajectory, nodes=nodes, edges=edges, root_node_ids=(ids[0],), _index={})
     path = attribute(trajectory).path
     assert len(path.steps) == count and path.duration_ns == count * MS
-
-
-def b_ref(node_id: str):  # noqa: ANN201 - tiny helper for the scale test
-    from otel_mapper.model import SpanRef
-
-    return SpanRef(trace_id="00" * 16, span_id=node_id[5:])
 
 
 def test_a_model_call_repeating_the_model_calls_inside_it_is_not_added() -> None:
