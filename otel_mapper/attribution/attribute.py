@@ -43,6 +43,8 @@ class Structure:
     """Node ids of the model calls whose usage is summed."""
     usage_wrappers: frozenset[str]
     """Nodes with model calls carrying usage inside them."""
+    calls_missing_usage: int
+    """Model calls that did not fail, record no usage and wrap no model call that does."""
     path: CriticalPath
     timing: dict[str, tuple[int, int]]
     """Node id -> (duration, working) nanoseconds."""
@@ -84,10 +86,19 @@ def _build_structure(trajectory: Trajectory) -> Structure:
     parent_of = {child: parent for parent, kids in children.items() for child in kids}
     counted, repeated, wrappers = counted_model_calls(trajectory, parent_of)
     timing = node_timing(trajectory, children)
+    missing = sum(
+        1
+        for node in trajectory.nodes
+        if node.kind is NodeKind.MODEL_CALL
+        and node.usage is None
+        and node.status not in (NodeStatus.FAILED, NodeStatus.CANCELLED)
+        and node.id not in wrappers
+    )
     return Structure(
         usage=usage_totals(counted, repeated),
         counted_calls=tuple(node.id for node in counted),
         usage_wrappers=wrappers,
+        calls_missing_usage=missing,
         path=critical_path(causal_index(trajectory), timing),
         timing=timing,
         retries=retries_and_cancellations(trajectory, parent_of),
@@ -132,14 +143,7 @@ def attribute(trajectory: Trajectory, prices: PriceTable | None = None) -> Attri
                 node_cost[node.id] = tool.per_call
                 tool_cost += tool.per_call
     priced = bool(table)
-    missing = sum(
-        1
-        for node in trajectory.nodes
-        if node.kind is NodeKind.MODEL_CALL
-        and node.usage is None
-        and node.status not in (NodeStatus.FAILED, NodeStatus.CANCELLED)
-        and not _contains_counted(node.id, structure)
-    )
+    missing = structure.calls_missing_usage
     total: float | None = None
     if priced and not unpriced and not missing:
         total = sum(cost for cost in costs.values() if cost is not None) + tool_cost
@@ -164,7 +168,3 @@ def attribute(trajectory: Trajectory, prices: PriceTable | None = None) -> Attri
         calls_missing_usage=missing,
     )
 
-
-def _contains_counted(node_id: str, structure: Structure) -> bool:
-    """Whether model calls with usage ran inside ``node_id`` (a wrapper without usage of its own)."""
-    return node_id in structure.usage_wrappers
