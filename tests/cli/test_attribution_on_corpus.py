@@ -71,3 +71,24 @@ def test_every_trace_carries_a_critical_path_and_priced_traces_a_cost(mapped_cor
         ledger = orjson.loads((directory / "ledger.json").read_bytes())
         metrics = {m["name"]: m["value"] for m in ledger["metrics"]}
         assert metrics["critical_path_nodes"] == nodes and metrics["input_tokens"] == root[names.USAGE_INPUT_TOKENS]
+
+
+def test_node_costs_on_model_call_spans_add_up_to_the_root_cost(mapped_corpus: Path) -> None:
+    checked = 0
+    for labels in corpus_labels():
+        spans_file = mapped_corpus / labels["trace_id"] / "spans.otlp.json"
+        root = _root_attributes(spans_file)
+        if names.COST_USD not in root:
+            continue
+        node_costs = []
+        for request in decode_json_lines(spans_file.read_bytes()):
+            for resource_spans in request.resource_spans:
+                for scope_spans in resource_spans.scope_spans:
+                    for span in scope_spans.spans:
+                        attributes = {kv.key: kv.value for kv in span.attributes}
+                        if names.NODE_COST_USD in attributes:
+                            assert attributes[names.NODE_KIND].string_value == "model_call"
+                            node_costs.append(attributes[names.NODE_COST_USD].double_value)
+        assert abs(sum(node_costs) - root[names.COST_USD]) < 1e-12
+        checked += 1
+    assert checked == 72
