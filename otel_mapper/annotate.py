@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
+from otel_mapper.attribution import Attribution, attribute
 from otel_mapper.mapping.build import MappingResult
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.otlp.envelopes import SpanEnvelope
@@ -19,7 +20,7 @@ from semconv import genai
 from semconv import trajectory as names
 from semconv.trajectory import DeclarationCategory, DeclarationEffect, Verdict
 
-__all__ = ["annotate", "annotate_failure", "local_root_indices"]
+__all__ = ["annotate", "annotate_failure", "local_root_indices", "strip_annotations"]
 
 MAX_ERROR_TEXT = 256
 
@@ -30,6 +31,14 @@ def _string(key: str, value: str) -> KeyValue:
 
 def _int(key: str, value: int) -> KeyValue:
     return KeyValue(key=key, value=AnyValue(int_value=value))
+
+
+def _double(key: str, value: float) -> KeyValue:
+    return KeyValue(key=key, value=AnyValue(double_value=value))
+
+
+def _bool(key: str, value: bool) -> KeyValue:
+    return KeyValue(key=key, value=AnyValue(bool_value=value))
 
 
 def _strings(key: str, values: Sequence[str]) -> KeyValue:
@@ -47,21 +56,39 @@ def local_root_indices(envelopes: Sequence[SpanEnvelope]) -> list[int]:
     ]
 
 
-def annotate(envelopes: Sequence[SpanEnvelope], mapping: MappingResult, diagnosis: Diagnosis) -> None:
-    """Add node kinds, root-span verdict attributes and one finding event per ranked finding."""
+def annotate(
+    envelopes: Sequence[SpanEnvelope],
+    mapping: MappingResult,
+    diagnosis: Diagnosis,
+    attribution: Attribution | None = None,
+) -> None:
+    """Add node kinds, root-span verdict and attribution attributes and one finding event per ranked finding.
+
+    ``attribution`` carries the costs of a price table; without one, usage and the critical path are still added.
+    """
     trajectory = mapping.trajectory
+    attribution = attribution if attribution is not None else attribute(trajectory)
+    on_path = attribution.on_critical_path()
+    node_cost = attribution.node_cost_usd
     kind_by_node = {node.id: node.kind.value for node in trajectory.nodes}
     anchor_index: dict[str, int] = {}
     kind_attributes: dict[str, KeyValue] = {}  # one message per kind: append copies it into each span
+    path_attributes = (_bool(names.NODE_ON_CRITICAL_PATH, False), _bool(names.NODE_ON_CRITICAL_PATH, True))
     for index, node_id in enumerate(mapping.node_of_span):
         if node_id is None:
             continue
         kind = kind_by_node.get(node_id)
         if kind is not None:
-            attribute = kind_attributes.get(kind)
-            if attribute is None:
-                attribute = kind_attributes[kind] = _string(names.NODE_KIND, kind)
-            envelopes[index].span.attributes.append(attribute)
+            attribute_kv = kind_attributes.get(kind)
+            if attribute_kv is None:
+                attribute_kv = kind_attributes[kind] = _string(names.NODE_KIND, kind)
+            attributes = envelopes[index].span.attributes
+            attributes.append(attribute_kv)
+            if node_id not in anchor_index:  # a node's first span: merged duplicates are references
+                attributes.append(path_attributes[node_id in on_path])
+                cost = node_cost.get(node_id)
+                if cost is not None:
+                    attributes.append(_double(names.NODE_COST_USD, cost))
         anchor_index.setdefault(node_id, index)
 
     dropped = sorted({d.category.value for d in trajectory.declarations if d.effect is DeclarationEffect.DROPPED})
@@ -84,6 +111,7 @@ def annotate(envelopes: Sequence[SpanEnvelope], mapping: MappingResult, diagnosi
     ]
     if diagnosis.error:
         root_attributes.append(_string(names.ANALYSIS_ERROR, diagnosis.error[:MAX_ERROR_TEXT]))
+    root_attributes.extend(_attribution_attributes(attribution))
     for index in local_root_indices(envelopes):
         envelopes[index].span.attributes.extend(root_attributes)
 
@@ -122,6 +150,21 @@ def annotate(envelopes: Sequence[SpanEnvelope], mapping: MappingResult, diagnosi
         )
 
 
+def _attribution_attributes(attribution: Attribution) -> list[KeyValue]:
+    usage = attribution.usage
+    attributes = [
+        _int(names.USAGE_INPUT_TOKENS, usage.input_tokens),
+        _int(names.USAGE_OUTPUT_TOKENS, usage.output_tokens),
+        _double(names.CRITICAL_PATH_DURATION_MS, attribution.path.duration_ns / 1e6),
+        _int(names.CRITICAL_PATH_NODES, len(attribution.path.steps)),
+        _int(names.RETRIES, len(attribution.retries.retries)),
+        _int(names.CANCELLATIONS, len(attribution.retries.cancellations)),
+    ]
+    if attribution.cost_usd is not None:
+        attributes.append(_double(names.COST_USD, attribution.cost_usd))
+    return attributes
+
+
 def _add_event(span: Span, name: str, attributes: list[KeyValue]) -> None:
     event = span.events.add()
     # The span's own end time: deterministic (no wall clock) and inside the span.
@@ -145,3 +188,21 @@ def annotate_failure(envelopes: Sequence[SpanEnvelope], trajectory_id: str, revi
     ]
     for index in local_root_indices(envelopes):
         envelopes[index].span.attributes.extend(attributes)
+
+
+def strip_annotations(span: Span) -> bool:
+    """Remove what :func:`annotate` added to ``span`` (our attributes, finding events and, on spans we annotated,
+    the evaluation events), so spans written by the processor can be analysed again as they arrived. Returns
+    whether anything was removed."""
+    prefix = names.NAMESPACE + "."
+    ours = [kv for kv in span.attributes if kv.key.startswith(prefix)]
+    if not ours and not any(event.name == names.FINDING_EVENT for event in span.events):
+        return False
+    kept = [kv for kv in span.attributes if not kv.key.startswith(prefix)]
+    del span.attributes[:]
+    span.attributes.extend(kept)
+    added = (names.FINDING_EVENT, genai.EVALUATION_RESULT_EVENT)
+    events = [event for event in span.events if event.name not in added]
+    del span.events[:]
+    span.events.extend(events)
+    return True

@@ -63,6 +63,8 @@ class SpanRef:
 class TokenUsage:
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
+    """Input tokens served from the provider's prompt cache; part of ``input_tokens``, never added to them."""
 
     @property
     def total_tokens(self) -> int:

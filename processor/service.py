@@ -154,7 +154,9 @@ class TrajectoryService:
         self.metrics_port: int | None = None
 
     def _analysed(self, analysed: AnalysedTrace) -> None:
-        """After a trace is analysed and handed to export: the live page, then the embedding caller's callback."""
+        """After a trace is analysed and handed to export: trajectory self-metrics, the live page, then the embedding
+        caller's callback."""
+        self.telemetry.trajectories.record(analysed.diagnosis, analysed.usage)
         self._page.record(analysed)
         if self._on_analysed is not None:
             self._on_analysed(analysed)

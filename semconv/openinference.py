@@ -48,6 +48,8 @@ LLM_FINISH_REASON: Final = "llm.finish_reason"
 LLM_TOKEN_COUNT_PROMPT: Final = "llm.token_count.prompt"
 LLM_TOKEN_COUNT_COMPLETION: Final = "llm.token_count.completion"
 LLM_TOKEN_COUNT_TOTAL: Final = "llm.token_count.total"
+LLM_TOKEN_COUNT_CACHE_READ: Final = "llm.token_count.prompt_details.cache_read"
+"""Prompt tokens served from the provider's cache (part of :data:`LLM_TOKEN_COUNT_PROMPT`)."""
 
 LLM_PREFIX: Final = "llm."
 """Namespace of LLM attributes (a cheap first filter when scanning keys)."""

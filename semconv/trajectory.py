@@ -43,11 +43,31 @@ DRIFT_VERDICT: Final = "agent_trajectory.drift.verdict"
 DRIFT_DIMENSIONS: Final = "agent_trajectory.drift.dimensions"
 """String array: the dimensions that drifted."""
 
+# --- root-span attribution (cost and latency on the causal graph) ---------------------------------------
+USAGE_INPUT_TOKENS: Final = "agent_trajectory.usage.input_tokens"
+"""Input tokens of the run (int): summed over model calls, never adding an aggregate that repeats them."""
+USAGE_OUTPUT_TOKENS: Final = "agent_trajectory.usage.output_tokens"
+"""Output tokens of the run (int), counted as :data:`USAGE_INPUT_TOKENS`."""
+COST_USD: Final = "agent_trajectory.cost.usd"
+"""Cost of the run in US dollars (double); present only when every counted model call is priced."""
+CRITICAL_PATH_DURATION_MS: Final = "agent_trajectory.critical_path.duration_ms"
+"""Duration of the critical path in milliseconds (double): the working time of the heaviest causal chain."""
+CRITICAL_PATH_NODES: Final = "agent_trajectory.critical_path.nodes"
+"""Number of nodes on the critical path (int); each of their spans carries :data:`NODE_ON_CRITICAL_PATH`."""
+RETRIES: Final = "agent_trajectory.retries"
+"""Retries in the run (int): ``retries`` edges and re-executions of one tool call."""
+CANCELLATIONS: Final = "agent_trajectory.cancellations"
+"""Cancelled nodes in the run (int)."""
+
 # --- per-node attribute ---------------------------------------------------------------------------------
 NODE_KIND: Final = "agent_trajectory.node.kind"
 """The :class:`NodeKind` of the trajectory node this span became."""
 NODE_ID: Final = "agent_trajectory.node.id"
 """The trajectory node id of this span (``span:<hex span id>``)."""
+NODE_ON_CRITICAL_PATH: Final = "agent_trajectory.node.on_critical_path"
+"""Whether this span's node lies on the run's critical path (bool)."""
+NODE_COST_USD: Final = "agent_trajectory.node.cost.usd"
+"""Cost of this step in US dollars (double); only on priced steps (model calls, priced tools)."""
 
 # --- span-link attribute (read) ------------------------------------------------------------------------
 LINK_TYPE: Final = "agent_trajectory.link.type"

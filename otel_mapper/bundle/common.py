@@ -18,6 +18,7 @@ __all__ = [
     "BUNDLE_SCHEMA_ID",
     "CANONICALIZATION",
     "CORE_FIELDS",
+    "ATTRIBUTION_EXTENSION",
     "DIAGNOSIS_EXTENSION",
     "DIGEST_ALGORITHM",
     "IMPLEMENTATION",
@@ -46,7 +47,9 @@ LEDGER_SCHEMA_ID: Final = "https://otel-trajectory.org/schema/forensic-ledger-1.
 
 DIAGNOSIS_EXTENSION: Final = "org.otel-trajectory.diagnosis"
 """Namespace of the detector chain's findings inside ``extensions`` (AT-14c); optional for interpretation."""
-SUPPORTED_EXTENSIONS: Final = frozenset({DIAGNOSIS_EXTENSION})
+ATTRIBUTION_EXTENSION: Final = "org.otel-trajectory.attribution"
+"""Namespace of cost and latency attribution (critical path steps, per-model usage, retries); optional."""
+SUPPORTED_EXTENSIONS: Final = frozenset({DIAGNOSIS_EXTENSION, ATTRIBUTION_EXTENSION})
 """Extensions this consumer understands; any other extension marked ``required`` is rejected (AT-14c)."""
 
 CORE_FIELDS: Final = (

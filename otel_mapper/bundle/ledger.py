@@ -16,6 +16,7 @@ from typing import Final
 
 import orjson
 
+from otel_mapper.attribution import Attribution, PriceTable, attribute
 from otel_mapper.bundle.common import LEDGER_VERSION
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.mapping.graph import causal_index
@@ -80,14 +81,18 @@ def _display_order(trajectory: Trajectory) -> list[Node]:
 
 
 def build_ledger(
-    trajectory: Trajectory, diagnosis: Diagnosis, *, content_mode: ContentMode = "digest"
+    trajectory: Trajectory,
+    diagnosis: Diagnosis,
+    *,
+    content_mode: ContentMode = "digest",
+    prices: PriceTable | None = None,
 ) -> dict[str, object]:
     """The packet as a JSON-ready dict (scrubbed)."""
+    attribution = attribute(trajectory, prices)
     ordered = _display_order(trajectory)
     position = {node.id: turn for turn, node in enumerate(ordered)}
     shown = ordered[:MAX_HISTORY]
     model_calls = [node for node in trajectory.nodes if node.kind is NodeKind.MODEL_CALL]
-    usage = [node.usage for node in model_calls if node.usage is not None]
     declarations: list[dict[str, object]] = [
         {"field": "state_snapshots", "status": "unavailable_at_source", "reason": "spans carry no environment state"},
         {"field": "resource_telemetry", "status": "unavailable_at_source", "reason": "spans carry no cpu/memory samples"},
@@ -124,10 +129,11 @@ def build_ledger(
             {"name": "model_calls", "value": len(model_calls), "unit": "1"},
             {"name": "tool_executions", "value": sum(1 for n in trajectory.nodes if n.kind is NodeKind.TOOL_EXECUTION),
              "unit": "1"},
-            {"name": "input_tokens", "value": sum(u.input_tokens for u in usage), "unit": "token"},
-            {"name": "output_tokens", "value": sum(u.output_tokens for u in usage), "unit": "token"},
+            {"name": "input_tokens", "value": attribution.usage.input_tokens, "unit": "token"},
+            {"name": "output_tokens", "value": attribution.usage.output_tokens, "unit": "token"},
             {"name": "findings", "value": diagnosis.failed_findings, "unit": "1"},
             {"name": "spans", "value": trajectory.span_count, "unit": "1"},
+            *_attribution_metrics(attribution),
         ],
         "conversation_history": [
             {"identity": label(_identity(node)), "role": _ROLE.get(node.kind, "system"),
@@ -163,6 +169,19 @@ def build_ledger(
     return scrubbed
 
 
+def _attribution_metrics(attribution: Attribution) -> list[dict[str, object]]:
+    metrics: list[dict[str, object]] = [
+        {"name": "cached_input_tokens", "value": attribution.usage.cached_input_tokens, "unit": "token"},
+        {"name": "critical_path_duration", "value": round(attribution.path.duration_ns / 1e6, 6), "unit": "ms"},
+        {"name": "critical_path_nodes", "value": len(attribution.path.steps), "unit": "1"},
+        {"name": "retries", "value": len(attribution.retries.retries), "unit": "1"},
+        {"name": "cancellations", "value": len(attribution.retries.cancellations), "unit": "1"},
+    ]
+    if attribution.cost_usd is not None:
+        metrics.append({"name": "cost", "value": attribution.cost_usd, "unit": "USD"})
+    return metrics
+
+
 def _tool_registry(trajectory: Trajectory) -> dict[str, object]:
     registry: dict[str, object] = {}
     for tool in sorted(trajectory.bindings.tools, key=lambda item: (item.name, item.digest or "")):
@@ -179,6 +198,13 @@ def _tool_registry(trajectory: Trajectory) -> dict[str, object]:
     return registry
 
 
-def write_ledger(trajectory: Trajectory, diagnosis: Diagnosis, *, content_mode: ContentMode = "digest") -> bytes:
+def write_ledger(
+    trajectory: Trajectory,
+    diagnosis: Diagnosis,
+    *,
+    content_mode: ContentMode = "digest",
+    prices: PriceTable | None = None,
+) -> bytes:
     """UTF-8 JSON bytes of the packet, keys sorted; deterministic for the same inputs."""
-    return orjson.dumps(build_ledger(trajectory, diagnosis, content_mode=content_mode), option=orjson.OPT_SORT_KEYS)
+    packet = build_ledger(trajectory, diagnosis, content_mode=content_mode, prices=prices)
+    return orjson.dumps(packet, option=orjson.OPT_SORT_KEYS)

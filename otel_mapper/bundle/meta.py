@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from otel_mapper.attribution import Attribution
+from otel_mapper.bundle.attribution_part import resources_part
 from otel_mapper.bundle.common import DIAGNOSIS_EXTENSION, IMPLEMENTATION, MATERIAL_CATEGORIES
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.model import CompletenessStatus, Declaration, Trajectory
@@ -194,7 +196,7 @@ def _unavailable(outcome_id: str, kind: str, authority: str, scope: str, reason:
     }
 
 
-def outcomes_part(trajectory: Trajectory, diagnosis: Diagnosis) -> list[dict[str, object]]:
+def outcomes_part(trajectory: Trajectory, diagnosis: Diagnosis, attribution: Attribution) -> list[dict[str, object]]:
     """Runtime completion per root, the detector chain's terminal classification, and explicit absences of
     agent self-report, user acceptance and external success, each under its own authority (AT-10.1a/b)."""
     scope = trajectory.trajectory_id
@@ -225,7 +227,6 @@ def outcomes_part(trajectory: Trajectory, diagnosis: Diagnosis) -> list[dict[str
         outcomes.append(
             _unavailable("outcome:runtime", "runtime_completion", "runtime", scope, "no root span in this trace")
         )
-    usage = [node.usage for node in trajectory.nodes if node.kind is NodeKind.MODEL_CALL and node.usage is not None]
     evidence = sorted({ranked.finding.node_id for ranked in diagnosis.chain if trajectory.node(ranked.finding.node_id)})
     outcomes.append(
         {
@@ -242,13 +243,7 @@ def outcomes_part(trajectory: Trajectory, diagnosis: Diagnosis) -> list[dict[str
             "invalidated_by": [],
             "reason": "how the run ended, classified from node statuses and findings",
             "termination_reason": label(diagnosis.root_cause),
-            "resources": {
-                "model_calls": sum(1 for node in trajectory.nodes if node.kind is NodeKind.MODEL_CALL),
-                "tool_executions": sum(1 for node in trajectory.nodes if node.kind is NodeKind.TOOL_EXECUTION),
-                "input_tokens": sum(item.input_tokens for item in usage),
-                "output_tokens": sum(item.output_tokens for item in usage),
-                "basis": "token usage counted on model-call nodes only",
-            },
+            "resources": resources_part(trajectory, attribution),
         }
     )
     outcomes.append(

@@ -30,6 +30,8 @@ from otel_mapper.bundle.common import (
     SPEC_VERSION,
     integrity_digest,
 )
+from otel_mapper.attribution import PriceTable, attribute
+from otel_mapper.bundle.attribution_part import attribution_extension
 from otel_mapper.bundle.graph import edges_part, nodes_part, states_part
 from otel_mapper.bundle.meta import (
     bindings_part,
@@ -83,6 +85,8 @@ class BundleOptions:
     """Bundle id or integrity digest of the earlier revision this bundle supersedes (AT-6.2e, AT-13.1a)."""
     export_time: str | None = None
     """RFC 3339 export time, metadata only; ``None`` leaves it out so the output is deterministic."""
+    prices: PriceTable | None = None
+    """Price table for cost attribution; ``None``: tokens and latency only, cost unknown."""
 
     def __post_init__(self) -> None:
         if self.content_mode not in ("keep", "digest", "drop"):
@@ -94,6 +98,7 @@ def build_bundle(trajectory: Trajectory, diagnosis: Diagnosis, options: BundleOp
     mode = options.content_mode
     version = options.implementation_version
     losses = lossy_mappings(trajectory, mode)
+    attribution = attribute(trajectory, options.prices)
     document: dict[str, object] = {
         "spec_version": SPEC_VERSION,
         "profiles": list(PROFILES),
@@ -105,7 +110,7 @@ def build_bundle(trajectory: Trajectory, diagnosis: Diagnosis, options: BundleOp
         "states": states_part(),
         "nodes": nodes_part(trajectory, mode),
         "edges": edges_part(trajectory),
-        "outcomes": outcomes_part(trajectory, diagnosis),
+        "outcomes": outcomes_part(trajectory, diagnosis, attribution),
         "verifier_results": verifier_results_part(trajectory, diagnosis, version),
         "reward_records": [],
         "transform": transform_part(
@@ -113,7 +118,10 @@ def build_bundle(trajectory: Trajectory, diagnosis: Diagnosis, options: BundleOp
         ),
         "disclosure": disclosure_part(trajectory, mode, losses),
         "rights": {**options.rights.statements(), "unknown_means": "not_granted"},
-        "extensions": diagnosis_extension(trajectory, diagnosis),
+        "extensions": {
+            **diagnosis_extension(trajectory, diagnosis),
+            **attribution_extension(trajectory, attribution),
+        },
     }
     scrubbed = scrub_tree(document)
     assert isinstance(scrubbed, dict)

@@ -25,6 +25,7 @@ from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.mapping.graph import containment_intervals, encloses
 from otel_mapper.mapping.members import (
     AGENT_INVOCATION as _AGENT_INVOCATION,
+    CAUSED_BY,
     DEPENDS_ON as _DEPENDS_ON,
     HANDOFF as _HANDOFF,
     HANDOFF_FROM as _HANDOFF_FROM,
@@ -33,16 +34,23 @@ from otel_mapper.mapping.members import (
     SEQUENCED_AFTER as _SEQUENCED_AFTER,
 )
 from otel_mapper.mapping.tool_edges import ProposalNode, tool_call_edges
-from otel_mapper.model import Declaration
+from otel_mapper.model import Declaration, Edge
 from semconv.trajectory import LINK_TYPE, EdgeType
 
-__all__ = ["EdgeSet", "LINK_TYPE_ATTRIBUTE", "ProposalNode", "derive_edges"]
+__all__ = ["CONTAINMENT_EVIDENCE", "EdgeSet", "LINK_TYPE_ATTRIBUTE", "ProposalNode", "derive_edges", "is_containment"]
 
 LINK_TYPE_ATTRIBUTE: Final = LINK_TYPE
+CONTAINMENT_EVIDENCE: Final = "parent_span_id"
+"""Evidence prefix of the ``caused_by`` edge a span's parent link became: the child runs inside its parent."""
 _LINK_TYPES = {EdgeType.CAUSED_BY, EdgeType.DEPENDS_ON, EdgeType.RETRIES, EdgeType.HANDOFF_FROM}
 MAX_SEQUENCE_FANIN = 16
 """A node is ``sequenced_after`` at most this many nodes of the previous runtime step."""
 
+
+
+def is_containment(edge: Edge) -> bool:
+    """Whether ``edge`` is a span parent link (the later node ran inside the earlier one)."""
+    return edge.type is CAUSED_BY and edge.evidence.startswith(CONTAINMENT_EVIDENCE)
 
 def derive_edges(
     entries: list[SpanEntry],
@@ -91,7 +99,7 @@ def _parent_edges(
             if entry.primary:
                 external.append((entry.node_id, parent_id))
             continue
-        edges.add_parent(entry.node_id, parent.node_id, f"parent_span_id={parent_id}")
+        edges.add_parent(entry.node_id, parent.node_id, f"{CONTAINMENT_EVIDENCE}={parent_id}")
     return external
 
 

@@ -228,7 +228,17 @@ OUTCOME = object_schema(
                 "input_tokens": {"type": "integer", "minimum": 0},
                 "output_tokens": {"type": "integer", "minimum": 0},
                 "basis": TEXT,
-            }
+            },
+            {
+                "cached_input_tokens": {"type": "integer", "minimum": 0},
+                "model_calls_without_usage": {"type": "integer", "minimum": 0},
+                "cost_usd": {"type": ["number", "null"], "minimum": 0},
+                "cost_basis": TEXT,
+                "critical_path_ms": {"type": "number", "minimum": 0},
+                "critical_path_nodes": {"type": "integer", "minimum": 0},
+                "retries": {"type": "integer", "minimum": 0},
+                "cancellations": {"type": "integer", "minimum": 0},
+            },
         ),
     },
 )

@@ -27,8 +27,12 @@ from otel_mapper.otlp.json_codec import OtlpDecodeError, decode_any
 __all__ = ["STDIN", "InputError", "InputFile", "Inputs", "read_inputs"]
 
 STDIN = "-"
-SUFFIXES = (".json", ".jsonl", ".pb")
+SUFFIXES = (".json", ".jsonl", ".pb", ".binpb", ".otlp")
 """What a directory is searched for."""
+MAX_FILE_BYTES = 512 * 1024 * 1024
+"""A larger input file is refused rather than read whole into memory."""
+MAX_FILES = 100_000
+"""Files read from one command line; more is a sign of the wrong directory."""
 
 
 class InputError(ValueError):
@@ -80,7 +84,16 @@ def _decode(name: str, data: bytes) -> InputFile:
 
 
 def _files_under(directory: Path) -> list[Path]:
-    return sorted(path for path in directory.rglob("*") if path.is_file() and path.name.endswith(SUFFIXES))
+    found = sorted(path for path in directory.rglob("*") if path.is_file() and path.name.endswith(SUFFIXES))
+    if len(found) > MAX_FILES:
+        raise InputError(f"{directory}: more than {MAX_FILES} files under it; name a smaller directory")
+    return found
+
+
+def _read_bounded(path: Path) -> bytes:
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise InputError(f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; split it")
+    return path.read_bytes()
 
 
 def read_inputs(
@@ -104,7 +117,7 @@ def read_inputs(
             found = 0
             for file in _files_under(path):
                 try:
-                    item = _decode(str(file), file.read_bytes())
+                    item = _decode(str(file), _read_bounded(file))
                 except (InputError, OSError) as exc:
                     result.passed_over.append(str(exc))
                     continue
@@ -119,7 +132,7 @@ def read_inputs(
         if not path.exists():
             raise InputError(f"{name}: input not found")
         try:
-            data = path.read_bytes()
+            data = _read_bounded(path)
         except OSError as exc:
             raise InputError(f"{name}: cannot be read ({exc.strerror or exc})") from None
         result.files.append(_decode(name, data))

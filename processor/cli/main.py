@@ -1,4 +1,5 @@
-"""The ``otel-trajectory`` command: serve, map, report, demo, eval, validate, check-config, healthcheck.
+"""The ``otel-trajectory`` command: serve, map, report, demo, eval, validate, replay, dataset, check-config,
+healthcheck.
 
 Command names and flags are a public interface: add, never rename.
 """
@@ -88,6 +89,8 @@ def _parser() -> argparse.ArgumentParser:
         ("eval", "processor.cli.eval_cmd", "score the detector chain against labelled traces"),
         ("validate", "processor.cli.validate_cmd", "validate AT bundles as an AT consumer"),
         ("report", "processor.cli.report_cmd", "draw trajectories as one self-contained HTML page"),
+        ("replay", "processor.cli.replay_cmd", "diagnose recorded traces under a new config and report what changes"),
+        ("dataset", "processor.cli.dataset_cmd", "build a versioned regression dataset from bundles"),
     ):
         sub = commands.add_parser(name, help=help_text)
         try:
@@ -192,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from processor.cli import report_cmd
 
             return int(report_cmd.run(args))
+        if args.command in ("replay", "dataset"):  # modules registered in the table of _parser
+            return int(args.run_command(args))
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
         return 2

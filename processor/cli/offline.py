@@ -7,13 +7,12 @@ from pathlib import Path
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from otel_mapper.bundle.writer import BundleOptions
 from otel_mapper.otlp.held import hold_envelopes
 from otel_mapper.otlp.envelopes import SpanEnvelope, build_requests, split_request
 from processor.pipeline.analysis import AnalysedTrace, Analyser
 from processor.pipeline.artifacts import ArtifactWriter
 from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
-from processor.config import Config
+from processor.config import Config, bundle_options
 from processor.detectors.chain import DetectorChain
 from processor.detectors.registry import load_detectors
 from processor.pipeline.file_exporter import write_spans
@@ -47,8 +46,8 @@ def map_files(
     """Analyse every trace of ``requests`` (see :mod:`processor.cli.inputs` for reading them) into ``output_dir``;
     ``pretty`` indents bundle and ledger JSON."""
     envelopes, _ = read_envelopes(requests)
-    analyser = Analyser(DetectorChain(load_detectors(config.detectors), config.detectors))
-    writer = ArtifactWriter(output_dir, BundleOptions(content_mode=config.content_mode), pretty=pretty)
+    analyser = Analyser(DetectorChain(load_detectors(config.detectors), config.detectors), prices=config.pricing or None)
+    writer = ArtifactWriter(output_dir, bundle_options(config), pretty=pretty)
     results: list[AnalysedTrace] = []
     for trace_id, group in group_by_trace(envelopes).items():
         released = ReleasedTrace(

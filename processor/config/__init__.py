@@ -21,6 +21,7 @@ from processor.config.model import (
     RetryConfig,
     TlsServerConfig,
 )
+from processor.config.pricing import bundle_options
 from processor.settings import parse_duration, parse_endpoint
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "QueueConfig",
     "RetryConfig",
     "TlsServerConfig",
+    "bundle_options",
     "expand_env",
     "load_config",
     "parse_config",

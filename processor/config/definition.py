@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from processor.config.pricing import PRICING, RIGHTS_SECTION
 from processor.detectors.config_definition import DETECTORS
 from processor.settings import Key, Section
 
@@ -166,6 +167,7 @@ OUTPUT = Section(
         Key(name="write_artifacts", kind="bool", default=True),
         Key(name="content_mode", kind="choice", default="digest", choices=("keep", "digest", "drop"),
             doc="message content in bundles"),
+        RIGHTS_SECTION,
     ),
 )
 
@@ -213,6 +215,7 @@ CONFIG = Section(
         ),
         OUTPUT,
         TELEMETRY,
+        PRICING,
         DETECTORS,
     ),
 )

@@ -22,6 +22,7 @@ from processor.config.model import (
     RetryConfig,
     TlsServerConfig,
 )
+from processor.config.pricing import read_pricing, read_rights
 from processor.detectors.config import parse_detectors
 from processor.resources import cgroup_limits, usable_cpus
 from processor.settings import Values, read_section
@@ -179,6 +180,8 @@ def build_config(raw: Any, base_dir: Path | None = None, load_files: bool = True
         memory_limit_mib=processor["memory_limit_mib"],
         analysis_workers=_analysis_workers(processor["analysis_workers"]),
         detectors=parse_detectors(top["detectors"], problems, base_dir=base_dir, load_files=load_files),
+        pricing=read_pricing(top["pricing"], problems),
+        rights=read_rights(output["rights"]),
     )
     from processor.detectors.registry import check_enabled
 

@@ -5,6 +5,8 @@ Durations are float seconds, sizes bytes unless the name says otherwise.
 
 from __future__ import annotations
 
+from otel_mapper.attribution import PriceTable
+from otel_mapper.bundle.writer import RightsConfig
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -151,6 +153,10 @@ class Config:
     """Worker processes for map + detect + annotate; 0: a thread of the main process. The config file's ``auto``
     is resolved on loading (usable CPUs minus one, at least 1)."""
     detectors: DetectorsConfig = field(default_factory=DetectorsConfig)
+    pricing: PriceTable = field(default_factory=PriceTable)
+    """``pricing.models`` / ``pricing.tools`` in US dollars; empty: costs are not computed."""
+    rights: RightsConfig = field(default_factory=RightsConfig)
+    """``output.rights``: the rights statements written into every bundle (AT-13.3a); unknown by default."""
 
     def with_overrides(self, **changes: Any) -> Config:
         return replace(self, **{key: value for key, value in changes.items() if value is not None})

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from otel_mapper.annotate import annotate, annotate_failure
+from otel_mapper.attribution import PriceTable, attribute
+from otel_mapper.attribution.summary import TraceUsage, trace_usage
 from otel_mapper.mapping.build import MappingOptions, map_trace, trajectory_id_for
-from otel_mapper.bundle.writer import BundleOptions
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.otlp.held import open_spans
 from otel_mapper.mapping.log_events import events_in_logs_declaration, mapping_envelopes
@@ -27,7 +28,7 @@ from processor.pipeline.analysis_pool import AnalysisPool, WorkerLost
 from processor.pipeline.analysis_worker import WorkerResult, pack_trace
 from processor.pipeline.artifacts import ArtifactWriter
 from processor.pipeline.assembler import ReleasedTrace
-from processor.config import Config
+from processor.config import Config, bundle_options
 from processor.detectors.chain import DetectorChain
 from processor.detectors.drift import DriftEvaluator
 from processor.detectors.registry import load_detectors
@@ -84,6 +85,8 @@ class AnalysedTrace:
     """The annotated spans, serialized for export (filled by :class:`AnalysisStage`)."""
     envelopes: list[SpanEnvelope] = field(default_factory=list)
     """The annotated spans, parsed (analysis in this process only; empty when a worker analysed the trace)."""
+    usage: TraceUsage | None = None
+    """Tokens and cost by model, for self-metrics (``None`` when analysis failed)."""
 
 
 def mapping_options(released: ReleasedTrace) -> MappingOptions:
@@ -105,10 +108,12 @@ class Analyser:
         chain: DetectorChain,
         post_chain: Callable[[Trajectory, Diagnosis], Diagnosis] | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        prices: PriceTable | None = None,
     ) -> None:
         self._chain = chain
         self._post_chain = post_chain
         self._clock = clock
+        self._prices = prices
 
     def analyse(self, released: ReleasedTrace) -> AnalysedTrace:
         started = self._clock()
@@ -119,13 +124,16 @@ class Analyser:
             diagnosis = self._chain.run(mapping.trajectory)
             if self._post_chain is not None:
                 diagnosis = self._post_chain(mapping.trajectory, diagnosis)
-            annotate(envelopes, mapping, diagnosis)
+            attribution = attribute(mapping.trajectory, self._prices)
+            annotate(envelopes, mapping, diagnosis, attribution)
         except Exception as exc:  # fail open: never lose spans because analysis broke
             reason = f"analysis failed: {type(exc).__name__}: {str(exc)[:200]}"
             logger.error("trace %s: %s", trace_hex, reason, exc_info=logger.isEnabledFor(logging.DEBUG))
             annotate_failure(envelopes, trajectory_id_for(trace_hex), released.revision, reason)
             return AnalysedTrace(released, None, None, reason, self._clock() - started, envelopes=envelopes)
-        return AnalysedTrace(released, mapping.trajectory, diagnosis, None, self._clock() - started, envelopes=envelopes)
+        seconds = self._clock() - started
+        usage = trace_usage(mapping.trajectory, attribution)
+        return AnalysedTrace(released, mapping.trajectory, diagnosis, None, seconds, envelopes=envelopes, usage=usage)
 
 
 class AnalysisStage:
@@ -168,10 +176,12 @@ class AnalysisStage:
             )
         else:
             self._analyser = Analyser(
-                DetectorChain(load_detectors(config.detectors), config.detectors), post_chain=self._with_drift
+                DetectorChain(load_detectors(config.detectors), config.detectors),
+                post_chain=self._with_drift,
+                prices=config.pricing or None,
             )
             self._artifacts = (
-                ArtifactWriter(output_dir, BundleOptions(content_mode=config.content_mode))
+                ArtifactWriter(output_dir, bundle_options(config))
                 if config.write_artifacts
                 else None
             )
@@ -226,7 +236,9 @@ class AnalysisStage:
             self._turns.done(ticket)  # no-op when drift already took its turn
         analysed_traces: list[AnalysedTrace] = []
         for released, result in zip(batch, results, strict=False):
-            analysed = AnalysedTrace(released, result.trajectory, result.diagnosis, result.error, result.seconds)
+            analysed = AnalysedTrace(
+                released, result.trajectory, result.diagnosis, result.error, result.seconds, usage=result.usage
+            )
             analysed.requests = [OutboundRequest(payload, len(origins), origins) for payload, origins in result.requests]
             analysed_traces.append(self._count(analysed))
         return analysed_traces

@@ -27,8 +27,9 @@ from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 
 from otel_mapper.annotate import annotate, annotate_failure
+from otel_mapper.attribution import attribute
+from otel_mapper.attribution.summary import TraceUsage, trace_usage
 from otel_mapper.mapping.build import MappingOptions, MappingResult, map_trace, trajectory_id_for
-from otel_mapper.bundle.writer import BundleOptions
 from otel_mapper.diagnosis import Diagnosis, DriftResult
 from otel_mapper.mapping.log_events import events_in_logs_declaration, mapping_envelopes
 from otel_mapper.model import Trajectory
@@ -36,7 +37,7 @@ from otel_mapper.otlp.envelopes import SpanEnvelope, build_requests_with_origins
 from otel_mapper.pickling import pickled_by_fields
 from processor.pipeline.artifacts import ArtifactWriter
 from processor.pipeline.assembler import ReleasedTrace
-from processor.config import Config
+from processor.config import Config, bundle_options
 from processor.detectors.chain import DetectorChain
 from processor.detectors.drift import drift_input
 from processor.detectors.registry import load_detectors
@@ -93,6 +94,8 @@ class WorkerResult:
     seconds: float
     trajectory: Trajectory | None = None
     """Only when the pool keeps trajectories (sending one back costs more than analysing a small trace)."""
+    usage: TraceUsage | None = None
+    """Tokens and cost by model, for self-metrics."""
 
 
 def pack_trace(released: ReleasedTrace) -> PackedTrace:
@@ -212,9 +215,10 @@ class AnalysisWorker:
         self._chain = DetectorChain(load_detectors(config.detectors), config.detectors)
         output = Path(config.output_dir)
         self._artifacts = (
-            ArtifactWriter(output, BundleOptions(content_mode=config.content_mode)) if config.write_artifacts else None
+            ArtifactWriter(output, bundle_options(config)) if config.write_artifacts else None
         )
         self._max_request_bytes = max_request_bytes
+        self._prices = config.pricing or None
         self._pending: dict[int, list[_Mapped]] = {}
 
     def handle(self, message: tuple[Any, ...]) -> tuple[Any, ...] | None:
@@ -277,7 +281,9 @@ class AnalysisWorker:
         started = time.perf_counter()
         diagnosis = replace(mapped.diagnosis, drift=drift)
         try:
-            annotate(mapped.envelopes, mapped.mapping, diagnosis)
+            attribution = attribute(mapped.mapping.trajectory, self._prices)
+            annotate(mapped.envelopes, mapped.mapping, diagnosis, attribution)
+            usage = trace_usage(mapped.mapping.trajectory, attribution)
         except Exception as exc:
             seconds = mapped.seconds + time.perf_counter() - started
             revision = mapped.mapping.trajectory.revision
@@ -290,7 +296,7 @@ class AnalysisWorker:
         seconds = mapped.seconds + time.perf_counter() - started
         trajectory = mapped.mapping.trajectory if self._keep_trajectories else None
         requests = self._requests(mapped.envelopes, mapped.request, mapped.origins)
-        return WorkerResult(requests, diagnosis, None, seconds, trajectory)
+        return WorkerResult(requests, diagnosis, None, seconds, trajectory, usage)
 
     def _failed(
         self,

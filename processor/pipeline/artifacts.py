@@ -56,7 +56,7 @@ class ArtifactWriter:
             options = replace(options, derived_from=f"{trajectory.trajectory_id}@r{trajectory.revision - 1}")
         bundle_name, ledger_name = artifact_names(trajectory.revision)
         bundle = write_bundle(trajectory, diagnosis, options)
-        ledger = write_ledger(trajectory, diagnosis, content_mode=options.content_mode)
+        ledger = write_ledger(trajectory, diagnosis, content_mode=options.content_mode, prices=options.prices)
         if self.pretty:
             bundle, ledger = indented(bundle), indented(ledger)
         _write_atomically(target / bundle_name, bundle)

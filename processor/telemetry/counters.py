@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from processor.telemetry.trajectory_metrics import TrajectoryCounters
 from semconv.trajectory import METRIC_PREFIX
 
 __all__ = [
@@ -103,6 +104,7 @@ class Telemetry:
     spool: SpoolCounters = field(default_factory=SpoolCounters)
     logs: LogCounters = field(default_factory=LogCounters)
     detectors: DetectorCounters = field(default_factory=DetectorCounters)
+    trajectories: TrajectoryCounters = field(default_factory=TrajectoryCounters)
 
     def snapshot(self) -> dict[str, float]:
         """Every counter by name (``otel_trajectory_<component>_<noun>``, a detector's name in brackets), for logs."""

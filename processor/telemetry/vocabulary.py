@@ -52,6 +52,13 @@ def _per_detector(get: Callable[[Telemetry], Mapping[str, float]]) -> Observe:
     ]
 
 
+def _labelled(get: Callable[[Telemetry], Mapping[tuple[str, ...], float]], *names: str) -> Observe:
+    """One data point per label tuple of a trajectory-derived counter (``names`` are the attribute names)."""
+    return lambda telemetry: [
+        Observation(value, dict(zip(names, labels, strict=True))) for labels, value in list(get(telemetry).items())
+    ]
+
+
 def _spec(name: str, kind: Kind, unit: str, description: str, observe: Observe) -> MetricSpec:
     return MetricSpec(name=f"{METRIC_PREFIX}.{name}", kind=kind, unit=unit, description=description, observe=observe)
 
@@ -183,4 +190,14 @@ VOCABULARY: tuple[MetricSpec, ...] = (
     _spec("exporter.spool_quarantined_segments", "counter", "{file}",
           "Damaged spool files moved to the quarantine directory at start-up.",
           _value(lambda t: t.spool.quarantined_segments)),
+    # --- derived from trajectories (trajectory_metrics.py; bounded labels) ---
+    _spec("trajectory.verdicts", "counter", "{trajectory}",
+          "Trajectories analysed, by verdict and root cause.",
+          _labelled(lambda t: t.trajectories.verdicts, "verdict", "root_cause")),
+    _spec("trajectory.tokens", "counter", "{token}",
+          "Tokens of the counted model calls, by service, model and direction (input or output).",
+          _labelled(lambda t: t.trajectories.tokens, "service", "model", "direction")),
+    _spec("trajectory.cost_usd", "counter", "{USD}",
+          "Cost of the counted model calls in US dollars when the price table prices them, by service and model.",
+          _labelled(lambda t: t.trajectories.cost_usd, "service", "model")),
 )

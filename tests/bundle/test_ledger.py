@@ -31,11 +31,24 @@ def test_ledger_has_the_v160_fields() -> None:
     assert ledger["turns_taken"] == 2
     assert ledger["ledger_version"] == "1.6.0"
     metrics = {m["name"]: m["value"] for m in ledger["metrics"]}
+    # Critical path: agent (9 s less the 1 s its child chat1 covers) -> chat1 (1 s) -> write_file (0.2 s, the
+    # slower of the two concurrent tools) -> chat2 (1 s).
     # "findings" counts failed findings only: the diagnosis has one fail and one indeterminate.
     assert metrics == {
-        "model_calls": 2, "tool_executions": 2, "input_tokens": 320, "output_tokens": 70, "findings": 1, "spans": 6
+        "model_calls": 2, "tool_executions": 2, "input_tokens": 320, "output_tokens": 70, "findings": 1, "spans": 6,
+        "cached_input_tokens": 0, "critical_path_duration": 10_200.0, "critical_path_nodes": 4, "retries": 0,
+        "cancellations": 0,
     }
     assert ledger["diagnostic_report"]["indeterminate"] == ["tool_loop"]
+
+
+def test_ledger_reports_cost_only_with_a_price_table() -> None:
+    from otel_mapper.attribution import ModelPrice, PriceTable
+
+    prices = PriceTable.of({"gpt-4o": ModelPrice(input_per_million=2.5, output_per_million=10.0)})
+    metrics = {m["name"]: m["value"] for m in _ledger(prices=prices)["metrics"]}
+    assert metrics["cost"] == (320 * 2.5 + 70 * 10.0) / 1_000_000
+    assert "cost" not in {m["name"] for m in _ledger()["metrics"]}
 
 
 def test_unavailable_lists_are_empty_and_declared() -> None:

@@ -176,3 +176,27 @@ def test_check_config_says_what_machine_dependent_settings_resolve_to(
     path.write_text("processor: {analysis_workers: lots}\n")
     assert main(["check-config", str(path)]) == 2
     assert "expected an integer >= 0 or auto, got 'lots'" in capsys.readouterr().err
+
+
+def test_the_price_table_and_rights_are_read_and_checked() -> None:
+    from otel_mapper.attribution import ModelPrice
+    from processor.config import ConfigError, parse_config
+
+    config = parse_config(
+        {
+            "pricing": {"models": {"gpt-4o-mini": {"input_per_million": 0.15, "output_per_million": 0.6}},
+                        "tools": {"search": {"per_call": 0.01}}},
+            "output": {"rights": {"local_evaluation": "granted", "training": "denied"}},
+        }
+    )
+    assert config.pricing.model("gpt-4o-mini-2024-07-18") == ModelPrice(input_per_million=0.15, output_per_million=0.6)
+    assert config.pricing.tool("search") is not None and config.pricing.model("gpt-4o") is None
+    assert (config.rights.local_evaluation, config.rights.training, config.rights.retention) == (
+        "granted", "denied", "unknown")
+    with pytest.raises(ConfigError) as caught:
+        parse_config({"pricing": {"models": {"m": {"input_per_million": -1}}, "tools": {"t": {}}},
+                      "output": {"rights": {"training": "maybe"}}})
+    problems = "\n".join(caught.value.problems)
+    for fragment in ("pricing.models.m.input_per_million", "pricing.models.m.output_per_million: required",
+                     "pricing.tools.t.per_call: required", "output.rights.training"):
+        assert fragment in problems

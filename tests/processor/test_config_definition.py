@@ -41,6 +41,12 @@ PUBLIC_DEFAULTS: dict[str, Any] = {
     "output.directory": "./otel-trajectory-data",
     "output.write_artifacts": True,
     "output.content_mode": "digest",
+    **{f"output.rights.{right}": "unknown" for right in (
+        "retention", "local_evaluation", "hosted_evaluation", "training", "redistribution_original",
+        "redistribution_transformed",
+    )},
+    "pricing.models": {},
+    "pricing.tools": {},
     "telemetry.metrics.otlp.interval": 60.0,
     "detectors.time_budget_s": 2.0,
     "detectors.trajectory_time_budget_s": 10.0,

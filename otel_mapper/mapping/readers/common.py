@@ -78,13 +78,18 @@ def _first_int(view: SpanView, keys: tuple[str, ...]) -> int | None:
     return None
 
 
-def read_usage(view: SpanView, input_keys: tuple[str, ...], output_keys: tuple[str, ...]) -> TokenUsage | None:
-    """Token usage from the first present key of each list; ``None`` when neither is recorded."""
+def read_usage(
+    view: SpanView, input_keys: tuple[str, ...], output_keys: tuple[str, ...], cached_keys: tuple[str, ...] = ()
+) -> TokenUsage | None:
+    """Token usage from the first present key of each list; ``None`` when neither input nor output is recorded.
+    Cached input tokens are part of the input tokens, so they are capped at them."""
     input_tokens = _first_int(view, input_keys)
     output_tokens = _first_int(view, output_keys)
     if input_tokens is None and output_tokens is None:
         return None
-    return TokenUsage(input_tokens=max(input_tokens or 0, 0), output_tokens=max(output_tokens or 0, 0))
+    inputs = max(input_tokens or 0, 0)
+    cached = min(max(_first_int(view, cached_keys) or 0, 0), inputs) if cached_keys else 0
+    return TokenUsage(input_tokens=inputs, output_tokens=max(output_tokens or 0, 0), cached_input_tokens=cached)
 
 
 def fill_error(view: SpanView, facts: SpanFacts) -> None:

@@ -31,6 +31,7 @@ CONVENTION = "otel_genai"
 
 _INPUT_TOKENS = (genai.USAGE_INPUT_TOKENS, genai.USAGE_PROMPT_TOKENS)
 _OUTPUT_TOKENS = (genai.USAGE_OUTPUT_TOKENS, genai.USAGE_COMPLETION_TOKENS)
+_CACHED_TOKENS = (genai.USAGE_CACHE_READ_INPUT_TOKENS, genai.USAGE_CACHE_READ_INPUT_TOKENS_OLD)
 
 _NAME_PREFIXES: tuple[tuple[str, NodeKind], ...] = (
     ("chat ", NodeKind.MODEL_CALL),
@@ -109,7 +110,7 @@ def fill_genai_facts(view: SpanView, facts: SpanFacts) -> None:
     _fill_identity(view, facts)
 
     if facts.kind is _MODEL_CALL:
-        facts.usage = facts.usage or read_usage(view, _INPUT_TOKENS, _OUTPUT_TOKENS)
+        facts.usage = facts.usage or read_usage(view, _INPUT_TOKENS, _OUTPUT_TOKENS, _CACHED_TOKENS)
         facts.dedup_key = facts.dedup_key or (f"response:{facts.response_id}" if facts.response_id else None)
     elif genai.USAGE_INPUT_TOKENS in attrs or genai.USAGE_OUTPUT_TOKENS in attrs:
         facts.usage_is_aggregate = True

@@ -63,6 +63,7 @@ _KINDS: Final = {
 }
 _USAGE_IN: Final = (oi.LLM_TOKEN_COUNT_PROMPT,)
 _USAGE_OUT: Final = (oi.LLM_TOKEN_COUNT_COMPLETION,)
+_USAGE_CACHED: Final = (oi.LLM_TOKEN_COUNT_CACHE_READ,)
 _RESPONSE_ID = re.compile(r'^\s*\{\s*"id"\s*:\s*"([^"\\]{1,256})"')
 """OpenAI response bodies serialise ``id`` first; reading the head avoids decoding the whole body."""
 _TOOL_CALL_KEY = re.compile(r"^message\.tool_calls\.(\d+)\.(tool_call\.(?:id|function\.name|function\.arguments))$")
@@ -117,7 +118,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
         or clean_name(view.str_attr(oi.LLM_REQUEST_MODEL_NAME))
     )
     facts.provider = clean_name(view.str_attr(oi.LLM_PROVIDER)) or clean_name(view.str_attr(oi.LLM_SYSTEM))
-    facts.usage = read_usage(view, _USAGE_IN, _USAGE_OUT)
+    facts.usage = read_usage(view, _USAGE_IN, _USAGE_OUT, _USAGE_CACHED)
     finish = clean_name(view.str_attr(oi.LLM_FINISH_REASON))
     if finish:
         facts.finish_reasons = (finish,)

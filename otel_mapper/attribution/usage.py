@@ -1,0 +1,70 @@
+"""Deduplicated token usage: summed over model calls, never adding an aggregate that repeats its children.
+
+The mapper already keeps aggregate usage off agent and workflow nodes (Strands, smolagents, pydantic-ai and the
+Vercel AI SDK put their children's totals on the agent or root span). What can still repeat is a model-call node
+that contains other model calls with usage (a wrapper span read as a model call, a framework's "generation" around
+the client's own span): only model calls with no model call carrying usage inside them are summed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from otel_mapper.mapping.edges import CONTAINMENT_EVIDENCE
+from otel_mapper.model import Node, Trajectory
+from semconv.trajectory import EdgeType, NodeKind
+
+__all__ = ["UsageTotals", "containment_children", "counted_model_calls", "usage_totals"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UsageTotals:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+    calls_with_usage: int = 0
+    repeated_aggregates: int = 0
+    """Model-call nodes whose usage repeats model calls inside them (not summed)."""
+
+
+def containment_children(trajectory: Trajectory) -> dict[str, list[str]]:
+    """Parent node -> the nodes whose spans are its children (span parent links only)."""
+    children: dict[str, list[str]] = {}
+    caused_by = EdgeType.CAUSED_BY
+    for edge in trajectory.edges:
+        if edge.type is caused_by and edge.evidence.startswith(CONTAINMENT_EVIDENCE):
+            children.setdefault(edge.to_node, []).append(edge.from_node)
+    return children
+
+
+def counted_model_calls(
+    trajectory: Trajectory, parent_of: dict[str, str]
+) -> tuple[list[Node], int, frozenset[str]]:
+    """Model-call nodes whose usage is summed (sorted by id), the number of repeating aggregates skipped, and the
+    nodes with model calls carrying usage inside them (``parent_of``: span child -> span parent).
+
+    Each model call with usage marks its containment ancestors; a walk stops at the first ancestor already marked
+    (its own ancestors are marked too), so every node is marked once: O(nodes) however deep the tree.
+    """
+    carriers = [node for node in trajectory.nodes if node.kind is NodeKind.MODEL_CALL and node.usage is not None]
+    marked: set[str] = set()
+    limit = len(trajectory.nodes)
+    for node in carriers:
+        parent = parent_of.get(node.id)
+        steps = 0
+        while parent is not None and parent not in marked and steps <= limit:  # the bound only guards a cycle
+            marked.add(parent)
+            parent = parent_of.get(parent)
+            steps += 1
+    counted = [node for node in carriers if node.id not in marked]
+    return counted, len(carriers) - len(counted), frozenset(marked)
+
+
+def usage_totals(counted: list[Node], repeated: int) -> UsageTotals:
+    return UsageTotals(
+        input_tokens=sum(node.usage.input_tokens for node in counted if node.usage is not None),
+        output_tokens=sum(node.usage.output_tokens for node in counted if node.usage is not None),
+        cached_input_tokens=sum(node.usage.cached_input_tokens for node in counted if node.usage is not None),
+        calls_with_usage=len(counted),
+        repeated_aggregates=repeated,
+    )

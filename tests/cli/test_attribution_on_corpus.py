@@ -1,0 +1,94 @@
+"""Attribution targets on the real-instrumentation corpus: token totals on the root equal what the fake model
+server billed, every analysed trace carries a critical path, priced traces carry a cost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from otel_mapper.otlp.json_codec import decode_json_lines
+from semconv import trajectory as names
+from tests.cli.conftest import corpus_labels
+
+
+def _root_attributes(spans_file: Path) -> dict[str, object]:
+    for request in decode_json_lines(spans_file.read_bytes()):
+        for resource_spans in request.resource_spans:
+            for scope_spans in resource_spans.scope_spans:
+                for span in scope_spans.spans:
+                    if not span.parent_span_id:
+                        return {kv.key: getattr(kv.value, kv.value.WhichOneof("value")) for kv in span.attributes}
+    raise AssertionError(f"no root span in {spans_file}")
+
+
+def _node_flags(spans_file: Path) -> list[bool]:
+    flags = []
+    for request in decode_json_lines(spans_file.read_bytes()):
+        for resource_spans in request.resource_spans:
+            for scope_spans in resource_spans.scope_spans:
+                for span in scope_spans.spans:
+                    flags.extend(kv.value.bool_value for kv in span.attributes if kv.key == names.NODE_ON_CRITICAL_PATH)
+    return flags
+
+
+def test_root_token_totals_equal_the_billed_usage_of_every_delivered_response(mapped_corpus: Path) -> None:
+    checked = 0
+    for labels in corpus_labels():
+        root = _root_attributes(mapped_corpus / labels["trace_id"] / "spans.otlp.json")
+        requests = labels["ground_truth"]["model_requests"]
+        delivered = [r["usage"] for r in requests if r.get("usage") and r["outcome"] == "ok"]
+        if not labels["recorded_by_library"]["token_usage"]:
+            assert (root[names.USAGE_INPUT_TOKENS], root[names.USAGE_OUTPUT_TOKENS]) == (0, 0)
+            continue
+        assert root[names.USAGE_INPUT_TOKENS] == sum(u[0] for u in delivered), labels["trace_id"]
+        assert root[names.USAGE_OUTPUT_TOKENS] == sum(u[1] for u in delivered), labels["trace_id"]
+        # The only usage the spans cannot show: a response the server billed after the client had timed out.
+        undelivered = [r for r in requests if r.get("usage") and r["outcome"] != "ok"]
+        assert all(r["outcome"] == "timeout" for r in undelivered)
+        checked += 1
+    assert checked == 72  # 7 libraries record usage, 12 scenarios each; traceloop-openai-agents records none
+
+
+def test_every_trace_carries_a_critical_path_and_priced_traces_a_cost(mapped_corpus: Path) -> None:
+    for labels in corpus_labels():
+        directory = mapped_corpus / labels["trace_id"]
+        root = _root_attributes(directory / "spans.otlp.json")
+        nodes = root[names.CRITICAL_PATH_NODES]
+        assert isinstance(nodes, int) and nodes >= 1
+        assert root[names.CRITICAL_PATH_DURATION_MS] > 0
+        flags = _node_flags(directory / "spans.otlp.json")
+        assert 1 <= flags.count(True) <= nodes  # derived nodes (proposals) have no span of their own
+        if not labels["recorded_by_library"]["token_usage"]:
+            assert names.COST_USD not in root  # model calls without usage: the cost is unknown, not zero
+        else:
+            expected = (root[names.USAGE_INPUT_TOKENS] * 0.15 + root[names.USAGE_OUTPUT_TOKENS] * 0.60) / 1e6
+            assert abs(root[names.COST_USD] - expected) < 1e-12
+        bundle = orjson.loads((directory / "bundle.json").read_bytes())
+        resources = next(o for o in bundle["outcomes"] if o["outcome_kind"] == "terminal_classification")["resources"]
+        assert resources["input_tokens"] == root[names.USAGE_INPUT_TOKENS]
+        assert resources["critical_path_nodes"] == nodes
+        ledger = orjson.loads((directory / "ledger.json").read_bytes())
+        metrics = {m["name"]: m["value"] for m in ledger["metrics"]}
+        assert metrics["critical_path_nodes"] == nodes and metrics["input_tokens"] == root[names.USAGE_INPUT_TOKENS]
+
+
+def test_node_costs_on_model_call_spans_add_up_to_the_root_cost(mapped_corpus: Path) -> None:
+    checked = 0
+    for labels in corpus_labels():
+        spans_file = mapped_corpus / labels["trace_id"] / "spans.otlp.json"
+        root = _root_attributes(spans_file)
+        if names.COST_USD not in root:
+            continue
+        node_costs = []
+        for request in decode_json_lines(spans_file.read_bytes()):
+            for resource_spans in request.resource_spans:
+                for scope_spans in resource_spans.scope_spans:
+                    for span in scope_spans.spans:
+                        attributes = {kv.key: kv.value for kv in span.attributes}
+                        if names.NODE_COST_USD in attributes:
+                            assert attributes[names.NODE_KIND].string_value == "model_call"
+                            node_costs.append(attributes[names.NODE_COST_USD].double_value)
+        assert abs(sum(node_costs) - root[names.COST_USD]) < 1e-12
+        checked += 1
+    assert checked == 72
