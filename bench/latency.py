@@ -24,9 +24,9 @@ sys.path.insert(0, str(ROOT))
 
 from bench.synthetic import trace_request  # noqa: E402
 from otel_mapper.otlp.held import hold_request  # noqa: E402
+from processor.config import Config  # noqa: E402
 from processor.pipeline.analysis import AnalysisStage, BatchQueue  # noqa: E402
 from processor.pipeline.assembler import ReleasedTrace, ReleaseReason  # noqa: E402
-from processor.config import Config  # noqa: E402
 from processor.pipeline.exporter import OutboundRequest  # noqa: E402
 from processor.telemetry.counters import ProcessorCounters  # noqa: E402
 

@@ -28,16 +28,16 @@ from bench.collector import add_collector_option, around_each_trace, set_up_coll
 from bench.synthetic import make_request  # noqa: E402
 from otel_mapper.annotate import annotate  # noqa: E402
 from otel_mapper.mapping.build import MappingOptions, map_trace  # noqa: E402
-from otel_mapper.otlp.held import HeldSpan  # noqa: E402
 from otel_mapper.otlp.envelopes import fits_one_request  # noqa: E402
+from otel_mapper.otlp.held import HeldSpan  # noqa: E402
 from otel_mapper.otlp.salvage import decode_trace_request  # noqa: E402
-from processor.pipeline.analysis import outbound_requests  # noqa: E402
-from processor.pipeline.analysis_worker import pack_trace, unpack_into_request  # noqa: E402
-from processor.pipeline.assembler import ReleasedTrace, ReleaseReason  # noqa: E402
 from processor.config import Config  # noqa: E402
 from processor.detectors.chain import DetectorChain  # noqa: E402
 from processor.detectors.drift import DriftEvaluator, drift_input  # noqa: E402
 from processor.detectors.registry import load_detectors  # noqa: E402
+from processor.pipeline.analysis import outbound_requests  # noqa: E402
+from processor.pipeline.analysis_worker import pack_trace, unpack_into_request  # noqa: E402
+from processor.pipeline.assembler import ReleasedTrace, ReleaseReason  # noqa: E402
 
 STAGES = ("decode", "ship", "map", "detect", "annotate", "serialize")
 MAX_REQUEST_BYTES = 4 * 1024 * 1024

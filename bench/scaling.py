@@ -25,18 +25,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest  # noqa: E402
+
 from bench.collector import add_collector_option, around_each_trace, set_up_collector  # noqa: E402
 from bench.synthetic import trace_request  # noqa: E402
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest  # noqa: E402
 from otel_mapper.annotate import annotate  # noqa: E402
 from otel_mapper.mapping.build import MappingOptions, map_trace  # noqa: E402
 from otel_mapper.otlp.envelopes import split_request  # noqa: E402
 from otel_mapper.otlp.salvage import decode_trace_request  # noqa: E402
-from processor.pipeline.assembler import AssemblerLimits, TraceAssembler  # noqa: E402
 from processor.config import Config  # noqa: E402
 from processor.detectors.chain import DetectorChain  # noqa: E402
 from processor.detectors.drift import DriftEvaluator  # noqa: E402
 from processor.detectors.registry import load_detectors  # noqa: E402
+from processor.pipeline.assembler import AssemblerLimits, TraceAssembler  # noqa: E402
 
 SIZES = (10, 100, 1_000, 10_000, 100_000)
 

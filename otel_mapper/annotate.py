@@ -13,8 +13,8 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyVa
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.attribution import Attribution, attribute
-from otel_mapper.mapping.build import MappingResult
 from otel_mapper.diagnosis import Diagnosis
+from otel_mapper.mapping.build import MappingResult
 from otel_mapper.otlp.envelopes import SpanEnvelope
 from semconv import genai
 from semconv import trajectory as names

@@ -47,10 +47,10 @@ from processor.pipeline.replay import SpoolReplay
 from processor.pipeline.signal_pipeline import SignalPipeline, spool_for
 from processor.pipeline.sinks import PipelineSinks
 from processor.pipeline.spool import SpoolEntry
+from processor.report.page import TrajectoryPage
 from processor.telemetry.counters import Telemetry
 from processor.telemetry.health import HealthState
 from processor.tls import channel_credentials, server_credentials, server_ssl_context
-from processor.report.page import TrajectoryPage
 
 __all__ = ["DEFAULT_MEMORY_SHARE", "MiB", "TrajectoryService", "effective_memory_limit"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Final
 
 from otel_mapper.bundle.common import ORDERING_EDGE_NAMES, rfc3339
-from otel_mapper.model import Edge, ExternalParent, Node, SpanRef, Trajectory
 from otel_mapper.bundle.redact import ContentMode, content_slot, label, reference_slot
+from otel_mapper.model import Edge, ExternalParent, Node, SpanRef, Trajectory
 from semconv.trajectory import NodeKind
 
 __all__ = ["STATE_UNAVAILABLE", "edges_part", "nodes_part", "states_part"]

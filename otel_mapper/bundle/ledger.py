@@ -18,10 +18,10 @@ import orjson
 
 from otel_mapper.attribution import Attribution, PriceTable, attribute
 from otel_mapper.bundle.common import LEDGER_VERSION
+from otel_mapper.bundle.redact import ContentMode, content_slot, label, scrub_tree
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.mapping.graph import causal_index
 from otel_mapper.model import Node, Trajectory
-from otel_mapper.bundle.redact import ContentMode, content_slot, label, scrub_tree
 from semconv.trajectory import NodeKind
 
 __all__ = ["MAX_HISTORY", "build_ledger", "write_ledger"]

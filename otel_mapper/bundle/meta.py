@@ -14,9 +14,9 @@ from typing import Final
 from otel_mapper.attribution import Attribution
 from otel_mapper.bundle.attribution_part import resources_part
 from otel_mapper.bundle.common import DIAGNOSIS_EXTENSION, IMPLEMENTATION, MATERIAL_CATEGORIES
+from otel_mapper.bundle.redact import SCRUBBER_VERSION, ContentMode, label, scrub
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.model import CompletenessStatus, Declaration, Trajectory
-from otel_mapper.bundle.redact import SCRUBBER_VERSION, ContentMode, label, scrub
 from semconv.trajectory import DeclarationEffect, NodeKind, NodeStatus
 
 __all__ = [

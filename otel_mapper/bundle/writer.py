@@ -22,6 +22,8 @@ from typing import Final, Literal
 
 import orjson
 
+from otel_mapper.attribution import PriceTable, attribute
+from otel_mapper.bundle.attribution_part import attribution_extension
 from otel_mapper.bundle.common import (
     CANONICALIZATION,
     DIGEST_ALGORITHM,
@@ -30,8 +32,6 @@ from otel_mapper.bundle.common import (
     SPEC_VERSION,
     integrity_digest,
 )
-from otel_mapper.attribution import PriceTable, attribute
-from otel_mapper.bundle.attribution_part import attribution_extension
 from otel_mapper.bundle.graph import edges_part, nodes_part, states_part
 from otel_mapper.bundle.meta import (
     bindings_part,
@@ -45,9 +45,9 @@ from otel_mapper.bundle.meta import (
     transform_part,
     verifier_results_part,
 )
+from otel_mapper.bundle.redact import ContentMode, scrub_tree
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.model import Trajectory
-from otel_mapper.bundle.redact import ContentMode, scrub_tree
 
 __all__ = ["BundleOptions", "RightStatus", "RightsConfig", "build_bundle", "write_bundle"]
 

@@ -19,7 +19,7 @@ from otel_mapper.bundle.redact import CONTENT_MODES, ContentMode, scrub, scrub_t
 
 __all__ = ["redact_bundle", "stricter"]
 
-_RANK: Final = {mode: position for position, mode in enumerate(CONTENT_MODES)}
+_RANK: Final[dict[str, int]] = {mode: position for position, mode in enumerate(CONTENT_MODES)}
 _DROPPED: Final = {"availability": "redacted", "redaction": "dropped"}
 MAX_DEPTH_ITEMS: Final = 2_000_000
 """Containers visited in one bundle at most (bundles are bounded far below this)."""
@@ -111,7 +111,8 @@ def redact_bundle(bundle: dict[str, object], mode: ContentMode, note: str) -> di
             losses.sort(key=lambda item: (str(item.get("category")), str(item.get("qualifier")), str(item.get("reason"))))
             completeness = document.get("completeness")
             if isinstance(completeness, dict):
-                material = sorted({*completeness.get("material_losses", []), "content"})  # type: ignore[misc]
+                previous = completeness.get("material_losses")
+                material = sorted({*(previous if isinstance(previous, list) else []), "content"})
                 completeness["material_losses"] = material
                 if completeness.get("status") == "complete":
                     completeness["status"] = "partial"

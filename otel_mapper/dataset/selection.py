@@ -111,10 +111,14 @@ def select(bundle: dict[str, object], selection: Selection) -> Exclusion | None:
     return None
 
 
+def _rank(value: object) -> int:
+    return value if isinstance(value, int) else 0
+
+
 def labels_for(bundle: dict[str, object], review: Review | None) -> dict[str, object]:
     """The bundle's labels in the corpus format (``trace_id``, ``findings``, ``terminal_status``)."""
     diagnosis = _diagnosis(bundle) or {}
-    chain = sorted(_chain(diagnosis), key=lambda item: (int(item.get("rank") or 0), str(item.get("node_id"))))
+    chain = sorted(_chain(diagnosis), key=lambda item: (_rank(item.get("rank")), str(item.get("node_id"))))
     findings = [
         {"category": item.get("category"), "status": item.get("status"), "anchor_span": item.get("span_id")}
         for item in chain

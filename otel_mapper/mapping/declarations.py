@@ -14,7 +14,11 @@ from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.mapping.graph import CausalIndex
 from otel_mapper.mapping.members import (
     COMMITTED as _COMMITTED,
+)
+from otel_mapper.mapping.members import (
     MODEL_CALL as _MODEL_CALL,
+)
+from otel_mapper.mapping.members import (
     TOOL_EXECUTION as _TOOL_EXECUTION,
 )
 from otel_mapper.model import Completeness, CompletenessStatus, Declaration, Edge, ExternalParent, Node

@@ -25,12 +25,26 @@ from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.mapping.graph import containment_intervals, encloses
 from otel_mapper.mapping.members import (
     AGENT_INVOCATION as _AGENT_INVOCATION,
+)
+from otel_mapper.mapping.members import (
     CAUSED_BY,
+)
+from otel_mapper.mapping.members import (
     DEPENDS_ON as _DEPENDS_ON,
+)
+from otel_mapper.mapping.members import (
     HANDOFF as _HANDOFF,
+)
+from otel_mapper.mapping.members import (
     HANDOFF_FROM as _HANDOFF_FROM,
+)
+from otel_mapper.mapping.members import (
     LINKED as _LINKED,
+)
+from otel_mapper.mapping.members import (
     MODEL_CALL as _MODEL_CALL,
+)
+from otel_mapper.mapping.members import (
     SEQUENCED_AFTER as _SEQUENCED_AFTER,
 )
 from otel_mapper.mapping.tool_edges import ProposalNode, tool_call_edges

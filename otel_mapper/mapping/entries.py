@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from otel_mapper.mapping.facts import ConventionReader, SpanFacts, absorb_facts
-from otel_mapper.model import Declaration, derived_node_id, span_node_id
-from otel_mapper.otlp.envelopes import SpanEnvelope
 from otel_mapper.mapping.readers import FallbackReader
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
+from otel_mapper.model import Declaration, derived_node_id, span_node_id
+from otel_mapper.otlp.envelopes import SpanEnvelope
 from semconv import genai
 from semconv.trajectory import DeclarationCategory, DeclarationEffect
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from otel_mapper.model import TokenUsage
 from otel_mapper.mapping.spans import SpanView
+from otel_mapper.model import TokenUsage
 from semconv.trajectory import NodeKind
 
 __all__ = ["ConventionReader", "MessageDigests", "SpanFacts", "ToolCallFact", "absorb_facts"]

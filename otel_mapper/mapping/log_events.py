@@ -24,9 +24,9 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.otlp.anyvalue import Decoded, decode
 from otel_mapper.mapping.messages import parts_message, text_part, tool_call_part, tool_result_part
 from otel_mapper.model import Declaration
+from otel_mapper.otlp.anyvalue import Decoded, decode
 from otel_mapper.otlp.envelopes import SpanEnvelope
 from semconv import genai
 from semconv.trajectory import DeclarationCategory, DeclarationEffect

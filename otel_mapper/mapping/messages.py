@@ -9,10 +9,10 @@ from typing import Final, cast
 
 import orjson
 
-from otel_mapper.otlp.anyvalue import Decoded
 from otel_mapper.bundle.canonical import digest, dumps_canonical
 from otel_mapper.mapping.facts import ToolCallFact
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, parse_json_text
+from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai
 
 __all__ = [

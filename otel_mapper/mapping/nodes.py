@@ -8,23 +8,41 @@ from __future__ import annotations
 from typing import Final
 
 from otel_mapper.bundle.canonical import digest_text
-from otel_mapper.mapping.edge_set import EdgeSet
 from otel_mapper.mapping.drafts import NodeDraft
+from otel_mapper.mapping.edge_set import EdgeSet
 from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.mapping.facts import SpanFacts
-from otel_mapper.mapping.tool_edges import ProposalNode
 from otel_mapper.mapping.members import (
     AGENT_INVOCATION as _AGENT_INVOCATION,
+)
+from otel_mapper.mapping.members import (
     COMMITTED as _COMMITTED,
+)
+from otel_mapper.mapping.members import (
     FAILED as _FAILED,
+)
+from otel_mapper.mapping.members import (
     HANDOFF as _HANDOFF,
+)
+from otel_mapper.mapping.members import (
     MODEL_AUTHORITY as _MODEL_AUTHORITY,
+)
+from otel_mapper.mapping.members import (
     MODEL_CALL as _MODEL_CALL,
+)
+from otel_mapper.mapping.members import (
     OUTCOME_UNKNOWN as _OUTCOME_UNKNOWN,
+)
+from otel_mapper.mapping.members import (
     PROPOSED as _PROPOSED,
+)
+from otel_mapper.mapping.members import (
     TOOL_EXECUTION as _TOOL_EXECUTION,
+)
+from otel_mapper.mapping.members import (
     TOOL_PROPOSAL as _TOOL_PROPOSAL,
 )
+from otel_mapper.mapping.tool_edges import ProposalNode
 from otel_mapper.model import Bindings, Node, SpanRef, ToolDefinition, derived_node_id
 from semconv.trajectory import Authority, NodeKind
 

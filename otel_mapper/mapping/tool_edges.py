@@ -13,10 +13,20 @@ from otel_mapper.mapping.edge_set import EdgeSet
 from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.mapping.members import (
     CAUSED_BY as _CAUSED_BY,
+)
+from otel_mapper.mapping.members import (
     DEPENDS_ON as _DEPENDS_ON,
+)
+from otel_mapper.mapping.members import (
     DISPATCHED as _DISPATCHED,
+)
+from otel_mapper.mapping.members import (
     EXECUTION_KINDS as _EXECUTION_KINDS,
+)
+from otel_mapper.mapping.members import (
     HANDOFF as _HANDOFF,
+)
+from otel_mapper.mapping.members import (
     MODEL_CALL as _MODEL_CALL,
 )
 from otel_mapper.model import Declaration

@@ -20,8 +20,8 @@ from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.otlp.held import HeldResource, HeldSpan, SpanGroup, hold_request, service_name
 from otel_mapper.otlp.envelopes import span_id_problem
+from otel_mapper.otlp.held import HeldResource, HeldSpan, SpanGroup, hold_request, service_name
 from otel_mapper.otlp.protowire import LEN, WireError, fields, length_delimited
 
 __all__ = ["DecodedTraces", "Salvaged", "WireError", "decode_trace_request", "salvage_trace_request"]

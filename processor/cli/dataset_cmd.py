@@ -160,6 +160,11 @@ def _sha256(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
+def _integrity_digest(bundle: dict[str, object]) -> object:
+    integrity = bundle.get("integrity")
+    return integrity.get("digest") if isinstance(integrity, dict) else None
+
+
 def build(args: argparse.Namespace, out: TextIO) -> int:
     output: Path = args.output
     if output.exists() and (not output.is_dir() or any(output.iterdir())):
@@ -211,7 +216,7 @@ def build(args: argparse.Namespace, out: TextIO) -> int:
             (directory / name).write_bytes(content)
             files[f"traces/{trace_id}/{name}"] = _sha256(content)
         entries.append({"trace_id": trace_id, "path": f"traces/{trace_id}", "has_spans": spans is not None,
-                        "source_integrity": (bundle.get("integrity") or {}).get("digest")})  # type: ignore[union-attr]
+                        "source_integrity": _integrity_digest(bundle)})
     counts["selected"] = len(chosen)
     manifest = build_manifest(
         files=files,

@@ -15,11 +15,11 @@ import grpc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 
 from otel_mapper.otlp.json_codec import decode_any
-from processor.pipeline.analysis import AnalysedTrace
-from processor.config import Config, ExportConfig, load_config
-from processor.cli.table import format_table, row_of
-from processor.service import TrajectoryService
 from processor.cli.demo_sink import CaptureSink
+from processor.cli.table import format_table, row_of
+from processor.config import Config, ExportConfig, load_config
+from processor.pipeline.analysis import AnalysedTrace
+from processor.service import TrajectoryService
 
 __all__ = ["corpus_root", "run_demo"]
 

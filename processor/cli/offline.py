@@ -7,14 +7,14 @@ from pathlib import Path
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from otel_mapper.otlp.held import hold_envelopes
 from otel_mapper.otlp.envelopes import SpanEnvelope, build_requests, split_request
-from processor.pipeline.analysis import AnalysedTrace, Analyser
-from processor.pipeline.artifacts import ArtifactWriter
-from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
+from otel_mapper.otlp.held import hold_envelopes
 from processor.config import Config, bundle_options
 from processor.detectors.chain import DetectorChain
 from processor.detectors.registry import load_detectors
+from processor.pipeline.analysis import AnalysedTrace, Analyser
+from processor.pipeline.artifacts import ArtifactWriter
+from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
 from processor.pipeline.file_exporter import write_spans
 
 __all__ = ["group_by_trace", "map_files", "read_envelopes"]

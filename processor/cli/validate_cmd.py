@@ -16,8 +16,8 @@ from typing import Final, TextIO
 import orjson
 
 from otel_mapper.validate.bundle_schema import BUNDLE_SCHEMA
-from otel_mapper.validate.ledger_schema import LEDGER_SCHEMA
 from otel_mapper.validate.consumer import MAX_BUNDLE_BYTES, Problem, validate_bundle, validate_ledger
+from otel_mapper.validate.ledger_schema import LEDGER_SCHEMA
 
 __all__ = ["add_arguments", "render_schema", "run"]
 

@@ -5,12 +5,12 @@ Durations are float seconds, sizes bytes unless the name says otherwise.
 
 from __future__ import annotations
 
-from otel_mapper.attribution import PriceTable
-from otel_mapper.bundle.writer import RightsConfig
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from otel_mapper.attribution import PriceTable
+from otel_mapper.bundle.writer import RightsConfig
 from processor.config.definition import MiB, default
 from processor.detectors.config import DetectorsConfig
 

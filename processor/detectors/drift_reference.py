@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from otel_mapper.diagnosis import Finding
-from otel_mapper.model import Node, Trajectory
 from otel_mapper.mapping.spans import parse_json_text
+from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
 from processor.detectors.drift_reference_model import ArgumentMode, MatchMode, ReferenceCall, ReferencePath
 from processor.detectors.identity import run_identity

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from otel_mapper.diagnosis import Finding
-from otel_mapper.model import Node, Trajectory
 from otel_mapper.mapping.spans import parse_json_text
+from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
 from processor.detectors.tool_loop import argument_key
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Final
 import orjson
 
 from otel_mapper.diagnosis import Finding
-from otel_mapper.model import Node, Trajectory
 from otel_mapper.mapping.spans import MAX_TEXT
+from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext, DetectorReport
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, Severity
 

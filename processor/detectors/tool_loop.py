@@ -15,8 +15,8 @@ from typing import Any, Final, Protocol
 
 from otel_mapper.bundle.canonical import digest
 from otel_mapper.diagnosis import Finding
-from otel_mapper.model import Node, Trajectory
 from otel_mapper.mapping.spans import parse_json_text
+from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, Severity
 

@@ -18,20 +18,20 @@ from typing import Any, TypeVar
 from otel_mapper.annotate import annotate, annotate_failure
 from otel_mapper.attribution import PriceTable, attribute
 from otel_mapper.attribution.summary import TraceUsage, trace_usage
-from otel_mapper.mapping.build import MappingOptions, map_trace, trajectory_id_for
 from otel_mapper.diagnosis import Diagnosis
-from otel_mapper.otlp.held import open_spans
+from otel_mapper.mapping.build import MappingOptions, map_trace, trajectory_id_for
 from otel_mapper.mapping.log_events import events_in_logs_declaration, mapping_envelopes
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope, build_requests_with_origins
-from processor.pipeline.analysis_pool import AnalysisPool, WorkerLost
-from processor.pipeline.analysis_worker import WorkerResult, pack_trace
-from processor.pipeline.artifacts import ArtifactWriter
-from processor.pipeline.assembler import ReleasedTrace
+from otel_mapper.otlp.held import open_spans
 from processor.config import Config, bundle_options
 from processor.detectors.chain import DetectorChain
 from processor.detectors.drift import DriftEvaluator
 from processor.detectors.registry import load_detectors
+from processor.pipeline.analysis_pool import AnalysisPool, WorkerLost
+from processor.pipeline.analysis_worker import WorkerResult, pack_trace
+from processor.pipeline.artifacts import ArtifactWriter
+from processor.pipeline.assembler import ReleasedTrace
 from processor.pipeline.exporter import OutboundRequest
 from processor.telemetry.counters import ProcessorCounters
 

@@ -33,8 +33,8 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from otel_mapper.diagnosis import DriftResult
-from processor.pipeline.analysis_worker import PackedTrace, worker_main
 from processor.config import Config
+from processor.pipeline.analysis_worker import PackedTrace, worker_main
 
 __all__ = ["AnalysisPool", "WorkerLost"]
 

@@ -29,18 +29,18 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Sp
 from otel_mapper.annotate import annotate, annotate_failure
 from otel_mapper.attribution import attribute
 from otel_mapper.attribution.summary import TraceUsage, trace_usage
-from otel_mapper.mapping.build import MappingOptions, MappingResult, map_trace, trajectory_id_for
 from otel_mapper.diagnosis import Diagnosis, DriftResult
+from otel_mapper.mapping.build import MappingOptions, MappingResult, map_trace, trajectory_id_for
 from otel_mapper.mapping.log_events import events_in_logs_declaration, mapping_envelopes
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope, build_requests_with_origins, fits_one_request
 from otel_mapper.pickling import pickled_by_fields
-from processor.pipeline.artifacts import ArtifactWriter
-from processor.pipeline.assembler import ReleasedTrace
 from processor.config import Config, bundle_options
 from processor.detectors.chain import DetectorChain
 from processor.detectors.drift import drift_input
 from processor.detectors.registry import load_detectors
+from processor.pipeline.artifacts import ArtifactWriter
+from processor.pipeline.assembler import ReleasedTrace
 
 __all__ = [
     "AnalysisWorker",

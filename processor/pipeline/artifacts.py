@@ -10,9 +10,9 @@ from pathlib import Path
 
 import orjson
 
+from otel_mapper.bundle.ledger import write_ledger
 from otel_mapper.bundle.writer import BundleOptions, write_bundle
 from otel_mapper.diagnosis import Diagnosis
-from otel_mapper.bundle.ledger import write_ledger
 from otel_mapper.model import Trajectory
 
 __all__ = ["ArtifactWriter", "artifact_names", "indented"]

@@ -26,7 +26,6 @@ from otel_mapper.otlp.held import HeldSpan
 from otel_mapper.otlp.salvage import DecodedTraces
 from processor.telemetry.counters import ReceiverCounters
 
-
 __all__ = [
     "Backpressure",
     "LogSink",

@@ -13,14 +13,21 @@ import logging
 from collections.abc import Awaitable, Callable
 
 import grpc
-from google.protobuf.message import Message
 from google.protobuf import duration_pb2
+from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest, ExportLogsServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from otel_mapper.otlp.salvage import WireError, decode_trace_request
-from processor.pipeline.intake import Backpressure, LogSink, TraceSink, hand_over_logs, hand_over_traces, log_record_count
+from processor.pipeline.intake import (
+    Backpressure,
+    LogSink,
+    TraceSink,
+    hand_over_logs,
+    hand_over_traces,
+    log_record_count,
+)
 from processor.telemetry.counters import ReceiverCounters
 
 __all__ = [

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from opentelemetry.metrics import Observation
 
@@ -52,7 +52,10 @@ def _per_detector(get: Callable[[Telemetry], Mapping[str, float]]) -> Observe:
     ]
 
 
-def _labelled(get: Callable[[Telemetry], Mapping[tuple[str, ...], float]], *names: str) -> Observe:
+LabelTuple = TypeVar("LabelTuple", bound=tuple[str, ...])
+
+
+def _labelled(get: Callable[[Telemetry], Mapping[LabelTuple, float]], *names: str) -> Observe:
     """One data point per label tuple of a trajectory-derived counter (``names`` are the attribute names)."""
     return lambda telemetry: [
         Observation(value, dict(zip(names, labels, strict=True))) for labels, value in list(get(telemetry).items())

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import orjson
 
-from otel_mapper.bundle.writer import BundleOptions, build_bundle
 from otel_mapper.bundle.common import integrity_digest
+from otel_mapper.bundle.writer import BundleOptions, build_bundle
 from otel_mapper.diagnosis import Diagnosis, DriftResult, Finding, RankedFinding, VerifierResult
 from otel_mapper.model import (
     Bindings,

@@ -8,9 +8,9 @@ import jsonschema
 import orjson
 
 from otel_mapper.bundle.ledger import MAX_HISTORY, write_ledger
-from otel_mapper.validate.ledger_schema import LEDGER_SCHEMA
 from otel_mapper.model import Node, SpanRef
 from otel_mapper.validate.consumer import validate_ledger
+from otel_mapper.validate.ledger_schema import LEDGER_SCHEMA
 from semconv.trajectory import NodeKind, NodeStatus
 
 from .support import TRACE, make_diagnosis, make_trajectory, node_id

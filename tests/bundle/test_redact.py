@@ -10,10 +10,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from otel_mapper.bundle.writer import BundleOptions, write_bundle
 from otel_mapper.bundle.canonical import digest_text
 from otel_mapper.bundle.ledger import write_ledger
-from otel_mapper.bundle.redact import MAX_CONTENT_CHARS, MAX_SCRUB_CHARS, content_slot, label, reference_slot, scrub, scrub_tree
+from otel_mapper.bundle.redact import (
+    MAX_CONTENT_CHARS,
+    MAX_SCRUB_CHARS,
+    content_slot,
+    label,
+    reference_slot,
+    scrub,
+    scrub_tree,
+)
+from otel_mapper.bundle.writer import BundleOptions, write_bundle
 from otel_mapper.validate.consumer import validate_bundle, validate_ledger
 
 from .support import make_diagnosis, make_trajectory, node_id

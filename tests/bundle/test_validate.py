@@ -10,8 +10,8 @@ import orjson
 import pytest
 
 from otel_mapper.validate.bundle_schema import BUNDLE_SCHEMA
-from otel_mapper.validate.schema_check import check
 from otel_mapper.validate.consumer import Problem, validate_bundle, validate_document
+from otel_mapper.validate.schema_check import check
 
 from .support import mutated, node_id, reseal, valid_bundle
 

@@ -9,11 +9,11 @@ import jsonschema
 import orjson
 import pytest
 
-from otel_mapper.bundle.writer import BundleOptions, RightsConfig, build_bundle, write_bundle
 from otel_mapper.bundle.common import CORE_FIELDS, integrity_digest
-from otel_mapper.validate.bundle_schema import BUNDLE_SCHEMA
+from otel_mapper.bundle.writer import BundleOptions, RightsConfig, build_bundle, write_bundle
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.model import Bindings, Completeness, CompletenessStatus, Trajectory
+from otel_mapper.validate.bundle_schema import BUNDLE_SCHEMA
 from otel_mapper.validate.consumer import validate_bundle
 from semconv.trajectory import TerminalStatus, Verdict, VerifierStatus
 

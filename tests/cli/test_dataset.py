@@ -10,12 +10,12 @@ from pathlib import Path
 import orjson
 import pytest
 
+from otel_mapper.otlp.json_codec import encode_json_line
 from otel_mapper.validate.consumer import validate_bundle
 from processor.cli import eval_cmd
 from processor.cli.main import main
 from tests.cli.conftest import CORPUS_CONFIG, corpus_labels
 from tests.support.spans import request, span
-from otel_mapper.otlp.json_codec import encode_json_line
 
 
 def _build(*args: str) -> int:

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
+from otel_mapper.model import TokenUsage
 from processor.detectors.base import DetectorReport
 from processor.detectors.budget import BudgetDetector
-from otel_mapper.model import TokenUsage
 from semconv.trajectory import FindingStatus, NodeKind
 
 from .support import TrajectoryBuilder, config, report, run

@@ -169,8 +169,8 @@ def trajectory_process(phoenix_server: PhoenixServer,
                        tmp_path_factory: pytest.TempPathFactory) -> Iterator[TrajectoryProcess]:
     """``otel-trajectory serve`` on 127.0.0.1, exporting to Phoenix's OTLP/gRPC port; ready once its gRPC health
     service reports the trace service SERVING."""
-    from processor.telemetry.health import probe
     from processor.pipeline.receiver import TRACE_SERVICE
+    from processor.telemetry.health import probe
 
     command = Path(sys.executable).parent / "otel-trajectory"
     if not command.exists():

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from tests.support.spans import categories, has_edge, hex_id, node_id
 from otel_mapper.mapping.build import MappingResult, map_trace
 from otel_mapper.otlp.envelopes import SpanEnvelope, split_request
 from otel_mapper.otlp.json_codec import decode_json_lines
 from semconv.trajectory import EdgeType
+from tests.support.spans import categories, has_edge, hex_id, node_id
 
 EDGE_CASES = Path(__file__).resolve().parents[2] / "corpus" / "edge_cases"
 T1 = "0af7651916cd43dd8448eb211c80319c"

@@ -12,8 +12,8 @@ from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from bench.synthetic import make_request
-from otel_mapper.otlp.held import MAX_SERVICE_NAME_CHARS, hold_envelopes, hold_request, open_spans, wire_requests
 from otel_mapper.otlp.envelopes import build_requests_with_origins, split_request
+from otel_mapper.otlp.held import MAX_SERVICE_NAME_CHARS, hold_envelopes, hold_request, open_spans, wire_requests
 from otel_mapper.otlp.json_codec import decode_json_lines
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"

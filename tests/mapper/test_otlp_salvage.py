@@ -10,8 +10,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from otel_mapper.otlp.held import open_spans
-from otel_mapper.otlp.salvage import WireError, decode_trace_request, salvage_trace_request
 from otel_mapper.otlp.protowire import fields
+from otel_mapper.otlp.salvage import WireError, decode_trace_request, salvage_trace_request
 
 TRACE = bytes(range(1, 17))
 

@@ -8,17 +8,17 @@ from dataclasses import dataclass, fields, replace
 
 import pytest
 
-from otel_mapper.mapping.build import map_trace
 from otel_mapper.diagnosis import Diagnosis, DriftResult, Finding, RankedFinding, VerifierResult
+from otel_mapper.mapping.build import map_trace
 from otel_mapper.otlp.held import hold_request
 from otel_mapper.pickling import pickled_by_fields
-from processor.pipeline.analysis_worker import PackedTrace, WorkerResult, pack_trace
-from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
 from processor.config import Config
 from processor.detectors.chain import DetectorChain
 from processor.detectors.drift import DriftInput, drift_input
 from processor.detectors.drift_baseline import RunSummary
 from processor.detectors.registry import load_detectors
+from processor.pipeline.analysis_worker import PackedTrace, WorkerResult, pack_trace
+from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
 from semconv.trajectory import DriftVerdict, FindingCategory, FindingStatus, Severity
 from tests.support.spans import envelopes, request, span
 

@@ -9,9 +9,9 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.support.spans import envelopes, map_spans, node_id, ordered, span
 from otel_mapper.mapping.build import map_trace
 from otel_mapper.model import Trajectory
+from tests.support.spans import envelopes, map_spans, node_id, ordered, span
 
 OI = "openinference.span.kind"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from tests.support.spans import categories, get_node, has_edge, kinds, map_spans, node_id, span
 from semconv.trajectory import EdgeType, NodeKind, NodeStatus
+from tests.support.spans import categories, get_node, has_edge, kinds, map_spans, node_id, span
 
 WF = {"traceloop.workflow.name": "support_workflow"}
 

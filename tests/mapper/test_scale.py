@@ -9,10 +9,10 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from tests.support.scale import agent_trace, deep_chain
-from tests.support.spans import envelopes, has_edge, kinds, node_id
 from otel_mapper.mapping.build import map_trace
 from semconv.trajectory import EdgeType
+from tests.support.scale import agent_trace, deep_chain
+from tests.support.spans import envelopes, has_edge, kinds, node_id
 
 MAX_SECONDS = 60.0
 """Generous ceiling per large mapping (about 15 s measured on a 2-core machine)."""

@@ -14,12 +14,12 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from bench.synthetic import trace_request
 from otel_mapper.otlp.held import hold_request, open_spans
+from processor.config import Config
+from processor.detectors.config import DriftConfig
 from processor.pipeline.analysis import AnalysedTrace, AnalysisStage
 from processor.pipeline.analysis_pool import AnalysisPool, WorkerLost
 from processor.pipeline.analysis_worker import PackedTrace, pack_trace, unpack_trace
 from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
-from processor.config import Config
-from processor.detectors.config import DriftConfig
 from processor.telemetry.counters import ProcessorCounters
 from semconv import trajectory as names
 

@@ -8,7 +8,6 @@ from otel_mapper.otlp.held import HeldResource, HeldSpan, SpanGroup
 from processor.pipeline.assembler import AssemblerLimits, ReleaseReason, TraceAssembler
 from tests.support.clock import FakeClock
 
-
 GROUP = SpanGroup(HeldResource(b"", "", ""), b"", "")
 
 

@@ -11,17 +11,17 @@ from pathlib import Path
 import pytest
 from opentelemetry.exporter.otlp.proto.common._internal.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Status, StatusCode
-from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from processor.config import Config, ExportConfig
 from processor.service import TrajectoryService
-from tests.support.capture_sink import CaptureSink
 from semconv import trajectory as names
+from tests.support.capture_sink import CaptureSink
 
 pytestmark = pytest.mark.slow  # starts servers or processes
 

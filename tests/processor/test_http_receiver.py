@@ -28,8 +28,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
-from otel_mapper.otlp.held import HeldSpan, open_spans
 from otel_mapper.otlp.envelopes import SpanEnvelope
+from otel_mapper.otlp.held import HeldSpan, open_spans
 from processor.pipeline.http_receiver import JSON, PROTOBUF, OtlpHttpReceiver
 from processor.pipeline.intake import Backpressure, LogsOutcome
 from processor.telemetry.counters import ReceiverCounters

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from processor.pipeline.assembler import ReleasedTrace
 from processor.config import Config, ExportConfig
 from processor.pipeline.analysis import ANALYSIS_BATCH_SPANS, ANALYSIS_BATCH_TRACES
+from processor.pipeline.assembler import ReleasedTrace
 from processor.service import TrajectoryService
-from tests.support.capture_sink import CaptureSink
 from semconv import trajectory as names
 from tests.processor.test_service_reliability import send_all, traces
+from tests.support.capture_sink import CaptureSink
 
 
 @pytest.mark.slow

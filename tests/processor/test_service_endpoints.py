@@ -26,8 +26,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from processor import cli
 from processor.config import AuthConfig, Config, ExportConfig, MetricsConfig, TlsServerConfig
 from processor.service import TrajectoryService
-from tests.support.capture_sink import CaptureSink
 from processor.tls import server_credentials
+from tests.support.capture_sink import CaptureSink
 from tests.support.pki import make_pki
 from tests.support.spans import request, span
 

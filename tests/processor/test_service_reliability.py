@@ -23,8 +23,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 from processor.config import Config, ExportConfig, MetricsConfig, QueueConfig, RetryConfig
-from processor.telemetry.health import probe
 from processor.service import TrajectoryService
+from processor.telemetry.health import probe
 from tests.support.capture_sink import CaptureSink
 from tests.support.serve_process import ServeProcess, free_port
 from tests.support.spans import request, span

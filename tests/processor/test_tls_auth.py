@@ -17,11 +17,11 @@ from aiohttp import web
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from processor import auth as auth_module
-from tests.support.pki import Pki, make_pki
 from processor.auth import BearerTokenAuth
 from processor.telemetry.counters import ReceiverCounters
 from processor.telemetry.health import HealthState, probe
 from processor.tls import TlsError, channel_credentials, read_file, server_credentials, server_ssl_context
+from tests.support.pki import Pki, make_pki
 
 TOKEN = "s3cr3t-Token.value_42"
 SAY = "/test.Echo/Say"

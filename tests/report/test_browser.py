@@ -4,9 +4,9 @@ and drawn edge is in the resulting DOM; a screenshot of each page is kept under 
 from __future__ import annotations
 
 import struct
-from urllib.parse import quote
 from collections import Counter
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 

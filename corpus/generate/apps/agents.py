@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.tool_context import ToolContext  # noqa: E402  (module level: function_tool resolves annotations)
 from corpusgen import tools as T  # noqa: E402
 from corpusgen.harness import otlp_sdk_pipeline, run_one  # noqa: E402
 from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # noqa: E402
 from corpusgen.truth import Truth  # noqa: E402
-from agents.tool_context import ToolContext  # noqa: E402  (module level: function_tool resolves annotations)
 
 MODEL = "gpt-4o-mini"
 
@@ -155,8 +155,16 @@ class AgentsAdapter:
 
 def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Truth) -> None:
     import openai
-    from agents import (Agent, AgentsException, MaxTurnsExceeded, ModelSettings, Runner, function_tool,
-                        set_default_openai_api, set_default_openai_client)
+    from agents import (
+        Agent,
+        AgentsException,
+        MaxTurnsExceeded,
+        ModelSettings,
+        Runner,
+        function_tool,
+        set_default_openai_api,
+        set_default_openai_client,
+    )
     from agents import trace as sdk_trace
     from agents.tracing import get_current_span
 

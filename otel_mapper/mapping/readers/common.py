@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Final
 
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
-from otel_mapper.otlp.anyvalue import to_text
-from otel_mapper.model import TokenUsage
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
+from otel_mapper.model import TokenUsage
+from otel_mapper.otlp.anyvalue import to_text
 from semconv import genai
 
 if TYPE_CHECKING:

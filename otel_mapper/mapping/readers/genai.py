@@ -15,9 +15,17 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.members import (
     EXECUTION_KINDS as _EXECUTION_KINDS,
+)
+from otel_mapper.mapping.members import (
     HANDOFF as _HANDOFF,
+)
+from otel_mapper.mapping.members import (
     MODEL_CALL as _MODEL_CALL,
+)
+from otel_mapper.mapping.members import (
     TOOL_EXECUTION as _TOOL_EXECUTION,
+)
+from otel_mapper.mapping.members import (
     WORKFLOW_STEP as _WORKFLOW_STEP,
 )
 from otel_mapper.mapping.messages import arguments_text, read_input_messages, read_output_messages

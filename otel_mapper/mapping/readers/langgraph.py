@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from otel_mapper.otlp.anyvalue import Decoded
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
+from otel_mapper.otlp.anyvalue import Decoded
 from semconv import langgraph
 
 __all__ = ["is_control_flow", "sequence_from_metadata"]

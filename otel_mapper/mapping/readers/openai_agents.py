@@ -16,12 +16,12 @@ import ast
 import logging
 from typing import Final
 
-from otel_mapper.otlp.anyvalue import Decoded
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.messages import arguments_text, message_digest, parts_message, text_part, tool_call_part
 from otel_mapper.mapping.readers.common import clean_name
 from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operation
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView
+from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai
 from semconv import openai_agents as oa
 from semconv.trajectory import NodeKind

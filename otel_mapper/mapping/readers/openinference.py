@@ -18,7 +18,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from otel_mapper.otlp.anyvalue import Decoded
 from otel_mapper.bundle.canonical import digest
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.messages import (
@@ -34,6 +33,7 @@ from otel_mapper.mapping.readers.genai import fill_genai_facts
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
 from otel_mapper.mapping.spans import SpanView, parse_json_text
+from otel_mapper.otlp.anyvalue import Decoded
 from semconv import langgraph
 from semconv import openinference as oi
 from semconv.trajectory import NodeKind

@@ -17,7 +17,6 @@ import ast
 import logging
 from typing import Final
 
-from otel_mapper.otlp.anyvalue import Decoded
 from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.messages import arguments_text
 from otel_mapper.mapping.readers.common import clean_name
@@ -25,6 +24,7 @@ from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operatio
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView
+from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai, langgraph
 from semconv import openllmetry as tl
 from semconv.trajectory import NodeKind

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 from typing import Final
 
-from otel_mapper.otlp.anyvalue import Decoded
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.messages import (
     MAX_MESSAGES,
@@ -29,6 +28,7 @@ from otel_mapper.mapping.messages import (
 from otel_mapper.mapping.readers.common import clean_name, read_usage
 from otel_mapper.mapping.readers.genai import fill_genai_facts
 from otel_mapper.mapping.spans import SpanView
+from otel_mapper.otlp.anyvalue import Decoded
 from semconv import vercel as ai
 from semconv.trajectory import NodeKind
 
