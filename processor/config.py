@@ -20,6 +20,7 @@ from processor.detectors.config import DetectorsConfig, parse_detectors
 from processor.resources import cgroup_limits, usable_cpus
 
 __all__ = [
+    "ArtifactsConfig",
     "AuthConfig",
     "Config",
     "ConfigError",
@@ -130,6 +131,53 @@ class MetricsConfig:
     """``otlp.tls.cert_file``/``key_file``: a client certificate for a metrics endpoint that requires one."""
 
 
+# --- artifacts: which traces get files, and for how long ------------------------------------------------------
+# ``output.artifacts``, ``output.artifacts_sampling_percentage``, ``output.retention.{max_megabytes,max_days}``.
+# Kept together here (dataclass, defaults, parser) so the block can move as one.
+
+ARTIFACT_MODES: tuple[str, ...] = ("all", "findings", "none")
+DEFAULT_ARTIFACT_MODE = "findings"
+DEFAULT_RETENTION_MAX_MEGABYTES = 1024
+DEFAULT_RETENTION_MAX_DAYS = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArtifactsConfig:
+    """Which analysed traces get a bundle and a ledger, and how long the files are kept."""
+
+    mode: Literal["all", "findings", "none"] = "findings"
+    """``output.artifacts``: ``findings`` (a finding, a failing verdict or a detector error), ``all``, ``none``."""
+    sampling_percentage: float = 0.0
+    """``output.artifacts_sampling_percentage``: share (0-100) of the traces ``mode`` leaves out that get files
+    all the same, chosen by trace id (the same traces on every replica)."""
+    max_megabytes: int = DEFAULT_RETENTION_MAX_MEGABYTES
+    """``output.retention.max_megabytes``: artifact files kept in all, oldest traces deleted first; 0: no bound."""
+    max_days: float = DEFAULT_RETENTION_MAX_DAYS
+    """``output.retention.max_days``: artifact files older than this are deleted; 0: kept whatever their age."""
+
+
+def _parse_artifacts(output: _Reader) -> ArtifactsConfig:
+    mode = output.choice("artifacts", DEFAULT_ARTIFACT_MODE, ARTIFACT_MODES)
+    if output.raw.get("write_artifacts") is False and output.raw.get("artifacts", "none") != "none":
+        output.problems.append(
+            "output.artifacts: contradicts output.write_artifacts: false (remove write_artifacts, or set artifacts: none)"
+        )
+    percentage = output.float("artifacts_sampling_percentage", 0.0)
+    if percentage > 100:
+        output.problems.append(f"output.artifacts_sampling_percentage: expected 0 to 100, got {percentage!r}")
+        percentage = 100.0
+    retention = output.section("retention", {"max_megabytes", "max_days"})
+    return ArtifactsConfig(
+        mode=mode,  # type: ignore[arg-type]
+        sampling_percentage=percentage,
+        max_megabytes=retention.int("max_megabytes", DEFAULT_RETENTION_MAX_MEGABYTES, minimum=0),
+        max_days=retention.float("max_days", DEFAULT_RETENTION_MAX_DAYS),
+    )
+
+
+# --- end of the artifacts block -------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Config:
     listen: str = DEFAULT_LISTEN
@@ -147,6 +195,8 @@ class Config:
     auth: AuthConfig | None = None
     output_dir: str = DEFAULT_OUTPUT_DIR
     write_artifacts: bool = True
+    """``false``: no artifact files (the same as ``artifacts: none``)."""
+    artifacts: ArtifactsConfig = field(default_factory=ArtifactsConfig)
     export: ExportConfig | None = None
     logs_export: ExportConfig | None = None
     """Where received OTLP logs are forwarded unchanged; ``None``: logs are only joined to their spans."""
@@ -452,7 +502,10 @@ def parse_config(raw: Any, source: str = "config", base_dir: Path | None = None)
         {"decision_wait", "idle_timeout", "max_trace_wait", "num_traces", "max_buffered_spans", "released_cache_size",
          "passthrough", "memory_limit_mib", "analysis_workers"},
     )
-    output = top.section("output", {"directory", "write_artifacts", "content_mode"})
+    output = top.section(
+        "output",
+        {"directory", "write_artifacts", "content_mode", "artifacts", "artifacts_sampling_percentage", "retention"},
+    )
     telemetry = top.section("telemetry", {"metrics"})
     listen = receiver.str("endpoint", DEFAULT_LISTEN) or DEFAULT_LISTEN
     _endpoint(listen, "receiver.endpoint", problems)
@@ -474,6 +527,7 @@ def parse_config(raw: Any, source: str = "config", base_dir: Path | None = None)
         auth=_parse_auth(receiver.section("auth", {"bearer_token", "bearer_token_file"})),
         output_dir=output.str("directory", DEFAULT_OUTPUT_DIR) or DEFAULT_OUTPUT_DIR,
         write_artifacts=output.bool("write_artifacts", True),
+        artifacts=_parse_artifacts(output),
         content_mode=output.choice("content_mode", "digest", ("keep", "digest", "drop")),  # type: ignore[arg-type]
         export=export,
         logs_export=logs_export,

@@ -1,16 +1,18 @@
-"""``otel-trajectory map``: the same analysis as ``serve``, offline, from files (no network)."""
+"""``otel-trajectory map``: the same analysis as ``serve``, offline, from files (no network).
+
+Unlike ``serve``, ``map`` writes every trajectory's bundle and ledger, whatever ``output.artifacts`` says, in the
+same per-trace layout, synchronously."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
 
-from otel_mapper.bundle.writer import BundleOptions
 from otel_mapper.otlp.held import hold_envelopes
 from otel_mapper.otlp.envelopes import SpanEnvelope, build_requests, split_request
 from otel_mapper.otlp.json_codec import decode_any
 from processor.pipeline.analysis import AnalysedTrace, Analyser
-from processor.pipeline.artifacts import ArtifactWriter
+from processor.pipeline.artifacts import ArtifactWriter, artifact_writer
 from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
 from processor.config import Config
 from processor.detectors.chain import DetectorChain
@@ -44,7 +46,7 @@ def group_by_trace(envelopes: Iterable[SpanEnvelope]) -> dict[bytes, list[SpanEn
 def map_files(paths: list[Path], config: Config, output_dir: Path) -> list[AnalysedTrace]:
     envelopes, _ = read_envelopes(paths)
     analyser = Analyser(DetectorChain(load_detectors(config.detectors), config.detectors))
-    writer = ArtifactWriter(output_dir, BundleOptions(content_mode=config.content_mode))
+    writer = ArtifactWriter(output_dir, artifact_writer(config).options)  # map writes every trajectory's files
     results: list[AnalysedTrace] = []
     for trace_id, group in group_by_trace(envelopes).items():
         released = ReleasedTrace(
