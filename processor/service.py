@@ -577,12 +577,14 @@ class TrajectoryService:
             self._exporter.enqueue(OutboundRequest(raw, 1, (origin,), alone=True))
 
     async def flush(self) -> None:
-        """Wait until everything released so far is analysed and exported (tests and the demo)."""
+        """Wait until everything released so far is analysed and exported, and its artifact files written (tests
+        and the demo)."""
         assert self._released is not None
         await self._released.join()
         for exporter in (self._exporter, self._logs_exporter):
             if exporter is not None:
                 await exporter.flush()
+        await self._analysis.flush_artifacts()
 
 
 def _spool_bytes(export: ExportConfig | None) -> int:

@@ -319,13 +319,15 @@ class AnalysisStage:
             counters.analysis_errors += 1
         return analysed
 
-    async def flush_artifacts(self, timeout: float | None = None) -> bool:
-        """Wait until this process's artifact writer has written what it was given (tests, the demo)."""
-        if self._artifacts is None:
-            return True
-        done = await asyncio.to_thread(self._artifacts.wait_idle, timeout)
-        self._report_artifacts()
-        return done
+    async def flush_artifacts(self, timeout: float | None = None) -> None:
+        """Wait until the artifact writers (this process's, or the workers') have written what they were given."""
+        if self._pool is not None:
+            for reply in await self._pool.flush_artifacts():
+                if isinstance(reply, DoneReply):
+                    self._add_tally(reply.artifacts)
+        if self._artifacts is not None:
+            await asyncio.to_thread(self._artifacts.wait_idle, timeout)
+            self._report_artifacts()
 
     async def close(self) -> None:
         """Finish the work in hand, stop the workers (their artifact writers finish first), write the artifacts

@@ -39,6 +39,7 @@ from processor.pipeline.packed import PackedTrace
 from processor.pipeline.worker_messages import (
     AnalyseCall,
     FinishCall,
+    FlushCall,
     ForgetCall,
     StopCall,
     WorkerCall,
@@ -255,6 +256,18 @@ class AnalysisPool:
     ) -> WorkerReply:
         """Phase two on the worker that holds phase one's results (one drift result per mapped trace)."""
         return await handle.call(job, FinishCall(job, tuple(drift_results)), generation, self.job_timeout)
+
+    async def flush_artifacts(self) -> list[WorkerReply]:
+        """Wait until every running worker's artifact writer has written what it was given."""
+        if not self._started or self.closing:
+            return []
+        calls = []
+        for handle in self._handles:
+            if handle.up:
+                self._jobs += 1
+                calls.append(handle.call(self._jobs, FlushCall(self._jobs), handle.generation, self.job_timeout))
+        replies = await asyncio.gather(*calls, return_exceptions=True)
+        return [reply for reply in replies if not isinstance(reply, BaseException)]
 
     def forget(self, handle: _Handle, generation: int, job: int) -> None:
         """Drop phase one's result in the worker (phase two will not come)."""

@@ -47,6 +47,7 @@ from processor.pipeline.worker_messages import (
     DoneReply,
     FailedReply,
     FinishCall,
+    FlushCall,
     ForgetCall,
     MappedReply,
     StopCall,
@@ -73,6 +74,11 @@ GC_THRESHOLDS: Final = (10_000, 20, 100)
 """Cyclic-collector thresholds in a worker. Analysis allocates millions of short-lived, acyclic objects per large
 trace; with the defaults (700, 10, 10) full collections, whose cost grows with the heap, made per-span cost grow
 with trace size (about 1.6x at 100,000 spans, against 1.3x with collections this rare)."""
+
+
+ARTIFACT_FLUSH_TIMEOUT: Final = 60.0
+ARTIFACT_CLOSE_TIMEOUT: Final = 4.0
+"""Within the pool's stop timeout (5 s), after which the main process kills a worker that has not exited."""
 
 
 @dataclass(slots=True)
@@ -111,6 +117,10 @@ class AnalysisWorker:
             if isinstance(call, ForgetCall):
                 self._pending.pop(call.job, None)
                 return None
+            if isinstance(call, FlushCall):
+                if self._artifacts is not None:
+                    self._artifacts.wait_idle(ARTIFACT_FLUSH_TIMEOUT)
+                return DoneReply(call.job, (), self._tally())
             raise ValueError(f"unknown call {type(call).__name__}")
         except Exception as exc:  # the main process fails the spans open; this worker keeps serving
             job = getattr(call, "job", -1)
@@ -119,9 +129,9 @@ class AnalysisWorker:
             return FailedReply(job, f"{type(exc).__name__}: {str(exc)[:MAX_REASON_CHARS]}")
 
     def close(self) -> None:
-        """Write the artifacts still queued, then stop the writer thread."""
+        """Write the artifacts still queued (within :data:`ARTIFACT_CLOSE_TIMEOUT`), then stop the writer thread."""
         if self._artifacts is not None:
-            self._artifacts.close()
+            self._artifacts.close(ARTIFACT_CLOSE_TIMEOUT)
 
     def _analyse(self, job: int, traces: Sequence[PackedTrace]) -> MappedReply:
         outcomes: list[DriftInput | WorkerResult] = []

@@ -6,6 +6,7 @@ Calls go to a worker, replies come back, each naming its ``job``; every class pi
                                                                     phase two) or WorkerResult (failed open)
     FinishCall(job, drift_results)  -> DoneReply(job, results)      one drift result per mapped trace, in order
     ForgetCall(job)                                                 drop what phase one kept (no reply)
+    FlushCall(job)                  -> DoneReply(job, ())           once the worker's artifact writer is idle
     StopCall()                                                      the worker exits (no reply)
     a call that fails as a whole    -> FailedReply(job, reason)     the main process fails those traces open
 """
@@ -26,6 +27,7 @@ __all__ = [
     "DoneReply",
     "FailedReply",
     "FinishCall",
+    "FlushCall",
     "ForgetCall",
     "MappedReply",
     "StopCall",
@@ -81,6 +83,12 @@ class ForgetCall:
     job: int
 
 
+@pickled_by_fields
+@dataclass(frozen=True, slots=True)
+class FlushCall:
+    job: int
+
+
 @dataclass(frozen=True, slots=True)
 class StopCall:
     job: int = 0
@@ -108,5 +116,5 @@ class FailedReply:
     reason: str
 
 
-WorkerCall = AnalyseCall | FinishCall | ForgetCall | StopCall
+WorkerCall = AnalyseCall | FinishCall | FlushCall | ForgetCall | StopCall
 WorkerReply = MappedReply | DoneReply | FailedReply
