@@ -87,3 +87,30 @@ def test_delete_one_trace_by_id(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert delete_trace_artifacts(tmp_path, trace_hex(2)) == (0, 0)  # already gone: nothing to do
     assert cli_main(["delete", "not-a-trace-id", "--output-dir", str(tmp_path)]) == 2
     assert "32 hex digits" in capsys.readouterr().err
+
+
+def test_the_periodic_sweep_counts_what_it_deletes_in_self_metrics(tmp_path: Path) -> None:
+    import asyncio
+
+    from processor.telemetry.counters import ProcessorCounters, Telemetry
+
+    make_trace(tmp_path, 1, age_days=3, size=100)
+    make_trace(tmp_path, 2, age_days=0, size=100)
+    telemetry = Telemetry()
+    sweeper = RetentionSweeper(tmp_path, max_megabytes=0, max_days=1, clock=lambda: NOW)
+
+    async def run() -> ProcessorCounters:
+        task = asyncio.create_task(sweeper.run(telemetry.processor, interval=3600))
+        try:
+            for _ in range(1000):  # the first sweep runs at once, in a thread
+                if telemetry.processor.artifacts_retention_deleted_traces:
+                    break
+                await asyncio.sleep(0.01)
+        finally:
+            task.cancel()
+        return telemetry.processor
+
+    counters = asyncio.run(run())
+    assert counters.artifacts_retention_deleted_traces == 1 and counters.artifacts_retention_deleted_bytes == 100
+    assert telemetry.snapshot()["otel_trajectory_processor_artifacts_retention_deleted_traces"] == 1
+    assert (tmp_path / trace_hex(2)).exists() and not (tmp_path / trace_hex(1)).exists()
