@@ -87,8 +87,18 @@ class FastPath:
         return False
 
     def _may_be_agent(self, spans: Sequence[HeldSpan]) -> bool:
-        may_claim = self._recogniser.may_claim
-        return any(may_claim(span.data, span.group.scope) for span in spans)
+        recogniser = self._recogniser
+        span_may_claim = recogniser.span_may_claim
+        scopes_seen: set[int] = set()
+        for span in spans:
+            group = span.group
+            if id(group) not in scopes_seen:
+                scopes_seen.add(id(group))
+                if recogniser.scope_may_claim(group.scope):
+                    return True
+            if span_may_claim(span.data):
+                return True
+        return False
 
     def forward(self, released: ReleasedTrace, max_request_bytes: int) -> list[OutboundRequest]:
         """The trace's spans as Export requests, unparsed; records the release (the hook for the run store)."""

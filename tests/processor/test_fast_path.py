@@ -10,7 +10,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from bench.synthetic import trace_request
 from otel_mapper.mapping.readers import FallbackReader, default_readers
-from otel_mapper.mapping.recognition import SpanRecogniser
+from otel_mapper.mapping.recognition import SpanRecogniser, needles_for
 from otel_mapper.mapping.spans import SpanView
 from otel_mapper.otlp.held import HeldSpan, hold_request
 from processor.cli.offline import read_envelopes
@@ -135,5 +135,15 @@ def test_every_span_a_reader_claims_in_the_corpus_is_recognised_from_its_bytes()
             claimed += 1
             assert recogniser.may_claim(envelope.span.SerializeToString(), envelope.scope.SerializeToString()), envelope.span.name
     assert claimed > 100
-    web = request(web_spans()).resource_spans[0].scope_spans[0]
+    web = request(web_spans(), scope="opentelemetry.instrumentation.flask").resource_spans[0].scope_spans[0]
     assert not any(recogniser.may_claim(s.SerializeToString(), web.scope.SerializeToString()) for s in web.spans)
+
+
+def test_every_marker_of_every_reader_contains_a_needle() -> None:
+    recogniser = SpanRecogniser()
+    for reader in default_readers():
+        for key in getattr(reader, "marker_keys", ()):
+            assert any(needle in key.encode() for needle in recogniser.key_needles), key
+        for scope in getattr(reader, "marker_scopes", ()):
+            assert scope.encode() in recogniser.scope_needles, scope
+    assert needles_for(["gen_ai.a", "gen_ai.b.c", "ai.operationId", "plain"]) == (b"ai.operationId", b"gen_ai.", b"plain")
