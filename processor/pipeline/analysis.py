@@ -28,6 +28,7 @@ from processor.pipeline.artifact_policy import ArtifactPolicy
 from processor.pipeline.artifacts import ArtifactCounts, BackgroundArtifactWriter, artifact_writer
 from processor.pipeline.assembler import ReleasedTrace
 from processor.pipeline.batch_queue import ANALYSIS_BATCH_SPANS, ANALYSIS_BATCH_TRACES, BatchQueue
+from processor.pipeline.drift_turns import DriftTurns
 from processor.pipeline.exporter import OutboundRequest
 from processor.pipeline.fast_path import FastPath, FastPathRuns
 from processor.pipeline.packed import pack_trace
@@ -146,7 +147,7 @@ class AnalysisStage:
         self._counters = counters
         self._max_request_bytes = max_request_bytes
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="otel-trajectory-analysis")
-        self._turns = _Turns()
+        self._turns = DriftTurns()
         self._pool: AnalysisPool | None = None
         self._analyser: Analyser | None = None
         self._policy = ArtifactPolicy.from_config(config)
@@ -347,45 +348,6 @@ class AnalysisStage:
             await asyncio.to_thread(self._artifacts.close)
             self._report_artifacts()
         self._drift.save()
-
-
-class _Turns:
-    """Tickets in call order; drift for ticket N is evaluated only after every earlier ticket is done."""
-
-    def __init__(self) -> None:
-        self._issued = 0
-        self._current = 0
-        self._finished: set[int] = set()
-        self._waiters: dict[int, asyncio.Future[None]] = {}
-
-    def take(self) -> int:
-        ticket = self._issued
-        self._issued += 1
-        return ticket
-
-    def is_current(self, ticket: int) -> bool:
-        return self._current == ticket
-
-    async def wait(self, ticket: int) -> None:
-        if self._current == ticket:
-            return
-        waiter = self._waiters[ticket] = asyncio.get_running_loop().create_future()
-        try:
-            await waiter
-        finally:
-            self._waiters.pop(ticket, None)
-
-    def done(self, ticket: int) -> None:
-        """Mark ``ticket`` done (again: no effect) and wake the next one in line."""
-        if ticket < self._current or ticket in self._finished:
-            return
-        self._finished.add(ticket)
-        while self._current in self._finished:
-            self._finished.discard(self._current)
-            self._current += 1
-        waiter = self._waiters.get(self._current)
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
 
 
 def outbound_requests(envelopes: Sequence[SpanEnvelope], max_bytes: int) -> list[OutboundRequest]:
