@@ -3,7 +3,8 @@
 Shapes (``--shape``):
 
 - ``agent``: 9-span agent traces: 1 ``invoke_agent``, 4 ``chat`` whose ``gen_ai.input.messages`` grows with each
-  turn (the conversation so far), 4 ``execute_tool`` with call ids;
+  turn (the conversation so far), 4 ``execute_tool`` with call ids; in ``--failing-percent`` (10) of them the
+  last tool call fails, a finding, so the default policy writes their bundle and ledger;
 - ``web``: 3-span web traces: HTTP server span -> DB query + outgoing HTTP call, no GenAI attribute;
 - ``mix``: 90 % web, 10 % agent traces;
 - ``overload``: agent traces paced at ``--overload-factor`` (2) x the best rate ``serve`` reached on ``agent`` in
@@ -40,7 +41,7 @@ import grpc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest, ExportTraceServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
-from opentelemetry.proto.trace.v1.trace_pb2 import ScopeSpans, Span
+from opentelemetry.proto.trace.v1.trace_pb2 import ScopeSpans, Span, Status
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -60,7 +61,9 @@ def _kv(key: str, value: str | int) -> KeyValue:
     return KeyValue(key=key, value=AnyValue(string_value=value))
 
 
-def add_agent_trace(scope: ScopeSpans, number: int) -> None:
+def add_agent_trace(scope: ScopeSpans, number: int, failing: bool = False) -> None:
+    """Nine spans; ``failing``: the last tool call ends in an error (a finding, so artifacts under the default
+    policy)."""
     trace_id = number.to_bytes(16, "big")
     root = scope.spans.add(trace_id=trace_id, span_id=(1).to_bytes(8, "big"), name="invoke_agent bench",
                            start_time_unix_nano=1, end_time_unix_nano=100)
@@ -79,6 +82,9 @@ def add_agent_trace(scope: ScopeSpans, number: int) -> None:
                                name="execute_tool lookup", start_time_unix_nano=3 + 2 * turn, end_time_unix_nano=4 + 2 * turn)
         tool.attributes.extend([_kv(genai.OPERATION_NAME, "execute_tool"), _kv(genai.TOOL_NAME, "lookup"),
                                 _kv(genai.TOOL_CALL_ID, call), _kv(genai.TOOL_CALL_ARGUMENTS, json.dumps({"q": turn}))])
+        if failing and turn == 3:
+            tool.status.code = Status.STATUS_CODE_ERROR
+            tool.status.message = "timeout"
         conversation += output + [{"role": "tool", "parts": [{"type": "tool_call_response", "id": call,
                                                                "response": "r" * TURN_CHARS}]}]
 
@@ -107,7 +113,7 @@ def shape_of(name: str) -> Callable[[int], bool]:
     return lambda number: number % 10 == 0  # mix: 10 % agent
 
 
-def build_requests(shape: str, first: int, traces: int) -> tuple[list[bytes], int]:
+def build_requests(shape: str, first: int, traces: int, failing_percent: float = 0.0) -> tuple[list[bytes], int]:
     is_agent = shape_of(shape)
     payloads: list[bytes] = []
     spans = 0
@@ -118,15 +124,18 @@ def build_requests(shape: str, first: int, traces: int) -> tuple[list[bytes], in
         scope = resource.scope_spans.add()
         scope.scope.name = "bench"
         for number in range(first + offset, first + min(offset + TRACES_PER_REQUEST, traces)):
-            (add_agent_trace if is_agent(number) else add_web_trace)(scope, number)
+            if is_agent(number):
+                add_agent_trace(scope, number, failing=number * 2_654_435_761 % 10_000 < failing_percent * 100)
+            else:
+                add_web_trace(scope, number)
         spans += len(scope.spans)
         payloads.append(request.SerializeToString())
     return payloads, spans
 
 
-def client(port: int, shape: str, first: int, traces: int, ready: Barrier, rate: float) -> None:
+def client(port: int, shape: str, first: int, traces: int, ready: Barrier, rate: float, failing_percent: float) -> None:
     """Send the shape's requests; ``rate`` > 0: paced at that many requests per second, else closed loop."""
-    payloads, _ = build_requests(shape, first, traces)
+    payloads, _ = build_requests(shape, first, traces, failing_percent)
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export",
                                  request_serializer=lambda data: data, response_deserializer=lambda data: data)
@@ -206,12 +215,13 @@ async def one_run(kind: str, shape: str, args: argparse.Namespace, rate: float =
             if rate > 0:  # overload: enough traces for the whole window at the paced rate
                 traces = int(rate * args.overload_seconds / 9)
             per_client = traces // args.clients
-            _, expected = build_requests(shape, 1, per_client)
+            _, expected = build_requests(shape, 1, per_client, args.failing_percent)
             expected *= args.clients
             request_rate = rate / 9 / TRACES_PER_REQUEST / args.clients if rate > 0 else 0.0
             context = multiprocessing.get_context("spawn")
             ready = context.Barrier(args.clients + 1)
-            clients = [context.Process(target=client, args=(port, shape, 1 + c * per_client, per_client, ready, request_rate))
+            clients = [context.Process(target=client, args=(port, shape, 1 + c * per_client, per_client, ready, request_rate,
+                                                               args.failing_percent))
                        for c in range(args.clients)]
             for process in clients:
                 process.start()
@@ -227,12 +237,13 @@ async def one_run(kind: str, shape: str, args: argparse.Namespace, rate: float =
             for process in clients:
                 process.join()
             delivered = max(sink.span_count, 1)
+            bundles = sum(1 for _ in (Path(temp) / "out").glob("*/bundle*.json"))
             if sink.span_count - first_count >= sink.span_count / 2:
                 rate = (sink.span_count - first_count) / max(finished - first_at, POLL_SECONDS)
             else:  # most spans came in one release (a run shorter than decision_wait): the whole run's rate
                 rate = sink.span_count / (finished - started)
             return {"rate": rate, "cpu_us": cpu / delivered * 1e6, "delivered": sink.span_count,
-                    "expected": expected}
+                    "expected": expected, "bundles": bundles}
         finally:
             target.terminate()
             target.wait(timeout=60)
@@ -262,6 +273,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=2)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--failing-percent", type=float, default=10.0, help="share of agent traces whose last tool "
+                        "call fails (a finding: these get artifact files under the default policy)")
     parser.add_argument("--overload-factor", type=float, default=2.0)
     parser.add_argument("--overload-seconds", type=float, default=60.0)
     args = parser.parse_args()
@@ -289,7 +302,7 @@ def main() -> None:
             best_agent = max(r["rate"] for r in rates["serve"])
         print(f"{shape:6s}: hop {hop_rate:8.0f} spans/s ({statistics.median(r['cpu_us'] for r in rates['hop']):.0f} us CPU/span), "
               f"serve {serve_rate:8.0f} spans/s ({statistics.median(r['cpu_us'] for r in rates['serve']):.0f} us CPU/span); "
-              f"serve / hop {serve_rate / hop_rate:.2f}")
+              f"serve / hop {serve_rate / hop_rate:.2f}; bundles written by serve {rates['serve'][-1]['bundles']:.0f}")
 
 
 if __name__ == "__main__":
