@@ -581,10 +581,10 @@ class TrajectoryService:
         and the demo)."""
         assert self._released is not None
         await self._released.join()
+        await self._analysis.flush_artifacts()
         for exporter in (self._exporter, self._logs_exporter):
             if exporter is not None:
                 await exporter.flush()
-        await self._analysis.flush_artifacts()
 
 
 def _spool_bytes(export: ExportConfig | None) -> int:
