@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.synthetic import trace_request  # noqa: E402
 from otel_mapper.otlp.held import hold_request  # noqa: E402
-from processor.config import Config  # noqa: E402
+from processor.config import ArtifactsConfig, Config  # noqa: E402
 from processor.pipeline.analysis import AnalysisStage, BatchQueue  # noqa: E402
 from processor.pipeline.assembler import ReleasedTrace, ReleaseReason  # noqa: E402
 from processor.pipeline.exporter import OutboundRequest  # noqa: E402
@@ -75,7 +75,8 @@ def percentile(values: list[float], fraction: float) -> float:
 
 async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        config = Config(output_dir=tmp, write_artifacts=args.artifacts).with_overrides(analysis_workers=args.workers)
+        artifacts = ArtifactsConfig(mode="all" if args.artifacts else "none")
+        config = Config(output_dir=tmp, artifacts=artifacts).with_overrides(analysis_workers=args.workers)
         stage = AnalysisStage(config, ProcessorCounters(), 4 * 1024 * 1024)
         loops = max(1, args.workers) * 2
         try:

@@ -164,7 +164,7 @@ async def one_run(mode: str, args: argparse.Namespace) -> RunResult:
             "receiver: {http: {enabled: false}}\n"
             f"processor: {{decision_wait: 0.2s, idle_timeout: 5s, passthrough: {'true' if mode == 'passthrough' else 'false'}{workers}}}\n"
             f"exporter: {{endpoint: '127.0.0.1:{sink_port}', compression: none{spool}}}\n"
-            f"output: {{directory: '{tmp}/out', write_artifacts: {'true' if args.artifacts else 'false'}}}\n"
+            f"output: {{directory: '{tmp}/out', artifacts: {args.artifact_mode or ('all' if args.artifacts else 'none')}}}\n"
         )
         program = ["-m", "processor.cli"]
         command = [sys.executable, *program, "--log-level", "WARNING", "serve", "--config", str(config),
@@ -229,7 +229,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--workers", type=int, default=None, help="processor.analysis_workers (default: the config default)")
-    parser.add_argument("--artifacts", action="store_true", help="also write bundle and ledger files")
+    parser.add_argument("--artifacts", action="store_true", help="also write bundle and ledger files, for every trace "
+                        "(output.artifacts: all; without it: none)")
+    parser.add_argument("--artifact-mode", choices=["all", "findings", "none"], help="output.artifacts (overrides "
+                        "--artifacts; findings is serve's default)")
     parser.add_argument("--no-spool", dest="spool", action="store_false", help="turn the spool off (it is on by "
                         "default in serve: every request is fsynced before it is acknowledged)")
     parser.add_argument("--profile", help="record a py-spy raw profile of the processor in full mode to this file")

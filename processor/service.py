@@ -336,8 +336,10 @@ class TrajectoryService:
         logger.info("otel-trajectory stopped: %s", self.telemetry.snapshot())
 
     async def flush(self) -> None:
-        """Wait until everything released so far is analysed and exported (tests and the demo)."""
+        """Wait until everything released so far is analysed and exported, and its artifact files written (tests
+        and the demo)."""
         await self._processing.join()
+        await self._analysis.flush_artifacts()
         for pipeline in self._pipelines:
             await pipeline.flush()
 

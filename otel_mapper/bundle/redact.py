@@ -174,12 +174,38 @@ _TRIGGER: Final = re.compile(
 rules are skipped (most strings in a bundle are ids, kinds and names). Keep in step with ``_RULES``."""
 
 
+_TRIGGER_CASED: Final = (
+    "sk-", "sk_", "rk_", "pk_", "AIza", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "eyJ",
+    "-----BEGIN", "://", "AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "ABIA", "ACCA", "API_KEY",
+    "APIKEY", "ACCESS_KEY",
+)
+_TRIGGER_UNCASED: Final = (
+    "authorization", "bearer", "basic", "password", "passwd", "passphrase", "secret", "api_key", "api-key", "apikey",
+    "token", "private_key", "private-key", "privatekey", "credential",
+)
+""":data:`_TRIGGER` spelled out as substrings, for ASCII text: there, ``(?i:...)`` is exactly ``str.lower()``, and
+two case-sensitive alternations of literals cost a fraction of the case-insensitive one (most strings of a bundle are
+short ASCII ids and names). Keep in step with ``_TRIGGER``; a test checks both agree."""
+
+
+_TRIGGER_CASED_PATTERN: Final = re.compile("|".join(re.escape(needle) for needle in _TRIGGER_CASED))
+_TRIGGER_UNCASED_PATTERN: Final = re.compile("|".join(re.escape(needle) for needle in _TRIGGER_UNCASED))
+
+
+def may_hold_secret(text: str) -> bool:
+    """Whether ``_TRIGGER`` matches ``text`` (the rules need to run)."""
+    if not text.isascii():
+        return _TRIGGER.search(text) is not None
+    return _TRIGGER_CASED_PATTERN.search(text) is not None or _TRIGGER_UNCASED_PATTERN.search(text.lower()) is not None
+
+
 def scrub(text: str) -> str:
     """``text`` with every secret the rules recognise replaced by ``[REDACTED:<kind>]`` (idempotent)."""
     if len(text) > MAX_SCRUB_CHARS:
         text = text[:MAX_SCRUB_CHARS]
-    text = clean(text)
-    if _TRIGGER.search(text) is None:
+    if not text.isascii():  # ASCII always encodes
+        text = clean(text)
+    if not may_hold_secret(text):
         return text
     for _kind, pattern, replace in _RULES:
         text = pattern.sub(replace, text)
@@ -245,38 +271,46 @@ def reference_slot(source_digest: str | None, mode: ContentMode) -> dict[str, ob
 
 
 def scrub_tree(value: object) -> object:
-    """A copy of a JSON-like tree with :func:`scrub` applied to every string, keys included. Iterative."""
+    """A copy of a JSON-like tree with :func:`scrub` applied to every string, keys included. Iterative.
+
+    Each distinct string is scrubbed once per call (keys and kinds repeat throughout a document)."""
     if isinstance(value, str):
         return scrub(value)
     if not isinstance(value, (dict, list, tuple)):
         return value
-    root: list[object] = [None]
-    # Each work item: (source container, destination container, key in destination's parent is already set).
+    scrubbed: dict[str, str] = {}
+
+    def scrub_once(text: str) -> str:
+        result = scrubbed.get(text)
+        if result is None:
+            result = scrubbed[text] = scrub(text)
+        return result
+
+    # Each work item: (source container, its copy, to fill).
     stack: list[tuple[object, object]] = []
     root_copy = _empty_like(value)
-    root[0] = root_copy
     stack.append((value, root_copy))
     while stack:
         source, target = stack.pop()
         if isinstance(source, dict):
             assert isinstance(target, dict)
             for key, item in source.items():
-                new_key = scrub(key) if isinstance(key, str) else key
-                target[new_key] = _child(item, stack)
+                new_key = scrub_once(key) if isinstance(key, str) else key
+                target[new_key] = _child(item, stack, scrub_once)
         else:
             assert isinstance(source, (list, tuple)) and isinstance(target, list)
             for item in source:
-                target.append(_child(item, stack))
-    return root[0]
+                target.append(_child(item, stack, scrub_once))
+    return root_copy
 
 
 def _empty_like(value: object) -> object:
     return {} if isinstance(value, dict) else []
 
 
-def _child(item: object, stack: list[tuple[object, object]]) -> object:
+def _child(item: object, stack: list[tuple[object, object]], scrub_once: Callable[[str], str]) -> object:
     if isinstance(item, str):
-        return scrub(item)
+        return scrub_once(item)
     if isinstance(item, (dict, list, tuple)):
         copy = _empty_like(item)
         stack.append((item, copy))

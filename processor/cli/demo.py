@@ -80,7 +80,8 @@ async def _run(output_dir: Path, timeout: float) -> int:
     print(format_table(rows))
     print()
     print(f"sent {sent} spans in {len(files)} corpus files; received {sink.span_count} annotated spans downstream")
-    print(f"bundles, ledgers and spans written under {output_dir}/<trace id>/")
+    print(f"bundles and ledgers of the traces output.artifacts selects ({config.artifacts.mode}) written under "
+          f"{output_dir}/<trace id>/")
     if not complete or sink.span_count != sent:
         print("ERROR: not every span came back")
         return 1

@@ -1,5 +1,5 @@
 """The ``otel-trajectory`` command: serve, map, report, demo, eval, validate, replay, dataset, check-config,
-healthcheck.
+healthcheck, delete.
 
 Command names and flags are a public interface: add, never rename.
 """
@@ -69,6 +69,11 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="run the pipeline on the embedded corpus over loopback")
     demo.add_argument("--output-dir", type=Path, default=Path("otel-trajectory-data/demo"))
+
+    delete = commands.add_parser("delete", help="delete the artifact files (bundles, ledgers) of traces by id")
+    delete.add_argument("trace_ids", nargs="+", metavar="TRACE_ID", help="32 hex digits, as Jaeger or Tempo show it")
+    delete.add_argument("--config", type=Path, help="YAML config file (its output.directory)")
+    delete.add_argument("--output-dir", type=Path, help="output directory (default: the config's, ./otel-trajectory-data)")
 
     check = commands.add_parser(
         "check-config", help="validate a config file and what serve will read (TLS and token files, spool); report every problem"
@@ -177,6 +182,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             from processor.cli.demo import run_demo
 
             return run_demo(args.output_dir)
+        if args.command == "delete":
+            from processor.pipeline.retention import delete_trace_artifacts
+
+            output_dir = args.output_dir or Path(_load(args.config).output_dir)
+            for trace_id in args.trace_ids:
+                files, size = delete_trace_artifacts(output_dir, trace_id)
+                print(f"{trace_id}: {files} artifact file(s) deleted ({size} bytes)" if files
+                      else f"{trace_id}: no artifacts under {output_dir}")
+            return 0
         if args.command == "check-config":
             config = _check_config(args.file, offline=args.offline)
             print(f"{args.file}: OK" + (" (offline: files not checked)" if args.offline else ""))

@@ -1,4 +1,7 @@
-"""``otel-trajectory map``: the same analysis as ``serve``, offline, from files (no network)."""
+"""``otel-trajectory map``: the same analysis as ``serve``, offline, from files (no network).
+
+Unlike ``serve``, ``map`` writes every trajectory's bundle and ledger, whatever ``output.artifacts`` says, in the
+same per-trace layout, synchronously."""
 
 from __future__ import annotations
 

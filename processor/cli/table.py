@@ -31,6 +31,8 @@ EVIDENCE_WIDTH = 60
 def row_of(analysed: AnalysedTrace) -> Row:
     trace_id = analysed.released.trace_id.hex()
     trajectory, diagnosis = analysed.trajectory, analysed.diagnosis
+    if analysed.fast_path:
+        return Row(trace_id, "-", 0, 0, "-", "none", "not analysed: no agent span (fast path)")
     if trajectory is None or diagnosis is None:
         return Row(trace_id, "-", 0, 0, "error", "none", analysed.error or "")
     top_agents = sorted(

@@ -13,6 +13,7 @@ key); :mod:`~processor.config.model` holds the dataclasses, :mod:`~processor.con
 from processor.config.definition import DEFAULT_HTTP_LISTEN, DEFAULT_LISTEN, DEFAULT_OUTPUT_DIR, MiB
 from processor.config.loader import ConfigError, expand_env, load_config, parse_config
 from processor.config.model import (
+    ArtifactsConfig,
     AuthConfig,
     Config,
     ExportConfig,
@@ -28,6 +29,7 @@ __all__ = [
     "DEFAULT_HTTP_LISTEN",
     "DEFAULT_LISTEN",
     "DEFAULT_OUTPUT_DIR",
+    "ArtifactsConfig",
     "AuthConfig",
     "Config",
     "ConfigError",

@@ -164,7 +164,16 @@ OUTPUT = Section(
     name="output",
     items=(
         Key(name="directory", kind="string", default=DEFAULT_OUTPUT_DIR, doc="bundles, ledgers, drift baselines, spool"),
-        Key(name="write_artifacts", kind="bool", default=True),
+        Key(name="write_artifacts", kind="bool", default=True, doc="false: no artifact files (same as artifacts: none)"),
+        Key(name="artifacts", kind="choice", default="findings", choices=("all", "findings", "none"),
+            doc="which analysed traces get a bundle and a ledger: findings (a finding, a failing verdict or a "
+                "detector error), all, none"),
+        Key(name="artifacts_sampling_percentage", kind="number", default=0.0, minimum=0, maximum=100,
+            doc="share of the traces artifacts leaves out that get files all the same, chosen by trace id"),
+        Section(name="retention", doc="artifact files kept; oldest traces deleted first", items=(
+            Key(name="max_megabytes", kind="int", default=1024, minimum=0, doc="0: no bound"),
+            Key(name="max_days", kind="number", default=0.0, minimum=0, doc="0: kept whatever their age"),
+        )),
         Key(name="content_mode", kind="choice", default="digest", choices=("keep", "digest", "drop"),
             doc="message content in bundles"),
         RIGHTS_SECTION,

@@ -14,6 +14,7 @@ import yaml
 
 from processor.config.definition import CONFIG, MiB
 from processor.config.model import (
+    ArtifactsConfig,
     AuthConfig,
     Config,
     ExportConfig,
@@ -144,6 +145,22 @@ def _metrics(metrics: Values, problems: list[str]) -> MetricsConfig:
     )
 
 
+def _artifacts(output: Values, raw: Any, problems: list[str]) -> ArtifactsConfig:
+    given = raw.get("output") if isinstance(raw, dict) else None
+    chosen = given.get("artifacts", "none") if isinstance(given, dict) else "none"
+    if output["write_artifacts"] is False and chosen != "none":
+        problems.append(
+            "output.artifacts: contradicts output.write_artifacts: false (remove write_artifacts, or set artifacts: none)"
+        )
+    retention = output["retention"]
+    return ArtifactsConfig(
+        mode=output["artifacts"],
+        sampling_percentage=float(output["artifacts_sampling_percentage"]),
+        max_megabytes=retention["max_megabytes"],
+        max_days=float(retention["max_days"]),
+    )
+
+
 def build_config(raw: Any, base_dir: Path | None = None, load_files: bool = True) -> tuple[Config, list[str]]:
     """A :class:`Config` from a parsed YAML document, and every problem found (defaults stand in for wrong values).
 
@@ -166,6 +183,7 @@ def build_config(raw: Any, base_dir: Path | None = None, load_files: bool = True
         auth=_auth(receiver["auth"], problems),
         output_dir=output["directory"],
         write_artifacts=output["write_artifacts"],
+        artifacts=_artifacts(output, raw, problems),
         content_mode=output["content_mode"],
         export=_export(top["exporter"], problems),
         logs_export=_export(top["logs_exporter"], problems),

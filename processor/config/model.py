@@ -114,6 +114,21 @@ class MetricsConfig:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ArtifactsConfig:
+    """Which analysed traces get a bundle and a ledger, and how long the files are kept."""
+
+    mode: Literal["all", "findings", "none"] = default("output.artifacts")
+    """``output.artifacts``: ``findings`` (a finding, a failing verdict or a detector error), ``all``, ``none``."""
+    sampling_percentage: float = default("output.artifacts_sampling_percentage")
+    """``output.artifacts_sampling_percentage``: share (0-100) of the traces ``mode`` leaves out that get files
+    all the same, chosen by trace id (the same traces on every replica)."""
+    max_megabytes: int = default("output.retention.max_megabytes")
+    """``output.retention.max_megabytes``: artifact files kept in all, oldest traces deleted first; 0: no bound."""
+    max_days: float = default("output.retention.max_days")
+    """``output.retention.max_days``: artifact files older than this are deleted; 0: kept whatever their age."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Config:
     listen: str = default("receiver.endpoint")
     http_listen: str | None = default("receiver.http.endpoint")
@@ -132,6 +147,8 @@ class Config:
     auth: AuthConfig | None = None
     output_dir: str = default("output.directory")
     write_artifacts: bool = default("output.write_artifacts")
+    """``false``: no artifact files (the same as ``artifacts: none``)."""
+    artifacts: ArtifactsConfig = field(default_factory=ArtifactsConfig)
     export: ExportConfig | None = None
     logs_export: ExportConfig | None = None
     """Where received OTLP logs are forwarded unchanged; ``None``: logs are only joined to their spans."""

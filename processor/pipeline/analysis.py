@@ -1,7 +1,7 @@
-"""One released trace -> trajectory, diagnosis and annotated spans. Fails open: if mapping or the chain
-raises, the spans still go out, annotated with verdict ``error`` and the reason (DESIGN invariant 2).
-
-This is the thin wrapper around the pure stages (map, detect, annotate) that adds timing.
+"""The analysis stage between the assembler and the exporters: per released trace, the fast path or
+map -> detect -> annotate (:func:`~processor.pipeline.trace_analysis.analyse_trace`), artifacts queued off the
+path, annotated spans serialized for export. Fails open: if analysis raises, the spans still go out, annotated
+with verdict ``error`` and the reason (DESIGN invariant 2).
 """
 
 from __future__ import annotations
@@ -11,28 +11,32 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
 
-from otel_mapper.annotate import annotate, annotate_failure
-from otel_mapper.attribution import PriceTable, attribute
-from otel_mapper.attribution.summary import TraceUsage, trace_usage
-from otel_mapper.diagnosis import Diagnosis
-from otel_mapper.mapping.build import MappingOptions, map_trace, trajectory_id_for
-from otel_mapper.mapping.log_events import events_in_logs_declaration, mapping_envelopes
+from otel_mapper.attribution import PriceTable
+from otel_mapper.attribution.summary import TraceUsage
+from otel_mapper.diagnosis import Diagnosis, DriftResult
+from otel_mapper.mapping.build import MappingOptions
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope, build_requests_with_origins
 from otel_mapper.otlp.held import open_spans
-from processor.config import Config, bundle_options
+from processor.config import Config
 from processor.detectors.chain import DetectorChain
-from processor.detectors.drift import DriftEvaluator
+from processor.detectors.drift import DriftEvaluator, DriftInput
 from processor.detectors.registry import load_detectors
 from processor.pipeline.analysis_pool import AnalysisPool, WorkerLost
-from processor.pipeline.analysis_worker import WorkerResult, pack_trace
-from processor.pipeline.artifacts import ArtifactWriter
+from processor.pipeline.artifact_policy import ArtifactPolicy
+from processor.pipeline.artifacts import ArtifactCounts, BackgroundArtifactWriter, artifact_writer
 from processor.pipeline.assembler import ReleasedTrace
+from processor.pipeline.batch_queue import ANALYSIS_BATCH_SPANS, ANALYSIS_BATCH_TRACES, BatchQueue
+from processor.pipeline.drift_turns import DriftTurns
 from processor.pipeline.exporter import OutboundRequest
+from processor.pipeline.fast_path import FastPath, FastPathRuns
+from processor.pipeline.packed import pack_trace
+from processor.pipeline.retention import RetentionSweeper
+from processor.pipeline.trace_analysis import DriftJudge, analyse_trace, fail_open, mapping_options
+from processor.pipeline.worker_messages import ArtifactTally, DoneReply, FailedReply, MappedReply, WorkerResult
 from processor.telemetry.counters import ProcessorCounters
 
 __all__ = [
@@ -43,35 +47,10 @@ __all__ = [
     "Analyser",
     "BatchQueue",
     "outbound_requests",
+    "release_options",
 ]
 
 logger = logging.getLogger(__name__)
-
-ANALYSIS_BATCH_TRACES = 16
-ANALYSIS_BATCH_SPANS = 128
-"""Released traces queued together go to analysis in one call while their spans add up to at most this (a single
-larger trace goes alone): small traces share a worker round trip, which costs about as much as analysing a few
-spans; a batch delays its first trace by at most the analysis of this many spans."""
-
-_T = TypeVar("_T")
-
-
-class BatchQueue(asyncio.Queue[_T]):
-    """Released traces waiting for analysis (the service's queue between assembler and analysis)."""
-
-    def take_batch(self, first: _T, spans_of: Callable[[_T], int]) -> list[_T]:
-        """``first`` and the items queued behind it that fit one analysis call (:data:`ANALYSIS_BATCH_SPANS`,
-        :data:`ANALYSIS_BATCH_TRACES`); an item that does not fit stays queued, first in line."""
-        batch = [first]
-        spans = spans_of(first)
-        queued = self._queue  # type: ignore[attr-defined]  # asyncio.Queue keeps its items in this deque
-        while queued and len(batch) < ANALYSIS_BATCH_TRACES:
-            following = spans_of(queued[0])
-            if spans + following > ANALYSIS_BATCH_SPANS:
-                break
-            batch.append(self.get_nowait())
-            spans += following
-        return batch
 
 
 @dataclass(slots=True)
@@ -85,69 +64,75 @@ class AnalysedTrace:
     """The annotated spans, serialized for export (filled by :class:`AnalysisStage`)."""
     envelopes: list[SpanEnvelope] = field(default_factory=list)
     """The annotated spans, parsed (analysis in this process only; empty when a worker analysed the trace)."""
+    fast_path: bool = False
+    """No span any reader recognises: forwarded as received, not analysed (``requests`` hold the spans)."""
     usage: TraceUsage | None = None
-    """Tokens and cost by model, for self-metrics (``None`` when analysis failed)."""
+    """Tokens and cost by model, for self-metrics (``None`` when analysis failed or took the fast path)."""
 
 
-def mapping_options(released: ReleasedTrace) -> MappingOptions:
+def release_options(released: ReleasedTrace) -> MappingOptions:
     """How a released trace is mapped: its revision, why it was released, and what is known lost already."""
-    declarations = (events_in_logs_declaration(),) if released.logs_expected and not released.logs else ()
-    return MappingOptions(
+    return mapping_options(
         revision=released.revision,
-        released_early=released.reason.early,
-        release_reason=f"released by {released.reason.value}",
-        declarations=declarations,
+        early=released.reason.early,
+        reason=released.reason.value,
+        logs_missing=released.logs_expected and not released.logs,
     )
 
 
 class Analyser:
-    """Runs map -> detect -> annotate on released traces. Stateless apart from its configuration."""
+    """Runs :func:`~processor.pipeline.trace_analysis.analyse_trace` on released traces and times it. Stateless
+    apart from its configuration."""
 
     def __init__(
         self,
         chain: DetectorChain,
-        post_chain: Callable[[Trajectory, Diagnosis], Diagnosis] | None = None,
+        drift: DriftJudge | None = None,
         clock: Callable[[], float] = time.perf_counter,
         prices: PriceTable | None = None,
     ) -> None:
         self._chain = chain
-        self._post_chain = post_chain
+        self._drift = drift
         self._clock = clock
         self._prices = prices
 
     def analyse(self, released: ReleasedTrace) -> AnalysedTrace:
         started = self._clock()
-        trace_hex = released.trace_id.hex()
         envelopes = open_spans(released.spans)
-        try:
-            mapping = map_trace(mapping_envelopes(envelopes, released.logs), mapping_options(released))
-            diagnosis = self._chain.run(mapping.trajectory)
-            if self._post_chain is not None:
-                diagnosis = self._post_chain(mapping.trajectory, diagnosis)
-            attribution = attribute(mapping.trajectory, self._prices)
-            annotate(envelopes, mapping, diagnosis, attribution)
-        except Exception as exc:  # fail open: never lose spans because analysis broke
-            reason = f"analysis failed: {type(exc).__name__}: {str(exc)[:200]}"
-            logger.error("trace %s: %s", trace_hex, reason, exc_info=logger.isEnabledFor(logging.DEBUG))
-            annotate_failure(envelopes, trajectory_id_for(trace_hex), released.revision, reason)
-            return AnalysedTrace(released, None, None, reason, self._clock() - started, envelopes=envelopes)
+        outcome = analyse_trace(
+            envelopes,
+            release_options(released),
+            self._chain,
+            trace_hex=released.trace_id.hex(),
+            logs=released.logs,
+            drift=self._drift,
+            prices=self._prices,
+        )
         seconds = self._clock() - started
-        usage = trace_usage(mapping.trajectory, attribution)
-        return AnalysedTrace(released, mapping.trajectory, diagnosis, None, seconds, envelopes=envelopes, usage=usage)
+        return AnalysedTrace(
+            released, outcome.trajectory, outcome.diagnosis, outcome.error, seconds, envelopes=envelopes,
+            usage=outcome.usage,
+        )
 
 
 class AnalysisStage:
     """The whole per-trace stage between the assembler and the exporters.
 
-    ``await process(released)`` maps, detects (drift included), annotates, writes the trace's artifacts and
-    returns the annotated spans as serialized Export requests, each under ``max_request_bytes``.
+    ``await process(released)`` forwards a trace no reader recognises as it came (the fast path,
+    :mod:`processor.pipeline.fast_path`); otherwise it maps, detects (drift included), annotates, hands the
+    trajectory to the artifact writer when ``output.artifacts`` selects it, and returns the annotated spans as
+    serialized Export requests, each under ``max_request_bytes``.
 
-    Where the work runs follows ``config.analysis_workers``: ``0`` in one thread of this process (the
+    Where the analysis runs follows ``config.analysis_workers``: ``0`` in one thread of this process (the
     trajectory and the annotated envelopes are kept on the result); ``N >= 1`` in N worker processes
     (:mod:`processor.pipeline.analysis_pool`), so analysis uses other cores than the event loop's. Then
     ``AnalysedTrace.trajectory`` is ``None`` unless ``keep_trajectories`` (it stays in the worker: sending it back
     costs more than analysing a small trace), ``diagnosis`` is filled, and the annotated spans exist only as
     ``requests`` (``released.spans`` are left as received).
+
+    Artifact files are written by a thread (:class:`~processor.pipeline.artifacts.BackgroundArtifactWriter`, one
+    per process that analyses) with a bounded queue: analysis never waits for them; when the writer is behind,
+    trajectories are dropped and counted. Retention (``output.retention``) is swept by this stage.
 
     ``await process_batch(traces)`` does the same for several traces in one worker call (results in order).
 
@@ -159,17 +144,29 @@ class AnalysisStage:
     """
 
     def __init__(
-        self, config: Config, counters: ProcessorCounters, max_request_bytes: int, *, keep_trajectories: bool = False
+        self,
+        config: Config,
+        counters: ProcessorCounters,
+        max_request_bytes: int,
+        *,
+        keep_trajectories: bool = False,
+        fast_path_runs: FastPathRuns | None = None,
     ) -> None:
         output_dir = Path(config.output_dir)
         self._drift = DriftEvaluator(config.detectors.drift, output_dir / "drift")
         self._counters = counters
         self._max_request_bytes = max_request_bytes
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="otel-trajectory-analysis")
-        self._turns = _Turns()
+        self._turns = DriftTurns()
         self._pool: AnalysisPool | None = None
         self._analyser: Analyser | None = None
-        self._artifacts: ArtifactWriter | None = None
+        self._policy = ArtifactPolicy.from_config(config)
+        self._artifacts: BackgroundArtifactWriter | None = None
+        self._artifacts_reported = ArtifactCounts()
+        self.fast_path = FastPath(fast_path_runs)
+        """The fast-path decision; ``fast_path.runs`` is where it records the traces it forwarded."""
+        self._retention = RetentionSweeper.from_config(config) if self._policy.writes_any else None
+        self._retention_task: asyncio.Task[None] | None = None
         if config.analysis_workers >= 1:
             self._pool = AnalysisPool(
                 config.analysis_workers, config, max_request_bytes, keep_trajectories=keep_trajectories
@@ -177,14 +174,11 @@ class AnalysisStage:
         else:
             self._analyser = Analyser(
                 DetectorChain(load_detectors(config.detectors), config.detectors),
-                post_chain=self._with_drift,
+                drift=self._judge_drift,
                 prices=config.pricing or None,
             )
-            self._artifacts = (
-                ArtifactWriter(output_dir, bundle_options(config))
-                if config.write_artifacts
-                else None
-            )
+            if self._policy.writes_any:
+                self._artifacts = BackgroundArtifactWriter(artifact_writer(config))
         self._closed = False
 
     @property
@@ -192,39 +186,90 @@ class AnalysisStage:
         """The worker processes (``None`` when analysis runs in a thread of this process)."""
         return self._pool
 
-    def _with_drift(self, trajectory: Trajectory, diagnosis: Diagnosis) -> Diagnosis:
-        return replace(diagnosis, drift=self._drift.evaluate(trajectory, diagnosis))
+    @property
+    def artifact_writer(self) -> BackgroundArtifactWriter | None:
+        """This process's artifact writer (``None`` with workers, whose writers live in them, or artifacts off)."""
+        return self._artifacts
+
+    def _judge_drift(self, trajectory: Trajectory, diagnosis: Diagnosis) -> DriftResult:
+        return self._drift.evaluate(trajectory, diagnosis)
 
     async def start(self) -> None:
-        """Start the worker processes now rather than on the first trace (optional)."""
+        """Start the worker processes now rather than on the first trace (optional), and retention."""
         if self._pool is not None:
             self._pool.start()
+        if self._retention is not None and self._retention_task is None:
+            self._retention_task = asyncio.create_task(self._retention.run(self._counters), name="artifact-retention")
 
     async def process(self, released: ReleasedTrace) -> AnalysedTrace:
         return (await self.process_batch([released]))[0]
 
     async def process_batch(self, batch: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
         """Analyse several traces in one call (one round trip to a worker): results in ``batch`` order, drift
-        evaluated in that order, each trace failed open on its own when its analysis breaks."""
-        if self._pool is None:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._executor, self._process_all, batch)
-        return await self._process_in_pool(self._pool, batch)
+        evaluated in that order, each trace failed open on its own when its analysis breaks; traces of the fast
+        path are forwarded here, without analysis."""
+        results: list[AnalysedTrace | None] = [None] * len(batch)
+        to_analyse: list[ReleasedTrace] = []
+        positions: list[int] = []
+        for position, released in enumerate(batch):
+            if self.fast_path.applies(released):
+                results[position] = self._forward(released)
+            else:
+                to_analyse.append(released)
+                positions.append(position)
+        if to_analyse:
+            if self._pool is None:
+                loop = asyncio.get_running_loop()
+                analysed = await loop.run_in_executor(self._executor, self._process_all, to_analyse)
+            else:
+                analysed = await self._process_in_pool(self._pool, to_analyse)
+            for position, item in zip(positions, analysed, strict=False):
+                results[position] = item
+        return [item for item in results if item is not None]
+
+    def _forward(self, released: ReleasedTrace) -> AnalysedTrace:
+        requests = self.fast_path.forward(released, self._max_request_bytes)
+        self._counters.traces_fast_pathed += 1
+        self._counters.spans_fast_pathed += len(released.spans)
+        return AnalysedTrace(released, None, None, None, 0.0, requests=requests, fast_path=True)
 
     def _process_all(self, batch: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
-        return [self._process(released) for released in batch]
+        results = [self._process(released) for released in batch]
+        self._report_artifacts()
+        return results
 
     def _process(self, released: ReleasedTrace) -> AnalysedTrace:
         assert self._analyser is not None
         analysed = self._analyser.analyse(released)
-        if analysed.error is None and self._artifacts is not None and analysed.trajectory is not None and analysed.diagnosis is not None:
-            try:
-                self._artifacts.write(analysed.trajectory, analysed.diagnosis)
-            except Exception:  # artifacts are a by-product: failing to write them never blocks delivery
-                logger.exception("writing artifacts for trace %s failed", released.trace_id.hex())
+        if self._artifacts is not None and analysed.trajectory is not None and analysed.diagnosis is not None:
+            if self._policy.selects(released.trace_id, analysed.diagnosis):
+                self._artifacts.offer(analysed.trajectory, analysed.diagnosis)
+            else:
+                self._counters.artifacts_skipped += 1
         analysed.requests = outbound_requests(analysed.envelopes, self._max_request_bytes)
         self._count(analysed)
         return analysed
+
+    def _report_artifacts(self) -> None:
+        """Add what this process's writer did since the last report to the counters."""
+        if self._artifacts is None:
+            return
+        now, before = self._artifacts.counts, self._artifacts_reported
+        self._add_tally(ArtifactTally(
+            dropped=now.dropped - before.dropped,
+            written=now.written - before.written,
+            written_bytes=now.written_bytes - before.written_bytes,
+            failed=now.failed - before.failed,
+        ))
+        self._artifacts_reported = ArtifactCounts(now.queued, now.dropped, now.written, now.written_bytes, now.failed)
+
+    def _add_tally(self, tally: ArtifactTally) -> None:
+        counters = self._counters
+        counters.artifacts_skipped += tally.skipped
+        counters.artifacts_dropped += tally.dropped
+        counters.artifacts_written += tally.written
+        counters.artifacts_written_bytes += tally.written_bytes
+        counters.artifacts_failed += tally.failed
 
     async def _process_in_pool(self, pool: AnalysisPool, batch: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
         ticket = self._turns.take()
@@ -245,12 +290,11 @@ class AnalysisStage:
 
     async def _run_in_pool(self, pool: AnalysisPool, batch: Sequence[ReleasedTrace], ticket: int) -> list[WorkerResult]:
         handle, generation, job, reply = await pool.analyse([pack_trace(released) for released in batch])
-        if reply[0] == "failed":
-            raise WorkerLost(f"analysis worker failed: {reply[2]}")
-        outcomes: tuple[tuple[str, Any], ...] = reply[2]
-        if len(outcomes) != len(batch):
-            raise WorkerLost(f"analysis worker answered {len(outcomes)} traces of {len(batch)}")
-        runs = [value for kind, value in outcomes if kind == "mapped"]
+        if isinstance(reply, FailedReply):
+            raise WorkerLost(f"analysis worker failed: {reply.reason}")
+        if not isinstance(reply, MappedReply) or len(reply.outcomes) != len(batch):
+            raise WorkerLost(f"analysis worker answered {type(reply).__name__} for {len(batch)} traces")
+        runs = [outcome for outcome in reply.outcomes if isinstance(outcome, DriftInput)]
         finished: tuple[WorkerResult, ...] = ()
         if runs:
             try:
@@ -260,24 +304,21 @@ class AnalysisStage:
                 raise
             drift_results = [self._drift.evaluate_input(run) for run in runs]
             self._turns.done(ticket)
-            reply = await pool.finish(handle, generation, job, drift_results)
-            if reply[0] == "failed":
-                raise WorkerLost(f"analysis worker failed: {reply[2]}")
-            finished = reply[2]
-            if len(finished) != len(runs):
-                raise WorkerLost(f"analysis worker finished {len(finished)} traces of {len(runs)}")
+            done = await pool.finish(handle, generation, job, drift_results)
+            if isinstance(done, FailedReply):
+                raise WorkerLost(f"analysis worker failed: {done.reason}")
+            if not isinstance(done, DoneReply) or len(done.results) != len(runs):
+                raise WorkerLost(f"analysis worker finished {type(done).__name__} for {len(runs)} traces")
+            self._add_tally(done.artifacts)
+            finished = done.results
         results = iter(finished)
-        return [value if kind == "done" else next(results) for kind, value in outcomes]
+        return [next(results) if isinstance(outcome, DriftInput) else outcome for outcome in reply.outcomes]
 
     async def _fail_open(self, released: ReleasedTrace, why: str) -> AnalysedTrace:
-        reason = f"analysis failed: {why[:200]}"
-        logger.error("trace %s: %s", released.trace_id.hex(), reason)
-
         def annotate_here() -> AnalysedTrace:
-            trace_hex = released.trace_id.hex()
             envelopes = open_spans(released.spans)
-            annotate_failure(envelopes, trajectory_id_for(trace_hex), released.revision, reason)
-            analysed = AnalysedTrace(released, None, None, reason, 0.0, envelopes=envelopes)
+            outcome = fail_open(envelopes, released.trace_id.hex(), released.revision, why)
+            analysed = AnalysedTrace(released, None, None, outcome.error, 0.0, envelopes=envelopes)
             analysed.requests = outbound_requests(envelopes, self._max_request_bytes)
             return analysed
 
@@ -293,52 +334,34 @@ class AnalysisStage:
             counters.analysis_errors += 1
         return analysed
 
+    async def flush_artifacts(self, timeout: float | None = None) -> None:
+        """Wait until the artifact writers (this process's, or the workers') have written what they were given."""
+        if self._pool is not None:
+            for reply in await self._pool.flush_artifacts():
+                if isinstance(reply, DoneReply):
+                    self._add_tally(reply.artifacts)
+        if self._artifacts is not None:
+            await asyncio.to_thread(self._artifacts.wait_idle, timeout)
+            self._report_artifacts()
+
     async def close(self) -> None:
-        """Finish the work in hand, stop the workers and persist drift baselines. Safe twice."""
+        """Finish the work in hand, stop the workers (their artifact writers finish first), write the artifacts
+        still queued, persist drift baselines. Safe twice."""
+        if self._retention_task is not None:
+            self._retention_task.cancel()
+            try:
+                await self._retention_task
+            except asyncio.CancelledError:
+                pass
+            self._retention_task = None
         if self._pool is not None:
             await self._pool.close()
         self._closed = True
         self._executor.shutdown(wait=True)
+        if self._artifacts is not None:
+            await asyncio.to_thread(self._artifacts.close)
+            self._report_artifacts()
         self._drift.save()
-
-
-class _Turns:
-    """Tickets in call order; drift for ticket N is evaluated only after every earlier ticket is done."""
-
-    def __init__(self) -> None:
-        self._issued = 0
-        self._current = 0
-        self._finished: set[int] = set()
-        self._waiters: dict[int, asyncio.Future[None]] = {}
-
-    def take(self) -> int:
-        ticket = self._issued
-        self._issued += 1
-        return ticket
-
-    def is_current(self, ticket: int) -> bool:
-        return self._current == ticket
-
-    async def wait(self, ticket: int) -> None:
-        if self._current == ticket:
-            return
-        waiter = self._waiters[ticket] = asyncio.get_running_loop().create_future()
-        try:
-            await waiter
-        finally:
-            self._waiters.pop(ticket, None)
-
-    def done(self, ticket: int) -> None:
-        """Mark ``ticket`` done (again: no effect) and wake the next one in line."""
-        if ticket < self._current or ticket in self._finished:
-            return
-        self._finished.add(ticket)
-        while self._current in self._finished:
-            self._finished.discard(self._current)
-            self._current += 1
-        waiter = self._waiters.get(self._current)
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
 
 
 def outbound_requests(envelopes: Sequence[SpanEnvelope], max_bytes: int) -> list[OutboundRequest]:

@@ -9,12 +9,12 @@ One call carries several traces (a batch of small traces costs one round trip, n
 messages to the same worker (:class:`processor.pipeline.analysis_worker.AnalysisWorker`)::
 
     main                                     worker
-    ("analyse", job, packed traces)    ->    unpack, map, run the detector chain, keep the results
-                                       <-    ("mapped", job, one outcome per trace: DriftInput, or WorkerResult if
-                                              that trace failed open)
+    AnalyseCall(job, packed traces)    ->    unpack, map, run the detector chain, keep the results
+                                       <-    MappedReply(job, one outcome per trace: DriftInput, or WorkerResult
+                                              if that trace failed open)
     drift evaluated in the main process (one owner of the baselines, in release order)
-    ("finish", job, DriftResults)      ->    annotate, write artifacts, serialize Export requests
-                                       <-    ("done", job, WorkerResults)
+    FinishCall(job, DriftResults)      ->    annotate, queue artifacts, serialize Export requests
+                                       <-    DoneReply(job, WorkerResults, artifact tally)
 
 A worker that dies or hangs past ``job_timeout`` is killed and restarted; its calls in flight raise
 :class:`WorkerLost`, and the caller sends those spans out annotated with verdict ``error`` (fail open).
@@ -30,11 +30,21 @@ import pickle
 import socket
 import struct
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 from otel_mapper.diagnosis import DriftResult
 from processor.config import Config
-from processor.pipeline.analysis_worker import PackedTrace, worker_main
+from processor.pipeline.analysis_worker import worker_main
+from processor.pipeline.packed import PackedTrace
+from processor.pipeline.worker_messages import (
+    AnalyseCall,
+    FinishCall,
+    FlushCall,
+    ForgetCall,
+    StopCall,
+    WorkerCall,
+    WorkerReply,
+)
 
 __all__ = ["AnalysisPool", "WorkerLost"]
 
@@ -67,7 +77,7 @@ class _Handle:
         self.generation = 0
         self.up = False
         self.deaths_without_answer = 0
-        self.in_flight: dict[int, asyncio.Future[tuple[Any, ...]]] = {}
+        self.in_flight: dict[int, asyncio.Future[WorkerReply]] = {}
         self._process: multiprocessing.process.BaseProcess | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._backlog: list[bytes] = []
@@ -120,7 +130,7 @@ class _Handle:
                 self._writer.close()
             self._lost(generation)
 
-    def _send(self, message: tuple[Any, ...]) -> None:
+    def _send(self, message: WorkerCall) -> None:
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         size = len(data)
         header = _SIZE.pack(size) if size <= 0x7FFFFFFF else _SIZE.pack(-1) + _BIG_SIZE.pack(size)
@@ -129,9 +139,9 @@ class _Handle:
         else:
             self._writer.write(header + data)
 
-    def _answer(self, reply: tuple[Any, ...]) -> None:
+    def _answer(self, reply: WorkerReply) -> None:
         self.deaths_without_answer = 0
-        future = self.in_flight.pop(reply[1], None)
+        future = self.in_flight.pop(reply.job, None)
         if future is not None and not future.done():
             future.set_result(reply)
 
@@ -158,10 +168,10 @@ class _Handle:
         if generation == self.generation and not self.up and not self._pool.closing:
             self.start()
 
-    async def call(self, job: int, message: tuple[Any, ...], generation: int, timeout: float) -> tuple[Any, ...]:
+    async def call(self, job: int, message: WorkerCall, generation: int, timeout: float) -> WorkerReply:
         if generation != self.generation or not self.up or self._pool.closing:
             raise WorkerLost(f"analysis worker {self.number} is not running (restarted, restarting or stopped)")
-        future: asyncio.Future[tuple[Any, ...]] = self._pool.loop.create_future()
+        future: asyncio.Future[WorkerReply] = self._pool.loop.create_future()
         self.in_flight[job] = future
         self._send(message)
         try:
@@ -175,7 +185,7 @@ class _Handle:
 
     def forget(self, job: int) -> None:
         if self.up:
-            self._send(("forget", job))
+            self._send(ForgetCall(job))
 
     def kill(self) -> None:
         if self._process is not None and self._process.is_alive():
@@ -183,7 +193,7 @@ class _Handle:
 
     def stop(self) -> None:
         if self.up:
-            self._send(("stop", 0))
+            self._send(StopCall())
 
     def join(self, timeout: float) -> None:
         process = self._process
@@ -232,20 +242,32 @@ class AnalysisPool:
             handle.start()
         self._started = True
 
-    async def analyse(self, traces: Sequence[PackedTrace]) -> tuple[_Handle, int, int, tuple[Any, ...]]:
+    async def analyse(self, traces: Sequence[PackedTrace]) -> tuple[_Handle, int, int, WorkerReply]:
         """Phase one for ``traces`` on the least busy worker: ``(handle, generation, job, reply)``."""
         self.start()
         handle = min(self._handles, key=lambda item: (not item.up, len(item.in_flight), item.number))
         self._jobs += 1
         job, generation = self._jobs, handle.generation
-        reply = await handle.call(job, ("analyse", job, tuple(traces)), generation, self.job_timeout)
+        reply = await handle.call(job, AnalyseCall(job, tuple(traces)), generation, self.job_timeout)
         return handle, generation, job, reply
 
     async def finish(
         self, handle: _Handle, generation: int, job: int, drift_results: Sequence[DriftResult]
-    ) -> tuple[Any, ...]:
+    ) -> WorkerReply:
         """Phase two on the worker that holds phase one's results (one drift result per mapped trace)."""
-        return await handle.call(job, ("finish", job, tuple(drift_results)), generation, self.job_timeout)
+        return await handle.call(job, FinishCall(job, tuple(drift_results)), generation, self.job_timeout)
+
+    async def flush_artifacts(self) -> list[WorkerReply]:
+        """Wait until every running worker's artifact writer has written what it was given."""
+        if not self._started or self.closing:
+            return []
+        calls = []
+        for handle in self._handles:
+            if handle.up:
+                self._jobs += 1
+                calls.append(handle.call(self._jobs, FlushCall(self._jobs), handle.generation, self.job_timeout))
+        replies = await asyncio.gather(*calls, return_exceptions=True)
+        return [reply for reply in replies if not isinstance(reply, BaseException)]
 
     def forget(self, handle: _Handle, generation: int, job: int) -> None:
         """Drop phase one's result in the worker (phase two will not come)."""

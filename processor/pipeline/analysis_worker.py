@@ -1,10 +1,12 @@
 """The worker-process side of analysis: what a worker receives, what it runs, what it sends back.
 
-A worker gets released traces as bytes (:class:`PackedTrace`, built in the main process by :func:`pack_trace`),
-several per call, and analyses them in two phases (see :mod:`processor.pipeline.analysis_pool` for the protocol):
-phase one maps each trace and runs the detector chain, keeping the results; phase two, once the main process has
-evaluated drift for each trace, annotates the spans, writes the artifacts and serializes the Export requests.
-A trace whose analysis raises is failed open on its own (verdict ``error``); the others of its call go on.
+A worker gets released traces as bytes (:class:`~processor.pipeline.packed.PackedTrace`), several per call, and
+analyses them in two phases (messages in :mod:`processor.pipeline.worker_messages`): phase one maps each trace and
+runs the detector chain (:func:`~processor.pipeline.trace_analysis.detect_trace`), keeping the results; phase two,
+once the main process has judged drift for each trace, annotates the spans
+(:func:`~processor.pipeline.trace_analysis.complete_trace`), hands the trajectories the artifact policy selects to
+the worker's artifact writer thread and serializes the Export requests. A trace whose analysis raises is failed
+open on its own (verdict ``error``); the others of its call go on.
 """
 
 from __future__ import annotations
@@ -17,30 +19,42 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
-from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
-from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
-from opentelemetry.proto.resource.v1.resource_pb2 import Resource
-from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 
-from otel_mapper.annotate import annotate, annotate_failure
-from otel_mapper.attribution import attribute
-from otel_mapper.attribution.summary import TraceUsage, trace_usage
-from otel_mapper.diagnosis import Diagnosis, DriftResult
-from otel_mapper.mapping.build import MappingOptions, MappingResult, map_trace, trajectory_id_for
-from otel_mapper.mapping.log_events import events_in_logs_declaration, mapping_envelopes
-from otel_mapper.model import Trajectory
+from otel_mapper.diagnosis import DriftResult
 from otel_mapper.otlp.envelopes import SpanEnvelope, build_requests_with_origins, fits_one_request
-from otel_mapper.pickling import pickled_by_fields
-from processor.config import Config, bundle_options
+from processor.config import Config
 from processor.detectors.chain import DetectorChain
-from processor.detectors.drift import drift_input
+from processor.detectors.drift import DriftInput, drift_input
 from processor.detectors.registry import load_detectors
-from processor.pipeline.artifacts import ArtifactWriter
-from processor.pipeline.assembler import ReleasedTrace
+from processor.pipeline.artifact_policy import ArtifactPolicy
+from processor.pipeline.artifacts import ArtifactCounts, BackgroundArtifactWriter, artifact_writer
+from processor.pipeline.packed import PackedTrace, pack_trace, packed_logs, unpack_into_request, unpack_trace
+from processor.pipeline.trace_analysis import (
+    MAX_REASON_CHARS,
+    Detected,
+    TraceAnalysis,
+    complete_trace,
+    detect_trace,
+    fail_open,
+    mapping_options,
+)
+from processor.pipeline.worker_messages import (
+    AnalyseCall,
+    ArtifactTally,
+    DoneReply,
+    FailedReply,
+    FinishCall,
+    FlushCall,
+    ForgetCall,
+    MappedReply,
+    StopCall,
+    WorkerCall,
+    WorkerReply,
+    WorkerResult,
+)
 
 __all__ = [
     "AnalysisWorker",
@@ -60,133 +74,11 @@ GC_THRESHOLDS: Final = (10_000, 20, 100)
 """Cyclic-collector thresholds in a worker. Analysis allocates millions of short-lived, acyclic objects per large
 trace; with the defaults (700, 10, 10) full collections, whose cost grows with the heap, made per-span cost grow
 with trace size (about 1.6x at 100,000 spans, against 1.3x with collections this rare)."""
-MAX_REASON_CHARS: Final = 200
 
 
-@pickled_by_fields
-@dataclass(frozen=True, slots=True)
-class PackedTrace:
-    """The spans of one released trace as bytes, with the resource/scope structure and order they arrived in."""
-
-    resources: tuple[bytes, ...]
-    scopes: tuple[bytes, ...]
-    groups: tuple[tuple[int, str, int, str], ...]
-    """(resource index, resource schema URL, scope index, scope schema URL) per distinct envelope group."""
-    spans: tuple[bytes, ...]
-    group_of_span: tuple[int, ...]
-    origins: tuple[int, ...]
-    revision: int
-    reason: str
-    early: bool
-    logs: tuple[tuple[bytes, tuple[bytes, ...]], ...] = ()
-    """(span id, serialized log records joined to that span)."""
-    logs_expected: bool = False
-
-
-@pickled_by_fields
-@dataclass(frozen=True, slots=True)
-class WorkerResult:
-    """What the main process gets back: serialized requests with their spool origins, and the diagnosis."""
-
-    requests: tuple[tuple[bytes, tuple[int, ...]], ...]
-    diagnosis: Diagnosis | None
-    error: str | None
-    seconds: float
-    trajectory: Trajectory | None = None
-    """Only when the pool keeps trajectories (sending one back costs more than analysing a small trace)."""
-    usage: TraceUsage | None = None
-    """Tokens and cost by model, for self-metrics."""
-
-
-def pack_trace(released: ReleasedTrace) -> PackedTrace:
-    """A released trace for a worker. Spans are held serialized already; resource and scope identity is kept,
-    so the worker regroups the spans exactly as the main process would."""
-    resource_index: dict[int, int] = {}
-    resources: list[bytes] = []
-    group_index: dict[int, int] = {}
-    groups: list[tuple[int, str, int, str]] = []
-    scopes: list[bytes] = []
-    group_of_span: list[int] = []
-    for span in released.spans:
-        group = span.group
-        number = group_index.get(id(group))
-        if number is None:
-            resource = resource_index.get(id(group.resource))
-            if resource is None:
-                resource = resource_index[id(group.resource)] = len(resources)
-                resources.append(group.resource.data)
-            number = group_index[id(group)] = len(groups)
-            groups.append((resource, group.resource.schema_url, len(scopes), group.scope_schema_url))
-            scopes.append(group.scope)
-        group_of_span.append(number)
-    logs: tuple[tuple[bytes, tuple[bytes, ...]], ...] = ()
-    if released.logs:
-        logs = tuple(
-            (span_id, tuple(record.SerializeToString() for record in records))
-            for span_id, records in released.logs.items()
-        )
-    return PackedTrace(
-        logs=logs,
-        logs_expected=released.logs_expected,
-        resources=tuple(resources),
-        scopes=tuple(scopes),
-        groups=tuple(groups),
-        spans=tuple(span.data for span in released.spans),
-        group_of_span=tuple(group_of_span),
-        origins=tuple(span.origin for span in released.spans),
-        revision=released.revision,
-        reason=released.reason.value,
-        early=released.reason.early,
-    )
-
-
-def unpack_into_request(packed: PackedTrace) -> tuple[list[SpanEnvelope], ExportTraceServiceRequest, list[int]]:
-    """:func:`unpack_trace`, with the spans parsed straight into the Export request that
-    :func:`~otel_mapper.otlp.envelopes.build_requests_with_origins` would build when they fit in one: annotating the
-    envelopes then annotates that request, which serializes without copying a span. Also returns the spool
-    origins in request order."""
-    resources = [Resource.FromString(data) for data in packed.resources]
-    scopes = [InstrumentationScope.FromString(data) for data in packed.scopes]
-    positions: list[list[int]] = [[] for _ in packed.groups]
-    for position, group in enumerate(packed.group_of_span):
-        positions[group].append(position)
-    request = ExportTraceServiceRequest()
-    resource_slots: dict[int, ResourceSpans] = {}
-    scope_slots: dict[tuple[int, int], ScopeSpans] = {}
-    envelopes: list[SpanEnvelope | None] = [None] * len(packed.spans)
-    origins: list[int] = []
-    for (resource_index, resource_schema, scope_index, scope_schema), members in zip(packed.groups, positions, strict=False):
-        scope_spans = scope_slots.get((resource_index, scope_index))
-        if scope_spans is None:
-            resource_spans = resource_slots.get(resource_index)
-            if resource_spans is None:
-                resource_spans = resource_slots[resource_index] = request.resource_spans.add()
-                resource_spans.resource.CopyFrom(resources[resource_index])
-                resource_spans.schema_url = resource_schema
-            scope_spans = scope_slots[(resource_index, scope_index)] = resource_spans.scope_spans.add()
-            scope_spans.scope.CopyFrom(scopes[scope_index])
-            scope_spans.schema_url = scope_schema
-        resource, scope, spans = resources[resource_index], scopes[scope_index], scope_spans.spans
-        for position in members:
-            span = spans.add()
-            span.MergeFromString(packed.spans[position])
-            origin = packed.origins[position]
-            envelopes[position] = SpanEnvelope(resource, resource_schema, scope, scope_schema, span, origin)
-            origins.append(origin)
-    return [envelope for envelope in envelopes if envelope is not None], request, origins
-
-
-def unpack_trace(packed: PackedTrace) -> list[SpanEnvelope]:
-    """The envelopes of :func:`pack_trace`, in their original order, sharing resources and scopes as before."""
-    resources = [Resource.FromString(data) for data in packed.resources]
-    scopes = [InstrumentationScope.FromString(data) for data in packed.scopes]
-    groups = [(resources[r], r_schema, scopes[s], s_schema) for r, r_schema, s, s_schema in packed.groups]
-    envelopes: list[SpanEnvelope] = []
-    for data, group, origin in zip(packed.spans, packed.group_of_span, packed.origins, strict=False):
-        resource, resource_schema, scope, scope_schema = groups[group]
-        envelopes.append(SpanEnvelope(resource, resource_schema, scope, scope_schema, Span.FromString(data), origin))
-    return envelopes
-
+ARTIFACT_FLUSH_TIMEOUT: Final = 60.0
+ARTIFACT_CLOSE_TIMEOUT: Final = 4.0
+"""Within the pool's stop timeout (5 s), after which the main process kills a worker that has not exited."""
 
 
 @dataclass(slots=True)
@@ -195,52 +87,55 @@ class _Mapped:
     request: ExportTraceServiceRequest
     """Holds the envelopes' spans (see :func:`unpack_into_request`)."""
     origins: list[int]
-    mapping: MappingResult
-    diagnosis: Diagnosis
+    trace_hex: str
+    detected: Detected
     seconds: float
 
 
 class AnalysisWorker:
-    """The analysis one worker process runs. Messages (each carries several traces):
-
-    - ``("analyse", job, traces)`` -> ``("mapped", job, outcomes)``: one outcome per trace, in order, either
-      ``("mapped", DriftInput)`` (phase one done, kept for phase two) or ``("done", WorkerResult)`` (failed open);
-    - ``("finish", job, drift_results)`` (one per ``mapped`` outcome, in order) -> ``("done", job, results)``;
-    - ``("forget", job)``: drop what phase one kept (phase two will not come);
-    - anything that fails as a whole -> ``("failed", job, reason)``: the main process fails those traces open.
-    """
+    """The analysis one worker process runs: ``handle(call)`` answers each call of
+    :mod:`processor.pipeline.worker_messages` (``None`` for calls that need no answer)."""
 
     def __init__(self, config: Config, max_request_bytes: int, keep_trajectories: bool = False) -> None:
         self._keep_trajectories = keep_trajectories
         self._chain = DetectorChain(load_detectors(config.detectors), config.detectors)
-        output = Path(config.output_dir)
-        self._artifacts = (
-            ArtifactWriter(output, bundle_options(config)) if config.write_artifacts else None
-        )
+        self._policy = ArtifactPolicy.from_config(config)
+        self._artifacts = BackgroundArtifactWriter(artifact_writer(config)) if self._policy.writes_any else None
+        self._reported = ArtifactCounts()
+        self._skipped = 0
         self._max_request_bytes = max_request_bytes
         self._prices = config.pricing or None
         self._pending: dict[int, list[_Mapped]] = {}
 
-    def handle(self, message: tuple[Any, ...]) -> tuple[Any, ...] | None:
-        kind, job = message[0], message[1]
+    def handle(self, call: WorkerCall) -> WorkerReply | None:
         try:
-            if kind == "analyse":
+            if isinstance(call, AnalyseCall):
                 with collector_paused():
-                    return self._analyse(job, message[2])
-            if kind == "finish":
+                    return self._analyse(call.job, call.traces)
+            if isinstance(call, FinishCall):
                 with collector_paused():
-                    return self._finish(job, message[2])
-            if kind == "forget":
-                self._pending.pop(job, None)
+                    return self._finish(call.job, call.drift_results)
+            if isinstance(call, ForgetCall):
+                self._pending.pop(call.job, None)
                 return None
-            raise ValueError(f"unknown message {kind!r}")
+            if isinstance(call, FlushCall):
+                if self._artifacts is not None:
+                    self._artifacts.wait_idle(ARTIFACT_FLUSH_TIMEOUT)
+                return DoneReply(call.job, (), self._tally())
+            raise ValueError(f"unknown call {type(call).__name__}")
         except Exception as exc:  # the main process fails the spans open; this worker keeps serving
+            job = getattr(call, "job", -1)
             self._pending.pop(job, None)
             logger.exception("analysis worker failed on job %d", job)
-            return ("failed", job, f"{type(exc).__name__}: {str(exc)[:MAX_REASON_CHARS]}")
+            return FailedReply(job, f"{type(exc).__name__}: {str(exc)[:MAX_REASON_CHARS]}")
 
-    def _analyse(self, job: int, traces: Sequence[PackedTrace]) -> tuple[Any, ...]:
-        outcomes: list[tuple[str, Any]] = []
+    def close(self) -> None:
+        """Write the artifacts still queued (within :data:`ARTIFACT_CLOSE_TIMEOUT`), then stop the writer thread."""
+        if self._artifacts is not None:
+            self._artifacts.close(ARTIFACT_CLOSE_TIMEOUT)
+
+    def _analyse(self, job: int, traces: Sequence[PackedTrace]) -> MappedReply:
+        outcomes: list[DriftInput | WorkerResult] = []
         pending: list[_Mapped] = []
         for packed in traces:
             outcome, mapped = self._analyse_one(packed)
@@ -249,69 +144,70 @@ class AnalysisWorker:
                 pending.append(mapped)
         if pending:
             self._pending[job] = pending
-        return ("mapped", job, tuple(outcomes))
+        return MappedReply(job, tuple(outcomes))
 
-    def _analyse_one(self, packed: PackedTrace) -> tuple[tuple[str, Any], _Mapped | None]:
+    def _analyse_one(self, packed: PackedTrace) -> tuple[DriftInput | WorkerResult, _Mapped | None]:
         envelopes, request, origins = unpack_into_request(packed)
+        trace_hex = envelopes[0].span.trace_id.hex()
+        options = mapping_options(
+            revision=packed.revision, early=packed.early, reason=packed.reason,
+            logs_missing=packed.logs_expected and not packed.logs,
+        )
         started = time.perf_counter()
         try:
-            mapping = map_trace(
-                _with_logs(envelopes, packed.logs),
-                MappingOptions(
-                    revision=packed.revision,
-                    released_early=packed.early,
-                    release_reason=f"released by {packed.reason}",
-                    declarations=(events_in_logs_declaration(),) if packed.logs_expected and not packed.logs else (),
-                ),
-            )
-            diagnosis = self._chain.run(mapping.trajectory)
-            run = drift_input(mapping.trajectory, diagnosis)
-        except Exception as exc:  # fail open, as the in-process analyser does
-            failed = self._failed(envelopes, request, origins, packed.revision, exc, time.perf_counter() - started)
-            return ("done", failed), None
-        return ("mapped", run), _Mapped(envelopes, request, origins, mapping, diagnosis, time.perf_counter() - started)
+            detected = detect_trace(envelopes, options, self._chain, packed_logs(packed))
+            run = drift_input(detected.mapping.trajectory, detected.diagnosis)
+        except Exception as exc:  # fail open, as everywhere
+            failed = fail_open(envelopes, trace_hex, packed.revision, exc)
+            return self._result(failed, envelopes, request, origins, time.perf_counter() - started), None
+        return run, _Mapped(envelopes, request, origins, trace_hex, detected, time.perf_counter() - started)
 
-    def _finish(self, job: int, drift_results: Sequence[DriftResult]) -> tuple[Any, ...]:
+    def _finish(self, job: int, drift_results: Sequence[DriftResult]) -> DoneReply:
         pending = self._pending.pop(job)
         if len(drift_results) != len(pending):
             raise ValueError(f"job {job}: {len(drift_results)} drift results for {len(pending)} mapped traces")
-        return ("done", job, tuple(self._finish_one(mapped, drift) for mapped, drift in zip(pending, drift_results, strict=False)))
+        results = tuple(self._finish_one(mapped, drift) for mapped, drift in zip(pending, drift_results, strict=False))
+        return DoneReply(job, results, self._tally())
 
     def _finish_one(self, mapped: _Mapped, drift: DriftResult) -> WorkerResult:
         started = time.perf_counter()
-        diagnosis = replace(mapped.diagnosis, drift=drift)
-        try:
-            attribution = attribute(mapped.mapping.trajectory, self._prices)
-            annotate(mapped.envelopes, mapped.mapping, diagnosis, attribution)
-            usage = trace_usage(mapped.mapping.trajectory, attribution)
-        except Exception as exc:
-            seconds = mapped.seconds + time.perf_counter() - started
-            revision = mapped.mapping.trajectory.revision
-            return self._failed(mapped.envelopes, mapped.request, mapped.origins, revision, exc, seconds)
-        if self._artifacts is not None:
-            try:
-                self._artifacts.write(mapped.mapping.trajectory, diagnosis)
-            except Exception:  # artifacts are a by-product: failing to write them never blocks delivery
-                logger.exception("writing artifacts for trace %s failed", mapped.mapping.trajectory.trace_id)
+        detected = Detected(mapped.detected.mapping, replace(mapped.detected.diagnosis, drift=drift))
+        analysis = complete_trace(mapped.envelopes, detected, mapped.trace_hex, self._prices)
+        if analysis.trajectory is not None and analysis.diagnosis is not None and self._artifacts is not None:
+            if self._policy.selects(bytes.fromhex(mapped.trace_hex), analysis.diagnosis):
+                self._artifacts.offer(analysis.trajectory, analysis.diagnosis)
+            else:
+                self._skipped += 1
         seconds = mapped.seconds + time.perf_counter() - started
-        trajectory = mapped.mapping.trajectory if self._keep_trajectories else None
-        requests = self._requests(mapped.envelopes, mapped.request, mapped.origins)
-        return WorkerResult(requests, diagnosis, None, seconds, trajectory, usage)
+        return self._result(analysis, mapped.envelopes, mapped.request, mapped.origins, seconds)
 
-    def _failed(
+    def _result(
         self,
+        analysis: TraceAnalysis,
         envelopes: list[SpanEnvelope],
         request: ExportTraceServiceRequest,
         origins: list[int],
-        revision: int,
-        exc: Exception,
         seconds: float,
     ) -> WorkerResult:
-        reason = f"analysis failed: {type(exc).__name__}: {str(exc)[:MAX_REASON_CHARS]}"
-        trace_hex = envelopes[0].span.trace_id.hex()
-        logger.error("trace %s: %s", trace_hex, reason, exc_info=logger.isEnabledFor(logging.DEBUG))
-        annotate_failure(envelopes, trajectory_id_for(trace_hex), revision, reason)
-        return WorkerResult(self._requests(envelopes, request, origins), None, reason, seconds)
+        trajectory = analysis.trajectory if self._keep_trajectories else None
+        requests = self._requests(envelopes, request, origins)
+        return WorkerResult(requests, analysis.diagnosis, analysis.error, seconds, trajectory, analysis.usage)
+
+    def _tally(self) -> ArtifactTally:
+        """Artifact outcomes since the previous reply."""
+        if self._artifacts is None:
+            return ArtifactTally()
+        now, before = self._artifacts.counts, self._reported
+        tally = ArtifactTally(
+            skipped=self._skipped,
+            dropped=now.dropped - before.dropped,
+            written=now.written - before.written,
+            written_bytes=now.written_bytes - before.written_bytes,
+            failed=now.failed - before.failed,
+        )
+        self._reported = ArtifactCounts(now.queued, now.dropped, now.written, now.written_bytes, now.failed)
+        self._skipped = 0
+        return tally
 
     def _requests(
         self, envelopes: list[SpanEnvelope], request: ExportTraceServiceRequest, origins: list[int]
@@ -322,13 +218,6 @@ class AnalysisWorker:
             (request.SerializeToString(), tuple(origins))
             for request, origins in build_requests_with_origins(envelopes, self._max_request_bytes)
         )
-
-
-def _with_logs(envelopes: list[SpanEnvelope], logs: tuple[tuple[bytes, tuple[bytes, ...]], ...]) -> Sequence[SpanEnvelope]:
-    """The envelopes to map, with joined log records folded into copies of their spans (originals untouched)."""
-    if not logs:
-        return envelopes
-    return mapping_envelopes(envelopes, {span_id: [LogRecord.FromString(data) for data in records] for span_id, records in logs})
 
 
 @contextmanager
@@ -372,7 +261,8 @@ def worker_main(
             message = connection.recv()
         except (EOFError, OSError):
             return
-        if message[0] == "stop":
+        if isinstance(message, StopCall):
+            worker.close()
             return
         reply = worker.handle(message)
         if reply is not None:

@@ -28,6 +28,7 @@ from otel_mapper.report.listing import render_listing
 from processor.auth import BearerTokenAuth
 from processor.config import Config
 from processor.pipeline.analysis import AnalysedTrace
+from processor.pipeline.artifact_policy import ArtifactPolicy
 from processor.report.summaries import TrajectorySummaries
 
 __all__ = ["TrajectoryPage"]
@@ -53,7 +54,7 @@ class TrajectoryPage:
     @classmethod
     def from_config(cls, config: Config, *, auth: BearerTokenAuth | None,
                     ssl_context: ssl.SSLContext | None) -> TrajectoryPage:
-        bundles_dir = Path(config.output_dir) if config.write_artifacts else None
+        bundles_dir = Path(config.output_dir) if ArtifactPolicy.from_config(config).writes_any else None
         summaries = TrajectorySummaries(bundles_dir=bundles_dir, content_mode=config.content_mode)
         return cls(summaries, auth=auth, ssl_context=ssl_context)
 

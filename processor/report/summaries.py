@@ -1,9 +1,10 @@
 """The ``/trajectories`` page's own bounded memory: a summary of each recently analysed trace, newest last.
 
 Fed once per analysed trace (``record``), on the event loop. Holds at most ``capacity`` summaries (the oldest
-goes first; a later revision of a trace replaces its summary) and, when no bundle files are written, the
-trajectory and diagnosis of at most ``detailed`` of the newest traces, so those can still be drawn. With
-bundle files written, the view reads the newest bundle from disk instead and nothing else is kept.
+goes first; a later revision of a trace replaces its summary) and the trajectory and diagnosis of at most
+``detailed`` of the newest traces, so those can be drawn whether or not ``output.artifacts`` wrote their files.
+The view reads the newest bundle file when there is one (it carries the configured rights and prices), else
+draws the kept trajectory.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ class TrajectorySummaries:
         trace_id = released.trace_id.hex()
         service = released.spans[0].group.resource.service_name if released.spans else ""
         diagnosis, trajectory = analysed.diagnosis, analysed.trajectory
-        keep = trajectory is not None and diagnosis is not None and self._bundles_dir is None and self._detailed > 0
+        keep = trajectory is not None and diagnosis is not None and self._detailed > 0
         row = ListedTrajectory(
             trace_id=trace_id,
             service=_short(service),
@@ -96,7 +97,7 @@ class TrajectorySummaries:
             self._details[trace_id] = _Detail(trajectory, diagnosis)
             while len(self._details) > self._detailed:
                 dropped, _ = self._details.popitem(last=False)
-                if dropped in self._rows:
+                if dropped in self._rows and self._bundles_dir is None:
                     self._rows[dropped] = replace(self._rows[dropped], viewable=False)
 
     def rows(self, *, verdict: str | None = None, root_cause: str | None = None) -> list[ListedTrajectory]:
@@ -116,14 +117,19 @@ class TrajectorySummaries:
         the newest bundle file, or builds one from the kept trajectory). ``None`` when nothing can be drawn."""
         if trace_id not in self._rows:
             return None
-        if self._bundles_dir is not None:
-            trace_dir = self._bundles_dir / trace_id
-            return lambda: _read_newest(trace_dir)
         detail = self._details.get(trace_id)
-        if detail is None:
+        trace_dir = self._bundles_dir / trace_id if self._bundles_dir is not None else None
+        if detail is None and trace_dir is None:
             return None
         options = self._options
-        return lambda: build_bundle(detail.trajectory, detail.diagnosis, options)
+
+        def load() -> dict[str, object] | None:
+            bundle = _read_newest(trace_dir) if trace_dir is not None else None
+            if bundle is None and detail is not None:
+                bundle = build_bundle(detail.trajectory, detail.diagnosis, options)
+            return bundle
+
+        return load
 
 
 def _read_newest(trace_dir: Path) -> dict[str, object] | None:

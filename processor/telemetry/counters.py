@@ -56,6 +56,20 @@ class ProcessorCounters:
     annotation_growth: float = 1.0
     """Annotated output bytes per received byte, observed on recent traces; traces not yet analysed count against
     the memory limit at this multiple of their wire size."""
+    traces_fast_pathed: int = 0
+    """Released traces with no span any convention reader recognises, forwarded as received (not analysed)."""
+    spans_fast_pathed: int = 0
+    artifacts_written: int = 0
+    """Trajectories whose bundle and ledger were written (``output.artifacts``)."""
+    artifacts_written_bytes: int = 0
+    artifacts_skipped: int = 0
+    """Analysed trajectories the artifact policy left out (no finding, not sampled)."""
+    artifacts_dropped: int = 0
+    """Trajectories not written because the artifact writer was behind (its queue was full)."""
+    artifacts_failed: int = 0
+    artifacts_retention_deleted_traces: int = 0
+    """Traces whose artifacts ``output.retention`` deleted (oldest first)."""
+    artifacts_retention_deleted_bytes: int = 0
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from bench.synthetic import trace_request
 from otel_mapper.otlp.held import hold_request, open_spans
-from processor.config import Config
+from processor.config import ArtifactsConfig, Config
 from processor.detectors.config import DriftConfig
 from processor.pipeline.analysis import AnalysedTrace, AnalysisStage
 from processor.pipeline.analysis_pool import AnalysisPool, WorkerLost
@@ -35,7 +35,7 @@ def released(number: int, spans: int = 9, origin: int = 7) -> ReleasedTrace:
 
 
 def config(tmp_path: Path, workers: int) -> Config:
-    base = Config(output_dir=str(tmp_path / f"out{workers}"), write_artifacts=True)
+    base = Config(output_dir=str(tmp_path / f"out{workers}"), artifacts=ArtifactsConfig(mode="all"))
     drift = DriftConfig(min_runs=2, window=3)
     return base.with_overrides(analysis_workers=workers, detectors=replace(base.detectors, drift=drift))
 
@@ -166,11 +166,11 @@ def test_a_worker_that_cannot_read_a_trace_answers_failed_and_keeps_serving(tmp_
         try:
             _, _, _, bad_reply = await asyncio.wait_for(pool.analyse([broken]), DEADLINE)
             _, _, _, good_reply = await asyncio.wait_for(pool.analyse([good]), DEADLINE)
-            return bad_reply[0], good_reply[0]
+            return type(bad_reply).__name__, type(good_reply).__name__
         finally:
             await pool.close()
 
-    assert asyncio.run(run()) == ("failed", "mapped")
+    assert asyncio.run(run()) == ("FailedReply", "MappedReply")
 
 
 @pytest.mark.slow
@@ -195,11 +195,11 @@ def test_a_worker_past_its_deadline_is_killed_and_the_call_fails(tmp_path: Path)
                     if time.monotonic() > deadline:
                         raise
                     await asyncio.sleep(0.05)
-            return lost, pool.restarts, reply[0]
+            return lost, pool.restarts, type(reply).__name__
         finally:
             await pool.close()
 
-    assert asyncio.run(run()) == (True, 1, "mapped")
+    assert asyncio.run(run()) == (True, 1, "MappedReply")
 
 
 def test_close_is_safe_twice_and_later_traces_still_go_out(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.otlp.protowire import length_delimited
-from processor.config import Config, ExportConfig, MiB
+from processor.config import ArtifactsConfig, Config, ExportConfig, MiB
 from processor.service import TrajectoryService
 from tests.support.capture_sink import CaptureSink
 from tests.support.scale import deep_chain
@@ -49,6 +49,7 @@ async def running(tmp_path: Path, **overrides: object) -> AsyncIterator[Running]
         "decision_wait": 0.05,
         "idle_timeout": 2.0,
         "export": ExportConfig(endpoint=f"127.0.0.1:{sink_port}"),
+        "artifacts": ArtifactsConfig(mode="all"),
     }
     settings.update(overrides)
     service = TrajectoryService(Config(**settings))  # type: ignore[arg-type]
@@ -166,7 +167,8 @@ def test_deep_anyvalue_and_invalid_utf8_spans_go_out_unchanged_and_their_batch_i
                 value = length_delimited(5, length_delimited(1, value))
             nested += length_delimited(9, length_delimited(1, b"k") + length_delimited(2, value))
             bad_utf8 = span(8, "NAME", trace_id=trace).SerializeToString().replace(b"NAME", b"\xff\xfe\xfd\xfc")
-            good = request([span(1, "fine", trace_id=trace), span(2, "fine too", parent=1, trace_id=trace)])
+            agent = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}  # analysed, not fast-pathed
+            good = request([span(1, "fine", trace_id=trace, attrs=agent), span(2, "fine too", parent=1, trace_id=trace)])
             scope = good.resource_spans[0].scope_spans[0]
             scope_bytes = length_delimited(1, scope.scope.SerializeToString()) + b"".join(
                 length_delimited(2, s.SerializeToString()) for s in scope.spans

@@ -81,3 +81,33 @@ def test_take_batch_stops_at_the_span_and_trace_limits_and_leaves_the_rest_in_or
     for batch in batches:
         assert len(batch) <= ANALYSIS_BATCH_TRACES
         assert len(batch) == 1 or sum(batch) <= ANALYSIS_BATCH_SPANS
+
+
+def test_batch_queue_wakes_waiting_consumers_and_join_waits_for_task_done() -> None:
+    import asyncio
+
+    from processor.pipeline.batch_queue import BatchQueue
+
+    async def run() -> tuple[list[int], bool]:
+        queue: BatchQueue[int] = BatchQueue()
+        taken: list[int] = []
+
+        async def consumer() -> None:
+            while True:
+                item = await queue.get()
+                taken.append(item)
+                queue.task_done()
+
+        consumers = [asyncio.create_task(consumer()) for _ in range(3)]
+        await asyncio.sleep(0)  # every consumer waits on an empty queue
+        waiter = asyncio.create_task(queue.get())
+        await asyncio.sleep(0)
+        waiter.cancel()  # a cancelled getter must not swallow an item
+        for item in range(10):
+            queue.put_nowait(item)
+        await asyncio.wait_for(queue.join(), 10)
+        for task in consumers:
+            task.cancel()
+        return sorted(taken), queue.empty()
+
+    assert asyncio.run(run()) == (list(range(10)), True)

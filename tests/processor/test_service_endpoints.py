@@ -24,7 +24,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from processor import cli
-from processor.config import AuthConfig, Config, ExportConfig, MetricsConfig, TlsServerConfig
+from processor.config import ArtifactsConfig, AuthConfig, Config, ExportConfig, MetricsConfig, TlsServerConfig
 from processor.service import TrajectoryService
 from processor.tls import server_credentials
 from tests.support.capture_sink import CaptureSink
@@ -252,7 +252,7 @@ def test_logs_are_joined_to_their_spans_for_analysis_and_missing_ones_are_declar
         sink_port = await sink.start()
         service = TrajectoryService(
             Config(listen="127.0.0.1:0", http_listen=None, output_dir=str(tmp_path), decision_wait=0.2,
-                   export=ExportConfig(endpoint=f"127.0.0.1:{sink_port}"))
+                   export=ExportConfig(endpoint=f"127.0.0.1:{sink_port}"), artifacts=ArtifactsConfig(mode="all"))
         )
         port = await service.start()
         try:

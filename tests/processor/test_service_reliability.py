@@ -86,7 +86,7 @@ def write_config(path: Path, listen: int, sink: int, output: Path, *, decision_w
         f"processor: {{decision_wait: {decision_wait}, idle_timeout: 30s}}\n"
         f"exporter:\n  endpoint: '127.0.0.1:{sink}'\n  timeout: 2s\n"
         "  retry_on_failure: {initial_interval: 100ms, max_interval: 500ms, max_elapsed_time: 600s}\n"
-        f"output: {{directory: '{output}'}}\n"
+        f"output: {{directory: '{output}', artifacts: all}}\n"
     )
     return path
 

@@ -93,7 +93,8 @@ class ServiceThread:
         async def settle() -> None:
             for _ in range(600):
                 await service.flush()
-                if service.buffered_traces == 0:
+                # a trace released while flush awaited is neither buffered nor flushed yet: flush again
+                if service.buffered_traces == 0 and service.pending_spans == 0:
                     return
                 await asyncio.sleep(0.05)
 

@@ -12,7 +12,7 @@ Recovers: v2 spans through the GenAI reading (``invoke_workflow`` / ``invoke_age
 from __future__ import annotations
 
 import logging
-from typing import Final
+from typing import ClassVar, Final
 
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.messages import (
@@ -42,6 +42,9 @@ _MARKERS: Final = frozenset(adk.MARKERS)
 
 class ADKReader:
     name = CONVENTION
+    marker_keys: ClassVar[frozenset[str]] = _MARKERS
+    """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
+    marker_scopes: ClassVar[frozenset[str]] = frozenset({adk.SCOPE_NAME})
 
     def claims(self, view: SpanView) -> bool:
         if view.scope_name == adk.SCOPE_NAME:

@@ -8,7 +8,7 @@ instead of ``gen_ai.provider.name``, ``gen_ai.usage.prompt_tokens``/``completion
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
+from typing import ClassVar, Final
 
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
@@ -83,6 +83,9 @@ class GenAIReader:
     """``gen_ai.operation.name`` spans, and legacy ``gen_ai.system`` model spans without an operation name."""
 
     name = CONVENTION
+    marker_keys: ClassVar[frozenset[str]] = frozenset({genai.OPERATION_NAME, genai.PROVIDER_NAME, genai.SYSTEM, genai.REQUEST_MODEL})
+    """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
+    marker_scopes: ClassVar[frozenset[str]] = frozenset()
 
     def claims(self, view: SpanView) -> bool:
         attrs = view.attrs

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import logging
-from typing import Final
+from typing import ClassVar, Final
 
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.messages import arguments_text, message_digest, parts_message, text_part, tool_call_part
@@ -42,6 +42,9 @@ def handoff_tool_name(agent: str) -> str:
 
 class OpenAIAgentsReader:
     name = CONVENTION
+    marker_keys: ClassVar[frozenset[str]] = _MARKERS | {genai.OPERATION_NAME}
+    """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
+    marker_scopes: ClassVar[frozenset[str]] = frozenset({oa.CONTRIB_SCOPE_NAME})
 
     def claims(self, view: SpanView) -> bool:
         if view.scope_name == oa.CONTRIB_SCOPE_NAME:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Final
+from typing import ClassVar, Final
 
 from otel_mapper.bundle.canonical import digest
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
@@ -71,6 +71,9 @@ _TOOL_CALL_KEY = re.compile(r"^message\.tool_calls\.(\d+)\.(tool_call\.(?:id|fun
 
 class OpenInferenceReader:
     name = CONVENTION
+    marker_keys: ClassVar[frozenset[str]] = frozenset({oi.SPAN_KIND})
+    """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
+    marker_scopes: ClassVar[frozenset[str]] = frozenset()
 
     def claims(self, view: SpanView) -> bool:
         return oi.SPAN_KIND in view.attrs

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import logging
-from typing import Final
+from typing import ClassVar, Final
 
 from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.messages import arguments_text
@@ -47,6 +47,9 @@ _LANGGRAPH_KEYS: Final = (langgraph.STEP, langgraph.NODE, langgraph.CHECKPOINT_N
 
 class OpenLLMetryReader:
     name = CONVENTION
+    marker_keys: ClassVar[frozenset[str]] = _MARKERS
+    """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
+    marker_scopes: ClassVar[frozenset[str]] = frozenset()
 
     def claims(self, view: SpanView) -> bool:
         attrs = view.attrs

@@ -14,7 +14,7 @@ Logfire's level ``error`` as a failure; Logfire's OpenAI Agents handoff / guardr
 from __future__ import annotations
 
 import logging
-from typing import Final
+from typing import ClassVar, Final
 
 from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.messages import arguments_text
@@ -45,6 +45,9 @@ _MARKERS: Final = frozenset(
 
 class PydanticAIReader:
     name = CONVENTION
+    marker_keys: ClassVar[frozenset[str]] = _MARKERS | {pa.AGENT_NAME_V2}
+    """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
+    marker_scopes: ClassVar[frozenset[str]] = frozenset()
 
     def claims(self, view: SpanView) -> bool:
         attrs = view.attrs

@@ -12,7 +12,7 @@ the GenAI parts shape; tool arguments. The ``gen_ai.*`` attributes these spans a
 from __future__ import annotations
 
 import logging
-from typing import Final
+from typing import ClassVar, Final
 
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.messages import (
@@ -57,6 +57,9 @@ def _first(view: SpanView, keys: tuple[str, ...]) -> str | None:
 
 class VercelAIReader:
     name = CONVENTION
+    marker_keys: ClassVar[frozenset[str]] = frozenset({ai.OPERATION_ID})
+    """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
+    marker_scopes: ClassVar[frozenset[str]] = frozenset()
 
     def claims(self, view: SpanView) -> bool:
         return ai.OPERATION_ID in view.attrs

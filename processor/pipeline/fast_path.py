@@ -1,0 +1,109 @@
+"""The fast path: a released trace with no span any convention reader recognises goes out as it came.
+
+No mapping, detection, annotation or artifacts: its held bytes are concatenated into Export requests
+(:func:`~otel_mapper.otlp.held.wire_requests`), each span byte-identical to what was received (DESIGN invariant 9).
+
+A trace takes the fast path only when:
+
+- no span of the released revision may be claimed by a reader (:class:`~otel_mapper.mapping.recognition.SpanRecogniser`);
+- no log record was joined to it (GenAI events can arrive as logs);
+- it is its first revision, or its earlier revisions took the fast path too. A late revision of a trace that was
+  analysed is analysed (it is a new revision of that trajectory), and a late revision that brings the trace's
+  first agent span is analysed, never fast-pathed.
+
+:class:`FastPathRuns` is the seam where the fast path records what it released: the default keeps a bounded set
+of trace ids; a store of released runs can take its place (``record`` is called once per fast-pathed revision,
+``fast_pathed`` asked for later revisions).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Final, Protocol
+
+from otel_mapper.mapping.recognition import SpanRecogniser
+from otel_mapper.otlp.held import HeldSpan, wire_requests
+from processor.pipeline.assembler import ReleasedTrace
+from processor.pipeline.exporter import OutboundRequest
+
+__all__ = ["FastPath", "FastPathRuns", "RecentFastPathRuns"]
+
+DEFAULT_REMEMBERED: Final = 100_000
+"""Trace ids remembered as fast-pathed (as many as the assembler remembers released traces by default)."""
+
+
+class FastPathRuns(Protocol):
+    """What the fast path tells the store of released runs, and asks it. Called from the event loop thread."""
+
+    def record(self, released: ReleasedTrace) -> None:
+        """``released`` went out unanalysed."""
+
+    def fast_pathed(self, trace_id: bytes) -> bool:
+        """Whether every earlier revision of ``trace_id`` went out unanalysed."""
+
+    def forget(self, trace_id: bytes) -> None:
+        """A later revision of ``trace_id`` is analysed: its next revisions are analysed too."""
+
+
+class RecentFastPathRuns:
+    """The default :class:`FastPathRuns`: the last ``capacity`` fast-pathed trace ids (oldest forgotten first;
+    a forgotten trace's late revision is analysed, which costs time, never correctness)."""
+
+    def __init__(self, capacity: int = DEFAULT_REMEMBERED) -> None:
+        self._capacity = capacity
+        self._ids: OrderedDict[bytes, None] = OrderedDict()
+
+    def record(self, released: ReleasedTrace) -> None:
+        if self._capacity <= 0:
+            return
+        self._ids[released.trace_id] = None
+        self._ids.move_to_end(released.trace_id)
+        while len(self._ids) > self._capacity:
+            self._ids.popitem(last=False)
+
+    def fast_pathed(self, trace_id: bytes) -> bool:
+        return trace_id in self._ids
+
+    def forget(self, trace_id: bytes) -> None:
+        self._ids.pop(trace_id, None)
+
+
+class FastPath:
+    """Decides per released revision, and forwards the ones it takes."""
+
+    def __init__(self, runs: FastPathRuns | None = None, recogniser: SpanRecogniser | None = None) -> None:
+        self.runs: FastPathRuns = runs if runs is not None else RecentFastPathRuns()
+        self._recogniser = recogniser if recogniser is not None else SpanRecogniser()
+
+    def applies(self, released: ReleasedTrace) -> bool:
+        earlier_fast = released.revision > 1 and self.runs.fast_pathed(released.trace_id)
+        if released.revision > 1 and not earlier_fast:
+            return False
+        if not released.logs and not self._may_be_agent(released.spans):
+            return True
+        if earlier_fast:
+            self.runs.forget(released.trace_id)
+        return False
+
+    def _may_be_agent(self, spans: Sequence[HeldSpan]) -> bool:
+        recogniser = self._recogniser
+        span_may_claim = recogniser.span_may_claim
+        scopes_seen: set[int] = set()
+        for span in spans:
+            group = span.group
+            if id(group) not in scopes_seen:
+                scopes_seen.add(id(group))
+                if recogniser.scope_may_claim(group.scope):
+                    return True
+            if span_may_claim(span.data):
+                return True
+        return False
+
+    def forward(self, released: ReleasedTrace, max_request_bytes: int) -> list[OutboundRequest]:
+        """The trace's spans as Export requests, unparsed; records the release (the hook for the run store)."""
+        self.runs.record(released)
+        return [
+            OutboundRequest(payload, len(origins), origins)
+            for payload, origins in wire_requests(released.spans, max_request_bytes)
+        ]
