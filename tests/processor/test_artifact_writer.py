@@ -28,15 +28,17 @@ def test_offer_never_waits_for_the_disk_and_counts_what_it_drops(tmp_path: Path)
     object.__setattr__(writer, "options", BundleOptions())
     release = threading.Event()
     BlockedWriter.release = release
-    background = BackgroundArtifactWriter(writer, capacity=4)
+    capacity = 4
+    background = BackgroundArtifactWriter(writer, capacity=capacity)
     trajectory, diagnosis = object(), object()
     try:
         started = time.monotonic()
         accepted = [background.offer(trajectory, diagnosis) for _ in range(20)]  # type: ignore[arg-type]
         elapsed = time.monotonic() - started
         assert elapsed < 1.0  # the stalled disk never held the caller
-        assert accepted.count(True) <= 5  # the queue bound, plus the one the thread took before it stalled
-        assert background.counts.dropped == accepted.count(False) and background.counts.dropped >= 15
+        # The queue bound, plus the batch the thread took off the queue before it stalled (at most a full queue).
+        assert capacity <= accepted.count(True) <= 2 * capacity
+        assert background.counts.dropped == accepted.count(False) >= 20 - 2 * capacity
     finally:
         release.set()
         background.close()

@@ -40,6 +40,10 @@ PUBLIC_DEFAULTS: dict[str, Any] = {
     "processor.analysis_workers": 1,
     "output.directory": "./otel-trajectory-data",
     "output.write_artifacts": True,
+    "output.artifacts": "findings",
+    "output.artifacts_sampling_percentage": 0.0,
+    "output.retention.max_megabytes": 1024,
+    "output.retention.max_days": 0.0,
     "output.content_mode": "digest",
     **{f"output.rights.{right}": "unknown" for right in (
         "retention", "local_evaluation", "hosted_evaluation", "training", "redistribution_original",

@@ -28,4 +28,27 @@ def test_the_demo_gets_every_span_back_annotated(tmp_path: Path, capsys: pytest.
     sent, files, received = map(int, re.search(r"sent (\d+) spans in (\d+) corpus files; received (\d+)", out).groups())  # type: ignore[union-attr]
     assert files == len(list((corpus_root() / "traces").glob("**/trace.otlp.json")))
     assert sent == received > 0
-    assert len(list(tmp_path.glob("*/bundle.json"))) >= files
+    rows = table_rows(out)
+    assert len(rows) == files
+    # The default artifact policy (output.artifacts: findings): files for exactly the traces with a finding, a
+    # failing or an erroring verdict.
+    forensic = {row["trace id"] for row in rows if row["verdict"] in ("fail", "error") or row["findings"] != "-"}
+    assert forensic
+    assert {path.parent.name for path in tmp_path.glob("*/bundle.json")} == forensic
+    assert {path.parent.name for path in tmp_path.glob("*/ledger.json")} == forensic
+
+
+def table_rows(out: str) -> list[dict[str, str]]:
+    """The demo's table as one dict per row, cut at the header's column starts (cells may hold spaces)."""
+    lines = out.splitlines()
+    header_at = next(i for i, line in enumerate(lines) if line.startswith("source") and "trace id" in line)
+    header, rule = lines[header_at], lines[header_at + 1]
+    starts = [match.start() for match in re.finditer(r"-+", rule)]
+    bounds = list(zip(starts, [*starts[1:], None], strict=True))
+    names = [header[start:end].strip() for start, end in bounds]
+    rows = []
+    for line in lines[header_at + 2:]:
+        if not line.strip():
+            break
+        rows.append({name: line[start:end].strip() for name, (start, end) in zip(names, bounds, strict=True)})
+    return rows

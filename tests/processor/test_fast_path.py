@@ -13,6 +13,7 @@ from otel_mapper.mapping.readers import FallbackReader, default_readers
 from otel_mapper.mapping.recognition import SpanRecogniser, needles_for
 from otel_mapper.mapping.spans import SpanView
 from otel_mapper.otlp.held import HeldSpan, hold_request
+from processor.cli.inputs import read_inputs
 from processor.cli.offline import read_envelopes
 from processor.config import ArtifactsConfig, Config
 from processor.pipeline.analysis import AnalysedTrace, AnalysisStage
@@ -124,8 +125,7 @@ def test_an_agent_trace_is_never_fast_pathed(tmp_path: Path) -> None:
 def test_every_span_a_reader_claims_in_the_corpus_is_recognised_from_its_bytes() -> None:
     recogniser = SpanRecogniser()
     readers = [reader for reader in default_readers() if not isinstance(reader, FallbackReader)]
-    paths = sorted(p for p in (ROOT / "corpus" / "traces").rglob("*") if p.name.endswith((".otlp.json", ".pb")))
-    envelopes, _ = read_envelopes(paths)
+    envelopes, _ = read_envelopes(read_inputs([ROOT / "corpus" / "traces"]).requests)
     claimed = 0
     for index, envelope in enumerate(envelopes):
         span_ = envelope.span
