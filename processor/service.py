@@ -25,8 +25,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import grpc
 from grpc_health.v1 import health_pb2_grpc
@@ -48,9 +49,13 @@ from processor.pipeline.signal_pipeline import SignalPipeline, spool_for
 from processor.pipeline.sinks import PipelineSinks
 from processor.pipeline.spool import SpoolEntry
 from processor.report.page import TrajectoryPage
+from processor.startup import StartupError, bind_failure, check_bindable
 from processor.telemetry.counters import Telemetry
-from processor.telemetry.health import HealthState
+from processor.telemetry.health import HealthState, exporter_health_service
 from processor.tls import channel_credentials, server_credentials, server_ssl_context
+
+if TYPE_CHECKING:
+    from processor.telemetry.self_metrics import SelfMetrics
 
 __all__ = ["DEFAULT_MEMORY_SHARE", "MiB", "TrajectoryService", "effective_memory_limit"]
 
@@ -94,20 +99,12 @@ class TrajectoryService:
         self._http_ssl = server_ssl_context(tls.cert_file, tls.key_file, tls.client_ca_file) if tls else None
         self._page = TrajectoryPage.from_config(config, auth=self._auth, ssl_context=self._http_ssl)
         self._on_analysed = on_analysed
-        self._traces = SignalPipeline(
-            Signal.TRACES,
-            spool_for(config, config.export, "spool"),
-            lambda on_settled: self._make_exporter(config.export, Signal.TRACES, on_settled),
+        self._health = HealthState(
+            [TRACE_SERVICE, LOGS_SERVICE]
+            + [exporter_health_service(signal) for signal, export in _exports(config) if export is not None]
         )
-        self._logs = (
-            SignalPipeline(
-                Signal.LOGS,
-                spool_for(config, config.logs_export, "spool-logs"),
-                lambda on_settled: self._make_exporter(config.logs_export, Signal.LOGS, on_settled),
-            )
-            if config.logs_export
-            else None
-        )
+        self._traces = self._pipeline(config, Signal.TRACES, config.export)
+        self._logs = self._pipeline(config, Signal.LOGS, config.logs_export) if config.logs_export else None
         self._analysis = AnalysisStage(
             config,
             self.telemetry.processor,
@@ -142,10 +139,9 @@ class TrajectoryService:
             is_stopped=self._is_stopped,
         )
         self._replay = SpoolReplay(self._sinks, self._admission, self._traces, self._logs, self.telemetry.spool)
-        self._health = HealthState([TRACE_SERVICE, LOGS_SERVICE])
         self._server: grpc.aio.Server | None = None
         self._http: OtlpHttpReceiver | None = None
-        self._metrics: object | None = None
+        self._metrics: SelfMetrics | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._started = False
         self._stopped = False
@@ -161,13 +157,32 @@ class TrajectoryService:
         if self._on_analysed is not None:
             self._on_analysed(analysed)
 
-    def _make_exporter(self, export: ExportConfig | None, signal: Signal, on_settled: OnSettled) -> Exporter:
+    def _pipeline(self, config: Config, signal: Signal, export: ExportConfig | None) -> SignalPipeline:
+        spool, setting = spool_for(config, "exporter" if signal is Signal.TRACES else "logs_exporter")
+        return SignalPipeline(
+            signal,
+            spool,
+            lambda on_settled: self._make_exporter(export, signal, on_settled, spooled=spool is not None),
+            spool_setting=setting,
+        )
+
+    def _make_exporter(
+        self, export: ExportConfig | None, signal: Signal, on_settled: OnSettled, *, spooled: bool
+    ) -> Exporter:
         """The gRPC exporter of ``export``; without an export target, traces are written under ``output_dir``."""
         counters = self.telemetry.exporter if signal is Signal.TRACES else self.telemetry.logs_exporter
         if export is None:
             return FileExporter(self._output_dir, counters, on_settled=on_settled)
         credentials = None if export.insecure else channel_credentials(export.ca_file, export.cert_file, export.key_file)
-        return OtlpGrpcExporter(export, counters, signal=signal, credentials=credentials, on_settled=on_settled)
+        service = exporter_health_service(signal)
+
+        async def on_failing(failing: bool) -> None:
+            await self._health.set_component(service, serving=not failing)
+
+        return OtlpGrpcExporter(
+            export, counters, signal=signal, credentials=credentials, on_settled=on_settled, on_failing=on_failing,
+            spooled=spooled, clock=self._clock,
+        )
 
     def _is_stopped(self) -> bool:
         return self._stopped
@@ -193,50 +208,55 @@ class TrajectoryService:
 
     # --- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> int:
+        """Start in an order where what can fail fails first: spools, then every listener's port is checked, then
+        workers and exporters start, then the listeners. Raises :class:`~processor.startup.StartupError` (one
+        line per cause, naming the setting and its value) with everything started so far stopped again."""
         if self._started:
             raise RuntimeError("service already started")
         self._started = True
+        try:
+            await self._start()
+        except BaseException:
+            await self._abort_start()
+            raise
+        logger.info("%s", self._started_line())
+        return self.port or 0
+
+    async def _start(self) -> None:
+        config = self._config
+        listeners = [("receiver.endpoint", config.listen)]
+        if config.http_listen is not None:
+            listeners.append(("receiver.http.endpoint", config.http_listen))
+        if config.metrics.prometheus_endpoint is not None:
+            listeners.append(("telemetry.metrics.prometheus.endpoint", config.metrics.prometheus_endpoint))
+        for setting, endpoint in listeners:  # before anything starts: a busy port must not leave workers behind
+            check_bindable(setting, endpoint)
         self._processing.open()
         replay = await self._open_spools()
+        self._server = self._grpc_server()
         await self._analysis.start()
         for pipeline in self._pipelines:
             await pipeline.start()
-        interceptors = [self._auth.grpc_interceptor(self.telemetry.receiver)] if self._auth else []
-        self._server = grpc.aio.server(
-            options=_server_options(self._config),
-            maximum_concurrent_rpcs=self._config.max_concurrent_rpcs,
-            interceptors=interceptors,
-        )
-        self._server.add_generic_rpc_handlers(
-            (
-                TraceReceiver(self._sinks.submit, self.telemetry.receiver).handler(),
-                LogsReceiver(self._sinks.submit_logs, self.telemetry.receiver).handler(),
-            )
-        )
-        health_pb2_grpc.add_HealthServicer_to_server(self._health.servicer(), self._server)
-        if self._server_credentials is not None:
-            self.port = self._server.add_secure_port(self._config.listen, self._server_credentials)
-        else:
-            self.port = self._server.add_insecure_port(self._config.listen)
-        if self.port == 0:
-            raise OSError(f"cannot listen on {self._config.listen}: address in use or not available (receiver.endpoint)")
         await self._health.set_not_serving()
         await self._server.start()
-        if self._config.http_listen is not None:
+        if config.http_listen is not None:
             self._http = OtlpHttpReceiver(
                 self._sinks.submit,
                 self._sinks.submit_logs,
                 self.telemetry.receiver,
-                max_body_bytes=self._config.max_recv_msg_size,
-                max_decompressed_bytes=self._config.max_recv_msg_size,
+                max_body_bytes=config.max_recv_msg_size,
+                max_decompressed_bytes=config.max_recv_msg_size,
                 authorize=self._auth.check if self._auth else None,
                 ssl_context=self._http_ssl,
-                max_concurrent_requests=self._config.max_concurrent_streams,
+                max_concurrent_requests=config.max_concurrent_streams,
             )
-            host, port = parse_endpoint(self._config.http_listen)
-            self.http_port = await self._http.start(host, port)
+            host, port = parse_endpoint(config.http_listen)
+            try:
+                self.http_port = await self._http.start(host, port)
+            except OSError as exc:
+                raise bind_failure("receiver.http.endpoint", config.http_listen, exc) from None
         await self._start_metrics()
-        workers = max(1, self._config.analysis_workers) * 2
+        workers = max(1, config.analysis_workers) * 2
         self._tasks = [asyncio.create_task(self._processing.release_loop(), name="release-loop")]
         self._tasks += [
             asyncio.create_task(self._processing.process_loop(), name=f"process-loop-{n}") for n in range(workers)
@@ -244,16 +264,75 @@ class TrajectoryService:
         if replay:
             self._tasks.append(asyncio.create_task(self._replay.run(replay), name="spool-replay"))
         await self._health.set_serving()
-        analysis_workers = self._config.analysis_workers
-        logger.info(
-            "otel-trajectory listening on %s (gRPC%s)%s; %s, span data held up to %d MiB",
-            self._config.listen,
-            ", TLS" if self._server_credentials else "",
-            f" and {self._config.http_listen} (HTTP)" if self._http else "",
-            f"{analysis_workers} analysis worker process(es)" if analysis_workers else "analysis in a thread",
-            self._memory_limit // MiB,
+
+    def _grpc_server(self) -> grpc.aio.Server:
+        """The gRPC server with its services, bound to ``receiver.endpoint`` (not serving yet)."""
+        interceptors = [self._auth.grpc_interceptor(self.telemetry.receiver)] if self._auth else []
+        server = grpc.aio.server(
+            options=_server_options(self._config),
+            maximum_concurrent_rpcs=self._config.max_concurrent_rpcs,
+            interceptors=interceptors,
         )
-        return self.port
+        server.add_generic_rpc_handlers(
+            (
+                TraceReceiver(self._sinks.submit, self.telemetry.receiver).handler(),
+                LogsReceiver(self._sinks.submit_logs, self.telemetry.receiver).handler(),
+            )
+        )
+        health_pb2_grpc.add_HealthServicer_to_server(self._health.servicer(), server)
+        try:
+            if self._server_credentials is not None:
+                self.port = server.add_secure_port(self._config.listen, self._server_credentials)
+            else:
+                self.port = server.add_insecure_port(self._config.listen)
+        except RuntimeError:  # grpc's "Failed to bind": the port was taken after check_bindable
+            self.port = 0
+        if not self.port:
+            raise StartupError([f"receiver.endpoint {self._config.listen}: gRPC could not bind it (taken meanwhile?); "
+                                "free the port or choose another"])
+        return server
+
+    async def _abort_start(self) -> None:
+        """Stop what a failed start had started, in reverse order, without letting a second error hide the first."""
+        self._stopped = True
+
+        async def quietly(step: Awaitable[object]) -> None:
+            try:
+                await step
+            except Exception:  # already failing: the first error is the one to report
+                logger.debug("stopping after a failed start", exc_info=True)
+
+        if self._metrics is not None:
+            await quietly(self._metrics.close())
+        if self._http is not None:
+            await quietly(self._http.stop(grace=0))
+        if self._server is not None:
+            await quietly(self._server.stop(None))
+        for pipeline in self._pipelines:
+            await quietly(pipeline.shutdown(0))
+        await quietly(self._analysis.close())
+        for pipeline in self._pipelines:
+            await quietly(pipeline.close_spool())
+
+    def _started_line(self) -> str:
+        """What is on, said once at start-up."""
+        config = self._config
+        parts = [f"OTLP/gRPC on {_bound(config.listen, self.port)}{' (TLS)' if self._server_credentials else ''}"]
+        if self._http is not None:
+            parts.append(f"OTLP/HTTP on {_bound(config.http_listen or '', self.http_port)}")
+        if self._auth is not None:
+            parts.append("bearer token required")
+        for pipeline in self._pipelines:
+            export = config.export if pipeline.signal is Signal.TRACES else config.logs_export
+            target = f"to {export.endpoint}" if export is not None else f"to files under {self._output_dir}"
+            spool = f"spool {pipeline.spool.directory}" if pipeline.spool is not None else "no spool"
+            parts.append(f"{pipeline.signal} {target} ({spool})")
+        workers = config.analysis_workers
+        parts.append(f"{workers} analysis worker process(es)" if workers else "analysis in a thread")
+        parts.append(f"span data held up to {self._memory_limit // MiB} MiB")
+        if self._metrics is not None:
+            parts.append(f"self-metrics: {self._metrics.description}")
+        return "otel-trajectory started: " + "; ".join(parts)
 
     async def _open_spools(self) -> list[SpoolEntry]:
         """Open the spools; returns the entries that were not delivered before the last stop (their payloads stay
@@ -271,23 +350,30 @@ class TrajectoryService:
             return
         from processor.telemetry.self_metrics import SelfMetrics
 
-        self._metrics = self_metrics = SelfMetrics(
-            self._metrics_telemetry,
-            otlp_endpoint=metrics.otlp_endpoint,
-            otlp_interval=metrics.otlp_interval,
-            otlp_insecure=metrics.otlp_insecure,
-            otlp_headers=metrics.otlp_headers,
-            otlp_credentials=None if metrics.otlp_insecure else channel_credentials(
-                metrics.otlp_ca_file, metrics.otlp_cert_file, metrics.otlp_key_file
-            ),
-            prometheus=metrics.prometheus_endpoint is not None,
-            own_endpoints=[e for e in (self._config.listen, self._config.http_listen, metrics.prometheus_endpoint) if e],
-        )
+        try:
+            self_metrics = SelfMetrics(
+                self._metrics_telemetry,
+                otlp_endpoint=metrics.otlp_endpoint,
+                otlp_interval=metrics.otlp_interval,
+                otlp_insecure=metrics.otlp_insecure,
+                otlp_headers=metrics.otlp_headers,
+                otlp_credentials=None if metrics.otlp_insecure else channel_credentials(
+                    metrics.otlp_ca_file, metrics.otlp_cert_file, metrics.otlp_key_file
+                ),
+                prometheus=metrics.prometheus_endpoint is not None,
+                own_endpoints=[e for e in (self._config.listen, self._config.http_listen, metrics.prometheus_endpoint) if e],
+            )
+        except ValueError as exc:  # the message names the setting (an OTLP endpoint that is our own listener...)
+            raise StartupError([str(exc)]) from None
+        self._metrics = self_metrics
         if metrics.prometheus_endpoint is not None:
             host, port = parse_endpoint(metrics.prometheus_endpoint)
-            self.metrics_port = await self_metrics.serve_prometheus(
-                host, port, routes=self._page.register, ssl_context=self._page.ssl_context
-            )
+            try:
+                self.metrics_port = await self_metrics.serve_prometheus(
+                    host, port, routes=self._page.register, ssl_context=self._page.ssl_context
+                )
+            except OSError as exc:
+                raise bind_failure("telemetry.metrics.prometheus.endpoint", metrics.prometheus_endpoint, exc) from None
 
     def _metrics_telemetry(self) -> Telemetry:
         """The counters for a metrics collection, with the levels read from their owners first."""
@@ -308,8 +394,9 @@ class TrajectoryService:
         """Readiness off, stop accepting, release every buffered trace (bundle ``open``), drain within
         ``deadline`` seconds per stage, close. What did not go out stays in the spool for the next start."""
         if not self._started or self._stopped:
-            self._stopped = True
-            await self._analysis.close()
+            if not self._stopped:
+                self._stopped = True
+                await self._analysis.close()
             return
         self._stopped = True
         assert self._server is not None
@@ -332,7 +419,7 @@ class TrajectoryService:
         for pipeline in self._pipelines:
             await pipeline.close_spool()
         if self._metrics is not None:
-            await self._metrics.close()  # type: ignore[attr-defined]
+            await self._metrics.close()
         logger.info("otel-trajectory stopped: %s", self.telemetry.snapshot())
 
     async def flush(self) -> None:
@@ -344,10 +431,24 @@ class TrajectoryService:
             await pipeline.flush()
 
 
+def _exports(config: Config) -> Iterator[tuple[Signal, ExportConfig | None]]:
+    yield Signal.TRACES, config.export
+    yield Signal.LOGS, config.logs_export
+
+
+def _bound(endpoint: str, port: int | None) -> str:
+    """``endpoint`` with the port it was bound to (port 0 asks for any free one)."""
+    host, _ = parse_endpoint(endpoint)
+    host = f"[{host}]" if ":" in host else host
+    return f"{host}:{port}" if port else endpoint
+
+
 def _server_options(config: Config) -> list[tuple[str, int]]:
     options = [
         ("grpc.max_receive_message_length", config.max_recv_msg_size),
         ("grpc.max_concurrent_streams", config.max_concurrent_streams),
+        # Never share the port with another process silently (gRPC sets SO_REUSEPORT by default on Linux).
+        ("grpc.so_reuseport", 0),
     ]
     for name, seconds in (
         ("grpc.max_connection_idle_ms", config.max_connection_idle),

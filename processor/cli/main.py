@@ -110,8 +110,15 @@ def _load(path: Path | None) -> Config:
 
 
 async def _serve(config: Config) -> int:
+    """Run until SIGINT/SIGTERM. Raises :class:`~processor.startup.StartupError` when it cannot start (then
+    nothing it started is left running)."""
+    from processor.config.checks import check_serve_settings
     from processor.service import TrajectoryService
+    from processor.startup import StartupError
 
+    problems = check_serve_settings(config)  # files and directories: what check-config reports, before anything starts
+    if problems:
+        raise StartupError(problems)
     service = TrajectoryService(config)
     await service.start()
     stop = asyncio.Event()
@@ -148,7 +155,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from dataclasses import replace
 
                 config = replace(config, metrics=replace(config.metrics, prometheus_endpoint=args.metrics_listen))
-            return asyncio.run(_serve(config))
+            from processor.startup import StartupError
+
+            try:
+                return asyncio.run(_serve(config))
+            except StartupError as exc:
+                for problem in exc.problems:
+                    print(f"otel-trajectory serve: cannot start: {problem}", file=sys.stderr)
+                return 2
         if args.command == "healthcheck":
             from processor.telemetry.health import probe
 

@@ -13,28 +13,29 @@ from pathlib import Path
 
 from processor.config.model import Config, ExportConfig
 
-__all__ = ["check_serve_settings", "spool_directories"]
+__all__ = ["check_serve_settings", "spool_directories", "spool_directory"]
+
+
+def spool_directory(config: Config, section: str) -> tuple[str, Path] | None:
+    """(setting, directory) of the spool ``serve`` opens for ``section`` (``exporter`` or ``logs_exporter``):
+    ``sending_queue.storage`` when it names one, else ``<output.directory>/spool`` (``spool-logs``); ``None`` when
+    it is ``false``, in passthrough, and for ``logs_exporter`` when no logs exporter is set."""
+    export = config.export if section == "exporter" else config.logs_export
+    if config.passthrough or (section == "logs_exporter" and export is None):
+        return None
+    queue = export.sending_queue if export is not None else None
+    if queue is not None and not queue.storage_enabled:
+        return None
+    if queue is not None and queue.storage:
+        return f"{section}.sending_queue.storage", Path(queue.storage)
+    default_name = "spool" if section == "exporter" else "spool-logs"
+    return f"output.directory (the {section} spool)", Path(config.output_dir) / default_name
 
 
 def spool_directories(config: Config) -> list[tuple[str, Path]]:
-    """(setting, directory) of each spool ``serve`` opens: ``<output.directory>/spool`` unless
-    ``sending_queue.storage`` names one or is ``false``; the logs spool only with a ``logs_exporter``; none in
-    passthrough."""
-    if config.passthrough:
-        return []
-    found: list[tuple[str, Path]] = []
-    for section, export, default_name in (("exporter", config.export, "spool"),
-                                          ("logs_exporter", config.logs_export, "spool-logs")):
-        if section == "logs_exporter" and export is None:
-            continue
-        queue = export.sending_queue if export is not None else None
-        if queue is not None and not queue.storage_enabled:
-            continue
-        if queue is not None and queue.storage:
-            found.append((f"{section}.sending_queue.storage", Path(queue.storage)))
-        else:
-            found.append((f"output.directory (the {section} spool)", Path(config.output_dir) / default_name))
-    return found
+    """(setting, directory) of each spool ``serve`` opens (:func:`spool_directory` of both exporters)."""
+    found = (spool_directory(config, section) for section in ("exporter", "logs_exporter"))
+    return [spool for spool in found if spool is not None]
 
 
 def _unreadable(path: str) -> str | None:
@@ -59,8 +60,8 @@ def _unwritable_directory(directory: Path) -> str | None:
     if directory.exists():
         if not directory.is_dir():
             return "exists and is not a directory"
-        if not os.access(directory, os.W_OK | os.X_OK):
-            return "is not writable by this process; fix its permissions or choose another directory"
+        if not os.access(directory, os.R_OK | os.W_OK | os.X_OK):
+            return "is not readable and writable by this process; fix its permissions or choose another directory"
         return None
     parent = directory.parent
     while not parent.exists() and parent != parent.parent:

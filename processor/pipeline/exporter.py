@@ -4,13 +4,25 @@ Error classification at the gRPC boundary (OTLP spec, Collector ``otlpexporter``
 DEADLINE_EXCEEDED, ABORTED, OUT_OF_RANGE, UNAVAILABLE and DATA_LOSS are retried; RESOURCE_EXHAUSTED only when
 the server sent a RetryInfo delay; everything else is permanent. Partial success is logged and counted, never
 retried. Shutdown stops retrying first, drains the queue within the deadline, then closes the channel.
+
+How long a retryable failure is retried depends on where the data also is:
+
+- ``spooled`` (the spool is on): until it is delivered or refused for good, however long the target is away;
+  ``retry_on_failure.max_elapsed_time`` does not apply, because giving up would delete acknowledged data from the
+  spool. A long outage fills the queue, then the memory limit or the spool, and the receivers push back;
+- not spooled: the Collector's semantics, given up after ``max_elapsed_time`` (0: never), counted and logged.
+
+What the operator is told about failures (first one at once with its cause, then summaries) and the failing state
+shown in metrics and health live in :mod:`processor.pipeline.export_status`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
@@ -23,6 +35,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 from processor.config import ExportConfig, RetryConfig
+from processor.pipeline.export_status import ExportStatus, describe_export_error
 from processor.pipeline.outbound import (
     ExportQueueFull,
     OnSettled,
@@ -65,6 +78,8 @@ class SendResult:
 
 
 Send = Callable[[OutboundRequest, float], Awaitable[SendResult]]
+OnFailing = Callable[[bool], Awaitable[None]]
+"""Told when the target starts failing (True) and when it delivers again (False): the health service's entry."""
 
 
 def _identity(payload: bytes) -> bytes:
@@ -93,7 +108,9 @@ class OtlpGrpcExporter:
     """Sends serialized Export requests of one signal to one OTLP/gRPC endpoint.
 
     ``send`` can be injected (tests); by default a real channel. ``credentials`` are the channel credentials for
-    TLS (``None`` with ``tls.insecure``: plaintext). ``on_settled`` is told how every request ended.
+    TLS (``None`` with ``tls.insecure``: plaintext). ``on_settled`` is told how every request ended, ``on_failing``
+    when the target starts or stops failing. ``spooled``: every request taken is also in the spool (then retryable
+    failures are retried until delivered; see the module docstring). ``clock`` times the failure reports.
     Implements :class:`~processor.pipeline.outbound.Exporter`.
     """
 
@@ -110,6 +127,9 @@ class OtlpGrpcExporter:
         signal: Signal = Signal.TRACES,
         credentials: grpc.ChannelCredentials | None = None,
         on_settled: OnSettled | None = None,
+        on_failing: OnFailing | None = None,
+        spooled: bool = False,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._config = config
         self._counters = counters
@@ -126,6 +146,16 @@ class OtlpGrpcExporter:
         self._stopping = asyncio.Event()
         self._gathering = asyncio.Lock()
         self._queued_bytes = 0
+        self._queued_items = 0
+        self._on_failing = on_failing
+        self._spooled = spooled
+        self._section = "exporter" if signal is Signal.TRACES else "logs_exporter"
+        self._status = ExportStatus(
+            f"{config.endpoint} ({signal})",
+            items="spans" if signal is Signal.TRACES else "log records",
+            counters=counters,
+            clock=clock,
+        )
         counters.queue_capacity = config.sending_queue.queue_size
 
     @property
@@ -150,12 +180,22 @@ class OtlpGrpcExporter:
             )
         for number in range(self._config.sending_queue.num_consumers):
             self._workers.append(asyncio.create_task(self._consume(), name=f"otlp-export-{self._signal}-{number}"))
-        logger.info("OTLP/gRPC %s exporter started for %s", self._signal, self._config.endpoint)
+        logger.debug("OTLP/gRPC %s exporter started for %s", self._signal, self._config.endpoint)
 
     @property
     def queued_bytes(self) -> int:
         """Payload bytes queued or being sent (memory held by this exporter)."""
         return self._queued_bytes
+
+    @property
+    def queued_items(self) -> int:
+        """Spans (log records) queued or being sent: what waits while the target is failing."""
+        return self._queued_items
+
+    @property
+    def failing(self) -> bool:
+        """Whether the target is failing: from a failed attempt until the next delivery."""
+        return self._status.failing
 
     def has_room(self, requests: int = 1) -> bool:
         return self._queue.maxsize - self._queue.qsize() >= requests
@@ -168,6 +208,7 @@ class OtlpGrpcExporter:
             self._counters.enqueue_failed_spans += request.items
             raise ExportQueueFull(f"sending queue full ({self._queue.maxsize} requests)") from None
         self._queued_bytes += len(request.payload)
+        self._queued_items += request.items
         self._counters.queue_size = self._queue.qsize()
 
     async def put(self, request: OutboundRequest | ExportTraceServiceRequest) -> None:
@@ -176,6 +217,7 @@ class OtlpGrpcExporter:
             request = outbound(request)
         await self._queue.put(request)
         self._queued_bytes += len(request.payload)
+        self._queued_items += request.items
         self._counters.queue_size = self._queue.qsize()
 
     async def put_trace(self, trace_id: bytes, requests: Sequence[OutboundRequest]) -> None:
@@ -233,6 +275,7 @@ class OtlpGrpcExporter:
             finally:
                 for item in batch:
                     self._queued_bytes -= len(item.payload)
+                    self._queued_items -= item.items
                     self._queue.task_done()
                 self._counters.queue_size = self._queue.qsize()
 
@@ -289,6 +332,8 @@ class OtlpGrpcExporter:
         spans = request.items
         retry: RetryConfig = self._config.retry_on_failure
         interval = retry.initial_interval
+        # With the spool on, giving up would delete acknowledged data: retried until delivered or refused for good.
+        budget = math.inf if self._spooled or not retry.max_elapsed_time else retry.max_elapsed_time
         elapsed = 0.0
         while True:
             try:
@@ -297,12 +342,12 @@ class OtlpGrpcExporter:
                 code = error.code()
                 delay = retry_delay_of(error)
                 retryable = code in RETRYABLE or (code is grpc.StatusCode.RESOURCE_EXHAUSTED and delay is not None)
+                cause = describe_export_error(error, self._section, self._config.timeout)
                 if not retryable or not retry.enabled:
                     # Permanent: retrying cannot help (bad request, auth, unimplemented...).
-                    logger.error(
-                        "export to %s failed permanently (%s): %s", self._config.endpoint, code.name, (error.details() or "")[:200]
-                    )
                     self._counters.send_failed_spans += spans
+                    why = "refused for good" if not retryable else f"not retried ({self._section}.retry_on_failure.enabled: false)"
+                    await self._changed(self._status.gave_up(cause, self._queued_items - spans, spans, why))
                     return Settlement.FAILED
                 if delay is None:
                     jitter = interval * retry.randomization_factor
@@ -313,16 +358,22 @@ class OtlpGrpcExporter:
                     logger.error("export to %s interrupted by shutdown (%s)", self._config.endpoint, code.name)
                     self._counters.send_failed_spans += spans
                     return Settlement.ABANDONED
-                if elapsed + delay > retry.max_elapsed_time:
-                    # Out of retry budget: give up, counted.
-                    logger.error("export to %s gave up after %.1fs (%s)", self._config.endpoint, elapsed, code.name)
+                if elapsed + delay > budget:
+                    # Out of retry budget (no spool): give up, counted.
                     self._counters.send_failed_spans += spans
+                    why = (f"given up after {elapsed:.1f}s of retries ({self._section}.retry_on_failure.max_elapsed_time; "
+                           "no spool holds them)")
+                    await self._changed(self._status.gave_up(cause, self._queued_items - spans, spans, why))
                     return Settlement.FAILED
+                retrying = "until delivered (the spool holds them)" if budget == math.inf else (
+                    f"for up to {budget:g}s ({self._section}.retry_on_failure.max_elapsed_time)")
+                await self._changed(self._status.failure(cause, self._queued_items, retrying=retrying))
                 self._counters.retries += 1
                 await self._sleep_or_stop(delay)
                 elapsed += delay
                 continue
             # Delivered (partial success is a delivery: the server told us what it refused; never retried).
+            await self._changed(self._status.success())
             if result.rejected_spans:
                 logger.warning(
                     "downstream refused %d span(s): %s", result.rejected_spans, result.error_message[:200]
@@ -330,6 +381,14 @@ class OtlpGrpcExporter:
                 self._counters.partial_rejected_spans += result.rejected_spans
             self._counters.sent_spans += spans - result.rejected_spans
             return Settlement.DELIVERED
+
+    async def _changed(self, changed: bool) -> None:
+        """Tell ``on_failing`` when the target started or stopped failing."""
+        if changed and self._on_failing is not None:
+            try:
+                await self._on_failing(self._status.failing)
+            except Exception:  # the health service's trouble must not stop exports
+                logger.exception("reporting the exporter's state failed")
 
     async def _sleep_or_stop(self, delay: float) -> None:
         stop = asyncio.ensure_future(self._stopping.wait())

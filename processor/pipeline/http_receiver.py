@@ -262,7 +262,7 @@ class OtlpHttpReceiver:
         bound = int(runner.addresses[0][1])
         scheme = "https" if self._ssl_context is not None else "http"
         logs = "on" if self._logs is not None else "off"
-        logger.info("OTLP/HTTP receiver listening on %s://%s:%d (logs %s)", scheme, host, bound, logs)
+        logger.debug("OTLP/HTTP receiver listening on %s://%s:%d (logs %s)", scheme, host, bound, logs)
         return bound
 
     async def stop(self, grace: float = 2.0) -> None:
@@ -278,7 +278,7 @@ class OtlpHttpReceiver:
             except TimeoutError:
                 logger.warning("OTLP/HTTP receiver stopping; cancelling %d request(s) in flight", self._in_flight)
         await runner.cleanup()
-        logger.info("OTLP/HTTP receiver stopped")
+        logger.debug("OTLP/HTTP receiver stopped")
 
     # --- request handling -----------------------------------------------------------------------------------
 

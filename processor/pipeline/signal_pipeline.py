@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
 from processor.config import Config, ExportConfig
+from processor.config.checks import spool_directory
 from processor.pipeline.delivery import DeliveryTracker
 from processor.pipeline.intake import Backpressure
 from processor.pipeline.outbound import Exporter, OnSettled, OutboundRequest, Settlement, Signal
 from processor.pipeline.spool import KIND_LOGS, KIND_TRACES, Spool, SpoolEntry, SpoolFull
+from processor.startup import StartupError
 from processor.telemetry.counters import SpoolCounters
 
 __all__ = ["SignalPipeline", "spool_for"]
@@ -29,11 +30,20 @@ _MiB = 1024 * 1024
 
 class SignalPipeline:
     """Spool + delivery tracker + exporter of one signal. ``spool`` is ``None`` when spooling is off (then nothing is
-    tracked); ``make_exporter`` builds the exporter around the pipeline's settlement callback."""
+    tracked); ``make_exporter`` builds the exporter around the pipeline's settlement callback. ``spool_setting``
+    names the setting the spool directory comes from, for start-up errors."""
 
-    def __init__(self, signal: Signal, spool: Spool | None, make_exporter: Callable[[OnSettled], Exporter]) -> None:
+    def __init__(
+        self,
+        signal: Signal,
+        spool: Spool | None,
+        make_exporter: Callable[[OnSettled], Exporter],
+        *,
+        spool_setting: str = "exporter.sending_queue.storage",
+    ) -> None:
         self.signal = signal
         self.spool = spool
+        self.spool_setting = spool_setting
         self.tracker = DeliveryTracker(spool.ack) if spool else None
         self.exporter = make_exporter(self.settled)
         self._kind = KIND_TRACES if signal is Signal.TRACES else KIND_LOGS
@@ -49,7 +59,10 @@ class SignalPipeline:
         on disk until replayed)."""
         if self.spool is None:
             return []
-        recovery = await asyncio.to_thread(self.spool.open)
+        try:
+            recovery = await asyncio.to_thread(self.spool.open)
+        except OSError as exc:  # not creatable, not readable, locked by another process: serve cannot start
+            raise StartupError([f"{self.spool_setting}: {exc.strerror or exc}"]) from None
         for problem in recovery.problems:
             logger.error("spool: %s", problem)
         counters.quarantined_segments += len(recovery.quarantined)
@@ -112,21 +125,15 @@ class SignalPipeline:
         await self.spool.close()
 
 
-def spool_for(config: Config, export: ExportConfig | None, default_name: str) -> Spool | None:
-    """The spool of one signal: ``None`` in passthrough or with ``sending_queue.storage_enabled: false``."""
-    if config.passthrough:
-        return None
-    directory = _spool_directory(config, export, default_name)
-    return Spool(directory, max_bytes=_spool_bytes(export)) if directory else None
-
-
-def _spool_directory(config: Config, export: ExportConfig | None, default_name: str) -> Path | None:
-    queue = export.sending_queue if export is not None else None
-    if queue is not None and not queue.storage_enabled:
-        return None
-    if queue is not None and queue.storage:
-        return Path(queue.storage)
-    return Path(config.output_dir) / default_name
+def spool_for(config: Config, section: str) -> tuple[Spool | None, str]:
+    """The spool of one exporter section (``exporter`` or ``logs_exporter``) and the setting its directory comes
+    from: ``None`` in passthrough or with ``sending_queue.storage: false``."""
+    found = spool_directory(config, section)
+    if found is None:
+        return None, ""
+    setting, directory = found
+    export = config.export if section == "exporter" else config.logs_export
+    return Spool(directory, max_bytes=_spool_bytes(export)), setting
 
 
 def _spool_bytes(export: ExportConfig | None) -> int:

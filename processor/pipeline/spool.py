@@ -95,6 +95,10 @@ class Spool:
         self._phase = "new"
 
     @property
+    def directory(self) -> Path:
+        return self._directory
+
+    @property
     def bytes_held(self) -> int:
         return self._state.bytes_held
 
@@ -121,22 +125,22 @@ class Spool:
             lock_fd = os.open(self._directory / _LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
             raise OSError(
-                exc.errno, f"{where} is not usable ({exc.strerror or exc}); set exporter.sending_queue.storage "
-                "to a writable directory"
+                exc.errno, f"{where} is not usable ({exc.strerror or exc}); choose a directory this process can "
+                "create, read and write"
             ) from exc
         try:
             fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             os.close(lock_fd)
             raise OSError(
-                exc.errno, f"{where} is in use by another process; give every processor its own "
-                "exporter.sending_queue.storage"
+                exc.errno, f"{where} is in use by another process (another serve on the same directory?); give "
+                "every processor its own spool directory"
             ) from exc
         try:
             recovery = recover(self._directory, self._state)
         except OSError as exc:
             os.close(lock_fd)
-            raise OSError(exc.errno, f"{where} is not usable: {exc}; check its permissions and disk") from exc
+            raise OSError(exc.errno, f"{where} is not usable ({exc.strerror or exc}); check its permissions and disk") from exc
         self._writer.start()
         self._finalizer = weakref.finalize(self, release, self._writer, lock_fd)
         self._phase = "open"

@@ -81,6 +81,8 @@ class ExporterCounters:
     retries: int = 0
     queue_size: int = 0
     queue_capacity: int = 0
+    failing: int = 0
+    """1 while the export target is failing (from its first failed attempt to the next delivery), else 0."""
 
 
 @dataclass(slots=True)

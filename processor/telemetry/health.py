@@ -4,6 +4,11 @@
 ``set_serving()`` ran, and NOT_SERVING from ``set_draining()`` on, for good, so a load balancer stops sending
 while buffered traces are flushed. Watchers (``Health/Watch``) are told of each change.
 
+Components have an entry of their own: ``otel_trajectory.exporter.traces`` (and ``.logs`` with a logs exporter)
+answers NOT_SERVING while that export target is failing, SERVING once it delivers again
+(:func:`exporter_health_service`). The whole server (``""``) stays SERVING meanwhile: the receivers still take
+data (into the spool), and a liveness probe must not restart the process because the next hop is away.
+
 ``probe()`` is the synchronous client behind ``otel-trajectory healthcheck`` (container health checks).
 """
 
@@ -17,8 +22,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 
 from processor.tls import channel_credentials
+from semconv.trajectory import METRIC_PREFIX
 
-__all__ = ["HealthState", "probe"]
+__all__ = ["HealthState", "exporter_health_service", "probe"]
 
 logger = logging.getLogger(__name__)
 
@@ -34,11 +40,13 @@ class HealthState:
     take data. ``""`` answers SERVING until the first call (gRPC's default for the whole server).
     """
 
-    __slots__ = ("_servicer", "_services")
+    __slots__ = ("_failing", "_ready", "_servicer", "_services")
 
     def __init__(self, services: Sequence[str]) -> None:
         self._services: tuple[str, ...] = ("", *dict.fromkeys(name for name in services if name))
         self._servicer = health_aio.HealthServicer()
+        self._failing: set[str] = set()
+        self._ready = False
 
     @property
     def services(self) -> tuple[str, ...]:
@@ -48,12 +56,26 @@ class HealthState:
         return self._servicer
 
     async def set_serving(self) -> None:
-        """Ready. Ignored after ``set_draining()``."""
+        """Ready: SERVING for every service but the components that are failing. Ignored after ``set_draining()``."""
+        self._ready = True
         for service in self._services:
-            await self._servicer.set(service, _SERVING)
+            await self._servicer.set(service, _NOT_SERVING if service in self._failing else _SERVING)
+
+    async def set_component(self, service: str, serving: bool) -> None:
+        """A component's own entry (one of ``services``, not ``""``): NOT_SERVING while it fails. Before
+        ``set_serving()`` it is remembered; after ``set_draining()`` ignored."""
+        if service not in self._services or not service:
+            raise ValueError(f"{service!r} is not a component of this health state")
+        if serving:
+            self._failing.discard(service)
+        else:
+            self._failing.add(service)
+        if self._ready:
+            await self._servicer.set(service, _SERVING if serving else _NOT_SERVING)
 
     async def set_not_serving(self) -> None:
         """Not ready yet (starting). Ignored after ``set_draining()``."""
+        self._ready = False
         for service in self._services:
             await self._servicer.set(service, _NOT_SERVING)
 
@@ -62,6 +84,11 @@ class HealthState:
         for service in self._services:
             await self._servicer.set(service, _NOT_SERVING)  # no-op once draining
         await self._servicer.enter_graceful_shutdown()  # freezes every status: later set() calls are ignored
+
+
+def exporter_health_service(signal: str) -> str:
+    """The health service name of the exporter of ``signal`` (``traces``, ``logs``)."""
+    return f"{METRIC_PREFIX}.exporter.{signal}"
 
 
 def probe(

@@ -47,7 +47,8 @@ Read = Callable[[], Telemetry]
 
 class SelfMetrics:
     """Lifecycle: construct (readers start), optionally ``await serve_prometheus()``, ``await close()``
-    (idempotent) flushes OTLP and stops the endpoint. Start-up logs one line saying what is on."""
+    (idempotent) flushes OTLP and stops the endpoint. :attr:`description` says what is on (``serve`` puts it in
+    its one start-up line; here it is logged at DEBUG)."""
 
     def __init__(
         self,
@@ -105,8 +106,14 @@ class SelfMetrics:
                 meter.create_observable_gauge(spec.name, callbacks, unit=spec.unit, description=spec.description)
         self._runner: web.AppRunner | None = None
         self._closed = False
+        self._served: str | None = None
         if self._registry is None and self._otlp is not None:
-            logger.info("self-metrics: %s", self._otlp)
+            logger.debug("self-metrics: %s", self._otlp)
+
+    @property
+    def description(self) -> str:
+        """What is on: ``Prometheus on http://HOST:PORT/metrics, OTLP push to ... every 60s`` (either part)."""
+        return ", ".join(part for part in (self._served, self._otlp) if part) or "off"
 
     @property
     def specs(self) -> Sequence[MetricSpec]:
@@ -172,8 +179,8 @@ class SelfMetrics:
             ) from exc
         self._runner = runner
         bound = int(runner.addresses[0][1])
-        served = f"Prometheus on {'https' if ssl_context else 'http'}://{host}:{bound}/metrics"
-        logger.info("self-metrics: %s", f"{served}, {self._otlp}" if self._otlp else served)
+        self._served = f"Prometheus on {'https' if ssl_context else 'http'}://{host}:{bound}/metrics"
+        logger.debug("self-metrics: %s", self.description)
         return bound
 
     async def _handle_metrics(self, request: web.Request) -> web.Response:

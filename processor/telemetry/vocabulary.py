@@ -21,13 +21,15 @@ from opentelemetry.metrics import Observation
 from processor.telemetry.counters import Telemetry
 from semconv.trajectory import METRIC_PREFIX
 
-__all__ = ["DETECTOR_ATTRIBUTE", "Kind", "MetricSpec", "VOCABULARY"]
+__all__ = ["DETECTOR_ATTRIBUTE", "Kind", "MetricSpec", "SIGNAL_ATTRIBUTE", "VOCABULARY"]
 
 Kind = Literal["counter", "gauge"]
 Observe = Callable[[Telemetry], list[Observation]]
 
 DETECTOR_ATTRIBUTE = "detector"
 """The data point attribute of per-detector metrics: the detector's name."""
+SIGNAL_ATTRIBUTE = "signal"
+"""The data point attribute of ``exporter.failing``: ``traces`` or ``logs``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -202,6 +204,11 @@ VOCABULARY: tuple[MetricSpec, ...] = (
     _spec("exporter.retries", "counter", "{retry}",
           "Export attempts retried after a retryable error.",
           _value(lambda t: t.exporter.retries)),
+    _spec("exporter.failing", "gauge", "1",
+          "1 while the export target of a signal (attribute signal: traces, logs) is failing, from its first failed "
+          "attempt until it delivers again; 0 otherwise.",
+          lambda t: [Observation(t.exporter.failing, {SIGNAL_ATTRIBUTE: "traces"}),
+                     Observation(t.logs_exporter.failing, {SIGNAL_ATTRIBUTE: "logs"})]),
     _spec("exporter.queue_size", "gauge", "{request}",
           "Requests in the sending queue.",
           _value(lambda t: t.exporter.queue_size)),

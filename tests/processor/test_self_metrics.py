@@ -71,6 +71,7 @@ PROMETHEUS_NAMES = {
     "exporter.partial_rejected_log_records": (
         "otel_trajectory_exporter_partial_rejected_log_records_total", "counter"),
     "exporter.retries": ("otel_trajectory_exporter_retries_total", "counter"),
+    "exporter.failing": ("otel_trajectory_exporter_failing", "gauge"),
     "exporter.queue_size": ("otel_trajectory_exporter_queue_size", "gauge"),
     "exporter.queue_capacity": ("otel_trajectory_exporter_queue_capacity", "gauge"),
     "exporter.spool_size": ("otel_trajectory_exporter_spool_size_bytes", "gauge"),
@@ -80,6 +81,8 @@ PROMETHEUS_NAMES = {
         "otel_trajectory_exporter_spool_quarantined_segments_total", "counter"),
 }
 PER_DETECTOR = {"detector.time", "detector.errors"}
+PER_SIGNAL = {"exporter.failing"}
+"""One data point per signal (attribute ``signal``: traces, logs)."""
 NOT_EXPORTED = {"logs_exporter.retries", "logs_exporter.queue_size", "logs_exporter.queue_capacity"}
 """Counters kept for the logs exporter's own use; the trace exporter's are the ones exported."""
 
@@ -186,9 +189,13 @@ def test_every_counter_has_its_documented_prometheus_form() -> None:
     for spec in VOCABULARY:
         if spec.name.removeprefix("otel_trajectory.") in TRAJECTORY_DERIVED:
             continue  # labelled by trajectory outcome: tests/attribution/test_trajectory_metrics.py scrapes them
-        name, kind = PROMETHEUS_NAMES[spec.name.removeprefix("otel_trajectory.")]
-        sample = f'{name}{{detector="d"}}' if spec.name.removeprefix("otel_trajectory.") in PER_DETECTOR else name
+        short = spec.name.removeprefix("otel_trajectory.")
+        name, kind = PROMETHEUS_NAMES[short]
         assert types[name] == kind == spec.kind, spec.name
+        if short in PER_SIGNAL:
+            shown += [numbered[samples[f'{name}{{signal="{signal}"}}']] for signal in ("traces", "logs")]
+            continue
+        sample = f'{name}{{detector="d"}}' if short in PER_DETECTOR else name
         shown.append(numbered[samples[sample]])
     # Every counter of Telemetry is exposed exactly once, but for the few kept on purpose.
     assert sorted(shown) == sorted(set(shown))
@@ -410,5 +417,6 @@ def test_readme_lists_every_prometheus_name() -> None:
     section = readme[readme.index("## Self-telemetry and health"):readme.index("## Detectors")]
     for otel_name, (name, kind) in PROMETHEUS_NAMES.items():
         short = name.removeprefix("otel_trajectory_")
-        shown = f"`{short}{{detector}}`" if otel_name in PER_DETECTOR else f"`{short}`"
+        label = "{detector}" if otel_name in PER_DETECTOR else "{signal}" if otel_name in PER_SIGNAL else ""
+        shown = f"`{short}{label}`"
         assert shown in section, f"README's self-telemetry table lacks {shown} ({kind})"

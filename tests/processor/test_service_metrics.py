@@ -90,6 +90,10 @@ def test_metrics_follow_prometheus_conventions_and_count_refused_credentials(
         assert types[counter] == "counter", counter
     assert types["otel_trajectory_exporter_spool_size_bytes"] == "gauge"
 
-    messages = [record.getMessage() for record in caplog.records]
+    messages = [record.getMessage() for record in caplog.records if record.levelno >= logging.INFO]
     assert not [m for m in messages if "vocabulary" in m]
-    assert len([m for m in messages if m.startswith("self-metrics: Prometheus on http://127.0.0.1:")]) == 1
+    # What is on is said once, in one line: the listeners with their bound ports, auth, export, self-metrics.
+    assert [m for m in messages if "Prometheus on" in m or "OTLP/HTTP on" in m or "listening" in m] == [messages[0]]
+    started = messages[0]
+    assert started.startswith("otel-trajectory started: OTLP/gRPC on 127.0.0.1:") and ":0" not in started
+    assert "; bearer token required;" in started and "self-metrics: Prometheus on http://127.0.0.1:" in started

@@ -383,7 +383,7 @@ def test_an_unusable_directory_raises_a_clear_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
 
-    with pytest.raises(OSError, match="exporter.sending_queue.storage"):
+    with pytest.raises(OSError, match="spool directory .*/file/spool is not usable .*choose a directory"):
         Spool(blocker / "spool").open()
 
 
