@@ -100,8 +100,9 @@ class ExportStatus:
         """Failed attempts since the last log line."""
         self._total_attempts = 0
         self._given_up = 0
-        """Items given up since the last log line (permanent refusals, retry budget spent)."""
-        self._cause = ""
+        """Items given up since the last log line and not said yet (permanent refusals, retry budget spent)."""
+        self._give_up_said = False
+        """Whether a give-up was logged on its own since the last summary (one is; the rest wait for the summary)."""
 
     @property
     def failing(self) -> bool:
@@ -109,51 +110,70 @@ class ExportStatus:
 
     def failure(self, cause: str, waiting: int, *, retrying: str) -> bool:
         """A retryable attempt failed; ``retrying`` says how long it will be retried (for the first line)."""
-        return self._failed(cause, waiting, first=f"{waiting} {self._items} waiting; retrying {retrying}")
+        if self._begin(cause, f"{waiting} {self._items} waiting; retrying {retrying}", logging.WARNING):
+            return True
+        self._summarise(cause, waiting)
+        return False
 
     def gave_up(self, cause: str, waiting: int, items: int, why: str) -> bool:
-        """``items`` were given up for good (``why``: refused by the target, retry budget spent...)."""
-        self._given_up += items
-        return self._failed(cause, waiting, first=f"{items} {self._items} {why}; {waiting} {self._items} waiting",
-                            level=logging.ERROR)
+        """``items`` were given up for good (``why``: refused by the target, retry budget spent...): said at ERROR
+        at once the first time after each summary, then counted into the next summary."""
+        lost = f"{items} {self._items} {why}"
+        if self._begin(cause, f"{lost}; {waiting} {self._items} waiting", logging.ERROR):
+            self._give_up_said = True
+            return True
+        if not self._give_up_said:
+            logger.error("export to %s: %s: %s; %d %s waiting (further losses are summarised every %s)",
+                         self._target, lost, cause, waiting, self._items, _duration(self._interval))
+            self._give_up_said = True
+        else:
+            self._given_up += items
+        self._summarise(cause, waiting)
+        return False
 
     def success(self) -> bool:
         if self._failing_since is None:
             return False
         lasted = self._clock() - self._failing_since
-        given_up = f", {self._given_up} {self._items} given up since the last report" if self._given_up else ""
+        given_up = f"; {self._given_up} {self._items} given up since the last report" if self._given_up else ""
         logger.warning(
-            "export to %s recovered after %s (%d failed attempt(s)%s)",
+            "export to %s recovered after %s (%d failed attempt(s))%s",
             self._target, _duration(lasted), self._total_attempts, given_up,
         )
         self._failing_since = None
         self._attempts = self._total_attempts = self._given_up = 0
+        self._give_up_said = False
         self._counters.failing = 0
         return True
 
-    def _failed(self, cause: str, waiting: int, *, first: str, level: int = logging.WARNING) -> bool:
-        now = self._clock()
-        self._attempts += 1
+    def _begin(self, cause: str, what: str, level: int) -> bool:
+        """Count a failed attempt; the first of an outage is logged at once (True)."""
         self._total_attempts += 1
-        self._cause = cause
-        if self._failing_since is None:
-            self._failing_since = self._last_report = now
-            logger.log(level, "export to %s failing: %s; %s", self._target, cause, first)
-            self._attempts = self._given_up = 0
-            self._counters.failing = 1
-            return True
-        if now - self._last_report >= self._interval:
-            given_up = f", {self._given_up} {self._items} given up" if self._given_up else ""
-            logger.log(
-                logging.ERROR if self._given_up else logging.WARNING,
-                "export to %s still failing after %s: %d failed attempt(s) since the last report%s; last cause: %s; "
-                "%d %s waiting",
-                self._target, _duration(now - self._failing_since), self._attempts, given_up, cause, waiting,
-                self._items,
-            )
-            self._last_report = now
-            self._attempts = self._given_up = 0
-        return False
+        if self._failing_since is not None:
+            self._attempts += 1
+            return False
+        self._failing_since = self._last_report = self._clock()
+        self._attempts = 0
+        logger.log(level, "export to %s failing: %s; %s", self._target, cause, what)
+        self._counters.failing = 1
+        return True
+
+    def _summarise(self, cause: str, waiting: int) -> None:
+        """One summary per interval while failing: attempts and losses since the last one, the last cause."""
+        assert self._failing_since is not None
+        now = self._clock()
+        if now - self._last_report < self._interval:
+            return
+        given_up = f", {self._given_up} {self._items} given up" if self._given_up else ""
+        logger.log(
+            logging.ERROR if self._given_up else logging.WARNING,
+            "export to %s still failing after %s: %d failed attempt(s) since the last report%s; last cause: %s; "
+            "%d %s waiting",
+            self._target, _duration(now - self._failing_since), self._attempts, given_up, cause, waiting, self._items,
+        )
+        self._last_report = now
+        self._attempts = self._given_up = 0
+        self._give_up_said = False
 
 
 def _duration(seconds: float) -> str:

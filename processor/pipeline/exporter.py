@@ -408,7 +408,8 @@ class OtlpGrpcExporter:
         self._stopping.set()
         if self._workers:
             try:
-                await asyncio.wait_for(self._queue.join(), timeout=deadline)
+                if self._queued_bytes or not self._queue.empty():  # wait_for(…, 0) times out even when idle
+                    await asyncio.wait_for(self._queue.join(), timeout=deadline)
             except TimeoutError:
                 left = self._queue.qsize()
                 logger.error("exporter shutdown deadline reached with %d request(s) still queued", left)
