@@ -86,6 +86,8 @@ async def hand_over_traces(
     """Give a decoded request to the sink and count it; the response carries partial success. Every receiver
     calls this; a :class:`Backpressure` from the sink is counted and re-raised for the protocol to answer."""
     accepted = len(decoded.spans) + len(decoded.raw_requests)
+    if not accepted and not decoded.rejected:
+        counters.empty_requests += 1
     if accepted:
         try:
             await sink(decoded.spans, body, decoded.raw_requests)
@@ -108,6 +110,8 @@ async def hand_over_logs(
 ) -> ExportLogsServiceResponse:
     """The same for logs: the sink's outcome becomes the partial success."""
     records = log_record_count(request)
+    if not records:
+        counters.empty_requests += 1
     try:
         outcome = await sink(request, body)
     except Backpressure:

@@ -22,6 +22,7 @@ from processor.config import Config
 from processor.detectors.chain import DetectorChain
 from processor.detectors.registry import load_detectors
 from processor.pipeline.analysis import Analyser
+from processor.cli.inputs import STDIN
 from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
 
 __all__ = ["MAX_TRACE_DIRECTORIES", "ReportInputError", "bundles_from_inputs", "newest_bundle", "read_bundle"]
@@ -81,6 +82,8 @@ def _looks_like_bundle(path: Path) -> bool:
 
 
 def _from_directory(path: Path) -> list[dict[str, object]]:
+    """The newest bundle of a trace directory, or of each trace directory in an output directory; ``[]`` when
+    there is none (then the directory is read as ``map`` reads one)."""
     own = newest_bundle(path)
     if own is not None:
         return [read_bundle(own)]
@@ -94,8 +97,6 @@ def _from_directory(path: Path) -> list[dict[str, object]]:
                            path, MAX_TRACE_DIRECTORIES, MAX_TRACE_DIRECTORIES)
             break
         bundles.append(read_bundle(found))
-    if not bundles:
-        raise ReportInputError(f"{path}: no bundle.json in it or in its subdirectories; run `otel-trajectory map` first")
     return bundles
 
 
@@ -106,7 +107,10 @@ def _from_otlp(paths: list[Path], config: Config) -> list[dict[str, object]]:
     try:
         inputs = read_inputs(paths)
     except InputError as exc:
-        raise ReportInputError(str(exc)) from None
+        message = str(exc)
+        if any(path.is_dir() and message.startswith(f"{path}:") for path in paths):
+            message += "; nor a bundle.json: name OTLP files, or run `otel-trajectory map` first"
+        raise ReportInputError(message) from None
     envelopes, _ = read_envelopes(inputs.requests)
     analyser = Analyser(DetectorChain(load_detectors(config.detectors), config.detectors))
     options = BundleOptions(content_mode=config.content_mode)
@@ -123,12 +127,19 @@ def _from_otlp(paths: list[Path], config: Config) -> list[dict[str, object]]:
 
 
 def bundles_from_inputs(paths: Iterable[Path], config: Config) -> list[dict[str, object]]:
-    """Bundles of every input, in input order (OTLP files analysed together, as ``map`` does)."""
+    """Bundles of every input, in input order (OTLP files analysed together, as ``map`` does); ``-`` reads OTLP
+    from standard input, and a directory without bundles is read as ``map`` reads one."""
     bundles: list[dict[str, object]] = []
     otlp: list[Path] = []
     for path in paths:
-        if path.is_dir():
-            bundles += _from_directory(path)
+        if str(path) == STDIN:
+            otlp.append(path)
+        elif path.is_dir():
+            found = _from_directory(path)
+            if found:
+                bundles += found
+            else:
+                otlp.append(path)  # OTLP files under it, as map reads a directory
         elif not path.is_file():
             raise ReportInputError(f"{path}: no such file or directory")
         elif _looks_like_bundle(path):

@@ -36,6 +36,9 @@ class ReceiverCounters:
     refused_log_records: int = 0
     rejected_log_records: int = 0
     unauthenticated_requests: int = 0
+    empty_requests: int = 0
+    """Requests that decoded but carried no span or log record (``{"hello":"world"}`` as OTLP/JSON): answered
+    success, as OTLP specifies, and counted here."""
 
 
 @dataclass(slots=True)

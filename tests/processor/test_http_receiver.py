@@ -199,6 +199,23 @@ def test_json_traces_decode_hex_ids_and_answer_in_json() -> None:
     assert counters.accepted_spans == 1
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "content_type"),
+    [
+        ("/v1/traces", b'{"hello":"world"}', JSON),
+        ("/v1/traces", b"", PROTOBUF),
+        ("/v1/logs", b'{"hello":"world"}', JSON),
+        ("/v1/logs", b'{"resourceLogs": [{"scopeLogs": [{}]}]}', JSON),
+    ],
+)
+def test_a_request_without_data_is_success_as_otlp_says_but_counted(path: str, body: bytes, content_type: str) -> None:
+    reply, counters, sinks = exchange(body, path=path, content_type=content_type)
+
+    assert reply.status == 200
+    assert counters.empty_requests == 1 and counters.accepted_spans == counters.accepted_log_records == 0
+    assert sinks.traces == []
+
+
 def test_gzip_body_is_inflated_and_the_sink_gets_the_inflated_bytes() -> None:
     raw = trace_request().SerializeToString()
     reply, counters, sinks = exchange(gzip.compress(raw), headers={"Content-Encoding": "gzip"})

@@ -30,6 +30,7 @@ PROMETHEUS_NAMES = {
     "receiver.undecodable_spans": ("otel_trajectory_receiver_undecodable_spans_total", "counter"),
     "receiver.invalid_requests": ("otel_trajectory_receiver_invalid_requests_total", "counter"),
     "receiver.unauthenticated_requests": ("otel_trajectory_receiver_unauthenticated_requests_total", "counter"),
+    "receiver.empty_requests": ("otel_trajectory_receiver_empty_requests_total", "counter"),
     "receiver.accepted_log_records": ("otel_trajectory_receiver_accepted_log_records_total", "counter"),
     "receiver.refused_log_records": ("otel_trajectory_receiver_refused_log_records_total", "counter"),
     "receiver.rejected_log_records": ("otel_trajectory_receiver_rejected_log_records_total", "counter"),

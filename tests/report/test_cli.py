@@ -106,3 +106,27 @@ def test_validate_hints_at_the_other_kind(tmp_path: Path, corpus_files: list[Pat
     assert "hint: this looks like a Forensic Ledger packet; check it with `otel-trajectory validate --kind ledger`" in out
     assert "hint: this looks like an AT bundle" in out
     shutil.rmtree(tmp_path / "out")
+
+
+def test_report_reads_standard_input_and_directories_of_otlp_files_as_map_does(
+    tmp_path: Path, corpus_files: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import sys
+
+    folder = tmp_path / "traces"
+    for number, path in enumerate(corpus_files):
+        (folder / f"t{number}").mkdir(parents=True)
+        shutil.copy(path, folder / f"t{number}" / path.name)
+    _map(corpus_files, tmp_path / "out")
+    expected = Counter(node["node_id"] for bundle in sorted((tmp_path / "out").glob("*/bundle.json"))
+                       for node in json.loads(bundle.read_text())["nodes"])
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(corpus_files[0].read_bytes())))
+
+    assert main(["report", "-", "--output", str(tmp_path / "stdin.html")]) == 0
+    assert main(["report", str(folder), "--output", str(tmp_path / "folder.html")]) == 0
+
+    first = json.loads(next(b for b in (tmp_path / "out").glob("*/bundle.json")
+                            if b.parent.name in corpus_files[0].read_text()).read_text())
+    assert _node_ids(tmp_path / "stdin.html") == Counter(node["node_id"] for node in first["nodes"])
+    assert _node_ids(tmp_path / "folder.html") == expected
