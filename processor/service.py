@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import grpc
-from grpc_health.v1 import health_pb2_grpc
 
 from processor.auth import BearerTokenAuth
-from processor.config import Config, ExportConfig, parse_endpoint
+from processor.config import Config, ExportConfig
+from processor.listeners import bound, check_listeners, grpc_server, self_metrics, serve_metrics, start_http
 from processor.pipeline.admission import DEFAULT_MEMORY_SHARE, AdmissionControl, MiB, effective_memory_limit
 from processor.pipeline.analysis import AnalysedTrace, AnalysisStage
 from processor.pipeline.assembler import AssemblerLimits, TraceAssembler
@@ -49,7 +49,6 @@ from processor.pipeline.signal_pipeline import SignalPipeline, spool_for
 from processor.pipeline.sinks import PipelineSinks
 from processor.pipeline.spool import SpoolEntry
 from processor.report.page import TrajectoryPage
-from processor.startup import StartupError, bind_failure, check_bindable
 from processor.telemetry.counters import Telemetry
 from processor.telemetry.health import HealthState, exporter_health_service
 from processor.tls import channel_credentials, server_credentials, server_ssl_context
@@ -224,16 +223,16 @@ class TrajectoryService:
 
     async def _start(self) -> None:
         config = self._config
-        listeners = [("receiver.endpoint", config.listen)]
-        if config.http_listen is not None:
-            listeners.append(("receiver.http.endpoint", config.http_listen))
-        if config.metrics.prometheus_endpoint is not None:
-            listeners.append(("telemetry.metrics.prometheus.endpoint", config.metrics.prometheus_endpoint))
-        for setting, endpoint in listeners:  # before anything starts: a busy port must not leave workers behind
-            check_bindable(setting, endpoint)
+        check_listeners(config)  # before anything starts: a busy port must not leave workers behind
         self._processing.open()
         replay = await self._open_spools()
-        self._server = self._grpc_server()
+        interceptors = [self._auth.grpc_interceptor(self.telemetry.receiver)] if self._auth else []
+        handlers = (
+            TraceReceiver(self._sinks.submit, self.telemetry.receiver).handler(),
+            LogsReceiver(self._sinks.submit_logs, self.telemetry.receiver).handler(),
+        )
+        self._server, self.port = grpc_server(config, handlers, self._health.servicer(), interceptors,
+                                              self._server_credentials)
         await self._analysis.start()
         for pipeline in self._pipelines:
             await pipeline.start()
@@ -250,12 +249,10 @@ class TrajectoryService:
                 ssl_context=self._http_ssl,
                 max_concurrent_requests=config.max_concurrent_streams,
             )
-            host, port = parse_endpoint(config.http_listen)
-            try:
-                self.http_port = await self._http.start(host, port)
-            except OSError as exc:
-                raise bind_failure("receiver.http.endpoint", config.http_listen, exc) from None
-        await self._start_metrics()
+            self.http_port = await start_http(self._http, config.http_listen)
+        if config.metrics.prometheus_endpoint is not None or config.metrics.otlp_endpoint is not None:
+            self._metrics = self_metrics(config, self._metrics_telemetry)
+            self.metrics_port = await serve_metrics(self._metrics, config, self._page)
         workers = max(1, config.analysis_workers) * 2
         self._tasks = [asyncio.create_task(self._processing.release_loop(), name="release-loop")]
         self._tasks += [
@@ -264,33 +261,6 @@ class TrajectoryService:
         if replay:
             self._tasks.append(asyncio.create_task(self._replay.run(replay), name="spool-replay"))
         await self._health.set_serving()
-
-    def _grpc_server(self) -> grpc.aio.Server:
-        """The gRPC server with its services, bound to ``receiver.endpoint`` (not serving yet)."""
-        interceptors = [self._auth.grpc_interceptor(self.telemetry.receiver)] if self._auth else []
-        server = grpc.aio.server(
-            options=_server_options(self._config),
-            maximum_concurrent_rpcs=self._config.max_concurrent_rpcs,
-            interceptors=interceptors,
-        )
-        server.add_generic_rpc_handlers(
-            (
-                TraceReceiver(self._sinks.submit, self.telemetry.receiver).handler(),
-                LogsReceiver(self._sinks.submit_logs, self.telemetry.receiver).handler(),
-            )
-        )
-        health_pb2_grpc.add_HealthServicer_to_server(self._health.servicer(), server)
-        try:
-            if self._server_credentials is not None:
-                self.port = server.add_secure_port(self._config.listen, self._server_credentials)
-            else:
-                self.port = server.add_insecure_port(self._config.listen)
-        except RuntimeError:  # grpc's "Failed to bind": the port was taken after check_bindable
-            self.port = 0
-        if not self.port:
-            raise StartupError([f"receiver.endpoint {self._config.listen}: gRPC could not bind it (taken meanwhile?); "
-                                "free the port or choose another"])
-        return server
 
     async def _abort_start(self) -> None:
         """Stop what a failed start had started, in reverse order, without letting a second error hide the first."""
@@ -317,9 +287,9 @@ class TrajectoryService:
     def _started_line(self) -> str:
         """What is on, said once at start-up."""
         config = self._config
-        parts = [f"OTLP/gRPC on {_bound(config.listen, self.port)}{' (TLS)' if self._server_credentials else ''}"]
+        parts = [f"OTLP/gRPC on {bound(config.listen, self.port)}{' (TLS)' if self._server_credentials else ''}"]
         if self._http is not None:
-            parts.append(f"OTLP/HTTP on {_bound(config.http_listen or '', self.http_port)}")
+            parts.append(f"OTLP/HTTP on {bound(config.http_listen or '', self.http_port)}")
         if self._auth is not None:
             parts.append("bearer token required")
         for pipeline in self._pipelines:
@@ -343,37 +313,6 @@ class TrajectoryService:
         if replay:
             logger.warning("spool: %d request(s) were not delivered before the last stop; sending them again", len(replay))
         return replay
-
-    async def _start_metrics(self) -> None:
-        metrics = self._config.metrics
-        if metrics.prometheus_endpoint is None and metrics.otlp_endpoint is None:
-            return
-        from processor.telemetry.self_metrics import SelfMetrics
-
-        try:
-            self_metrics = SelfMetrics(
-                self._metrics_telemetry,
-                otlp_endpoint=metrics.otlp_endpoint,
-                otlp_interval=metrics.otlp_interval,
-                otlp_insecure=metrics.otlp_insecure,
-                otlp_headers=metrics.otlp_headers,
-                otlp_credentials=None if metrics.otlp_insecure else channel_credentials(
-                    metrics.otlp_ca_file, metrics.otlp_cert_file, metrics.otlp_key_file
-                ),
-                prometheus=metrics.prometheus_endpoint is not None,
-                own_endpoints=[e for e in (self._config.listen, self._config.http_listen, metrics.prometheus_endpoint) if e],
-            )
-        except ValueError as exc:  # the message names the setting (an OTLP endpoint that is our own listener...)
-            raise StartupError([str(exc)]) from None
-        self._metrics = self_metrics
-        if metrics.prometheus_endpoint is not None:
-            host, port = parse_endpoint(metrics.prometheus_endpoint)
-            try:
-                self.metrics_port = await self_metrics.serve_prometheus(
-                    host, port, routes=self._page.register, ssl_context=self._page.ssl_context
-                )
-            except OSError as exc:
-                raise bind_failure("telemetry.metrics.prometheus.endpoint", metrics.prometheus_endpoint, exc) from None
 
     def _metrics_telemetry(self) -> Telemetry:
         """The counters for a metrics collection, with the levels read from their owners first."""
@@ -434,27 +373,3 @@ class TrajectoryService:
 def _exports(config: Config) -> Iterator[tuple[Signal, ExportConfig | None]]:
     yield Signal.TRACES, config.export
     yield Signal.LOGS, config.logs_export
-
-
-def _bound(endpoint: str, port: int | None) -> str:
-    """``endpoint`` with the port it was bound to (port 0 asks for any free one)."""
-    host, _ = parse_endpoint(endpoint)
-    host = f"[{host}]" if ":" in host else host
-    return f"{host}:{port}" if port else endpoint
-
-
-def _server_options(config: Config) -> list[tuple[str, int]]:
-    options = [
-        ("grpc.max_receive_message_length", config.max_recv_msg_size),
-        ("grpc.max_concurrent_streams", config.max_concurrent_streams),
-        # Never share the port with another process silently (gRPC sets SO_REUSEPORT by default on Linux).
-        ("grpc.so_reuseport", 0),
-    ]
-    for name, seconds in (
-        ("grpc.max_connection_idle_ms", config.max_connection_idle),
-        ("grpc.max_connection_age_ms", config.max_connection_age),
-        ("grpc.max_connection_age_grace_ms", config.max_connection_age_grace),
-    ):
-        if seconds:
-            options.append((name, max(1, int(seconds * 1000))))
-    return options

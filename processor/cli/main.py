@@ -89,6 +89,9 @@ def _parser() -> argparse.ArgumentParser:
     health.add_argument("--cert-file", help="client certificate when the receiver requires one (mTLS)")
     health.add_argument("--key-file", help="key of --cert-file")
     health.add_argument("--server-name", help="name to expect in the server certificate, when it does not name the endpoint")
+    health.add_argument("--service", default="",
+                        help="a health entry other than the whole server, e.g. otel_trajectory.exporter.traces "
+                             "(NOT_SERVING while the traces export target fails)")
 
     for name, module, help_text in (
         ("eval", "processor.cli.eval_cmd", "score the detector chain against labelled traces"),
@@ -168,11 +171,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             try:
                 serving, text = probe(args.endpoint, args.timeout, ca_file=args.ca_file, cert_file=args.cert_file,
-                                      key_file=args.key_file, server_name=args.server_name)
+                                      key_file=args.key_file, server_name=args.server_name, service=args.service)
             except ValueError as exc:
                 print(f"otel-trajectory healthcheck: {exc}", file=sys.stderr)
                 return 2
-            print(f"{args.endpoint}: {text}")
+            print(f"{args.endpoint}{' ' + args.service if args.service else ''}: {text}")
             return 0 if serving else 1
         if args.command == "map":
             from processor.cli.inputs import InputError, read_inputs

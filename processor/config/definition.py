@@ -73,7 +73,9 @@ def _export(name: str, doc: str, *, endpoint: str, tls: Section, headers: dict[s
                 Key(name="enabled", kind="bool", default=True),
                 Key(name="initial_interval", kind="duration", default=5.0),
                 Key(name="max_interval", kind="duration", default=30.0),
-                Key(name="max_elapsed_time", kind="duration", default=300.0),
+                Key(name="max_elapsed_time", kind="duration", default=300.0,
+                    doc="without a spool, give a request up after retrying this long (0: never); with the spool on, "
+                        "spooled data is retried until delivered"),
                 Key(name="multiplier", kind="number", default=1.5, minimum=1),
                 Key(name="randomization_factor", kind="number", default=0.5, minimum=0),
             )),

@@ -35,6 +35,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 from processor.config import ExportConfig, RetryConfig
+from processor.pipeline.export_batch import gather, merge
 from processor.pipeline.export_status import ExportStatus, describe_export_error
 from processor.pipeline.outbound import (
     ExportQueueFull,
@@ -241,7 +242,7 @@ class OtlpGrpcExporter:
                 logger.exception("settlement callback failed")
 
     async def _consume(self) -> None:
-        """One export worker. Workers take turns gathering a batch (:meth:`_gather`), sent as one Export call
+        """One export worker. Workers take turns gathering a batch (:func:`~processor.pipeline.export_batch.gather`), sent as one Export call
         while the next worker gathers the next batch. Serialized
         Export requests of one signal concatenate into a valid request (repeated fields merge), so the batch is
         their joined bytes; every request of the batch is then settled with the outcome of that call."""
@@ -253,12 +254,12 @@ class OtlpGrpcExporter:
                 batch, carried = [carried], None
             else:
                 async with self._gathering:  # the other workers are sending their batches meanwhile
-                    batch, carried = await self._gather()
-            merged = batch[0] if len(batch) == 1 else OutboundRequest(
-                b"".join(item.payload for item in batch),
-                sum(item.items for item in batch),
-                tuple(origin for item in batch for origin in item.origins),
-            )
+                    queue_config = self._config.sending_queue
+                    batch, carried = await gather(
+                        self._queue, min_items=queue_config.batch_min_size, max_bytes=self._config.max_message_bytes,
+                        flush_timeout=queue_config.batch_flush_timeout, stopping=self._stopping,
+                    )
+            merged = merge(batch)
             try:
                 how = await self._deliver(merged)
                 for item in batch:
@@ -268,64 +269,19 @@ class OtlpGrpcExporter:
                     self._settle(item, Settlement.ABANDONED)
                 raise
             except Exception:  # the worker survives anything a single send does
-                logger.exception("unexpected error while exporting; the request is dropped and counted")
+                if self._spooled:
+                    logger.exception("unexpected error while exporting; the request stays in the spool for the next start")
+                else:
+                    logger.exception("unexpected error while exporting; the request is dropped and counted")
                 for item in batch:
                     self._counters.send_failed_spans += item.items
-                    self._settle(item, Settlement.FAILED)
+                    self._settle(item, Settlement.ABANDONED if self._spooled else Settlement.FAILED)
             finally:
                 for item in batch:
                     self._queued_bytes -= len(item.payload)
                     self._queued_items -= item.items
                     self._queue.task_done()
                 self._counters.queue_size = self._queue.qsize()
-
-    async def _gather(self) -> tuple[list[OutboundRequest], OutboundRequest | None]:
-        """A batch from the queue, and the request that did not fit in it (taken out, so it goes next).
-
-        Requests are taken until the batch holds ``sending_queue.batch.min_size`` items, or
-        ``batch.flush_timeout`` has passed since the first was taken (the Collector's exporter batching); a batch
-        never exceeds ``max_message_bytes``. An export call costs far more than the bytes it carries, so a busy
-        processor sends few large calls, and a quiet one delays a trace by at most the flush timeout.
-        """
-        first = await self._queue.get()
-        if first.alone:
-            return [first], None
-        queue_config = self._config.sending_queue
-        batch = [first]
-        size, items = len(first.payload), first.items
-        limit = self._config.max_message_bytes
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + queue_config.batch_flush_timeout
-        while items < queue_config.batch_min_size:
-            if self._queue.empty():
-                remaining = deadline - loop.time()
-                if remaining <= 0 or self._stopping.is_set():  # shutting down: send what there is
-                    break
-                following = await self._next_within(remaining)
-                if following is None:
-                    break
-            else:
-                following = self._queue.get_nowait()
-            if following.alone or size + len(following.payload) > limit:
-                return batch, following
-            batch.append(following)
-            size += len(following.payload)
-            items += following.items
-        return batch, None
-
-    async def _next_within(self, seconds: float) -> OutboundRequest | None:
-        """The next queued request, or ``None`` if none comes within ``seconds`` or shutdown starts meanwhile."""
-        getting = asyncio.ensure_future(self._queue.get())
-        stopping = asyncio.ensure_future(self._stopping.wait())
-        try:
-            await asyncio.wait({getting, stopping}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stopping.cancel()
-            if not getting.done():
-                getting.cancel()  # a cancelled get leaves its item in the queue
-        if getting.done() and not getting.cancelled():
-            return getting.result()
-        return None
 
     async def _deliver(self, request: OutboundRequest) -> Settlement:
         send = self._send_override or self._default_send

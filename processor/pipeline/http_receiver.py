@@ -15,7 +15,8 @@ Answers follow the OTLP/HTTP specification, in the request's encoding (its ``Con
 - 503 with ``Retry-After`` when the pipeline pushes back, too many requests are in flight, or the receiver is
   stopping: clients retry.
 
-Every error body is a ``google.rpc.Status`` (protobuf, or JSON when the request was JSON).
+Every error body is a ``google.rpc.Status`` (protobuf, or JSON when the request was JSON). Reading and inflating
+the body under its caps, and the error answers, live in :mod:`processor.pipeline.http_body`.
 """
 
 from __future__ import annotations
@@ -154,7 +155,7 @@ class OtlpHttpReceiver:
         except OSError as exc:
             await runner.cleanup()
             raise OSError(
-                f"cannot listen for OTLP/HTTP on {host}:{port} ({exc.strerror or exc}); "
+                exc.errno, f"cannot listen for OTLP/HTTP on {host}:{port} ({exc.strerror or exc}); "
                 "free the port or change receiver.http.endpoint"
             ) from exc
         self._runner = runner

@@ -18,11 +18,11 @@ import orjson
 from otel_mapper.bundle.writer import BundleOptions, build_bundle
 from otel_mapper.otlp.held import hold_envelopes
 from otel_mapper.validate.consumer import MAX_BUNDLE_BYTES
+from processor.cli.inputs import STDIN
 from processor.config import Config
 from processor.detectors.chain import DetectorChain
 from processor.detectors.registry import load_detectors
 from processor.pipeline.analysis import Analyser
-from processor.cli.inputs import STDIN
 from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
 
 __all__ = ["MAX_TRACE_DIRECTORIES", "ReportInputError", "bundles_from_inputs", "newest_bundle", "read_bundle"]

@@ -81,6 +81,12 @@ def test_gives_up_at_max_elapsed_time() -> None:
     assert counters.send_failed_spans == 3 and counters.sent_spans == 0
 
 
+def test_max_elapsed_time_zero_retries_until_delivered() -> None:
+    backend, counters, delays = asyncio.run(_run([Reply(grpc.StatusCode.UNAVAILABLE)] * 20, max_elapsed=0.0))
+    assert len(backend.received) == 21 and counters.retries == 20
+    assert counters.sent_spans == 3 and counters.send_failed_spans == 0
+
+
 def test_partial_success_is_counted_not_retried() -> None:
     backend, counters, delays = asyncio.run(_run([Reply(rejected=2)]))
     assert len(backend.received) == 1

@@ -135,17 +135,21 @@ def test_a_spool_directory_that_cannot_be_created_is_one_line(tmp_path: Path) ->
 # --- in process: what a failed start stops ------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("taken", ["receiver.endpoint", "receiver.http.endpoint", "telemetry.metrics.prometheus.endpoint"])
 def test_a_port_taken_after_the_check_stops_everything_started(
-    tmp_path: Path, busy_port: int, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, busy_port: int, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, taken: str
 ) -> None:
-    # The race check_bindable cannot close: the metrics port is taken between the check and the bind, after the
-    # gRPC server, the workers, the exporters and the HTTP receiver started.
-    monkeypatch.setattr("processor.service.check_bindable", lambda setting, endpoint: None)
+    # The race the port check cannot close: a port is taken between the check and the bind, after some parts
+    # (gRPC server, workers, exporters, HTTP receiver) started. They are stopped again.
+    monkeypatch.setattr("processor.service.check_listeners", lambda config: None)
     spool = tmp_path / "spool"
+    busy = f"127.0.0.1:{busy_port}"
     config = Config(
-        listen="127.0.0.1:0", http_listen="127.0.0.1:0", output_dir=str(tmp_path), analysis_workers=1,
+        listen=busy if taken == "receiver.endpoint" else "127.0.0.1:0",
+        http_listen=busy if taken == "receiver.http.endpoint" else "127.0.0.1:0",
+        output_dir=str(tmp_path), analysis_workers=1,
         export=ExportConfig(endpoint="127.0.0.1:9", sending_queue=QueueConfig(storage=str(spool))),
-        metrics=MetricsConfig(prometheus_endpoint=f"127.0.0.1:{busy_port}"),
+        metrics=MetricsConfig(prometheus_endpoint=busy if taken.startswith("telemetry") else "127.0.0.1:0"),
     )
 
     async def scenario() -> tuple[StartupError, TrajectoryService, list[asyncio.Task[object]]]:
@@ -158,16 +162,17 @@ def test_a_port_taken_after_the_check_stops_everything_started(
     with caplog.at_level(logging.INFO):
         error, service, tasks = asyncio.run(scenario())
 
-    assert error.problems == (
-        f"telemetry.metrics.prometheus.endpoint 127.0.0.1:{busy_port}: address already in use: another process "
-        "listens there (4317 and 4318 are often a local Collector's or Jaeger's); stop it or choose another port",
-    )
+    (problem,) = error.problems
+    assert problem.startswith(f"{taken} {busy}: ")
+    if taken != "receiver.endpoint":  # gRPC says only that it could not bind
+        assert problem == (f"{taken} {busy}: address already in use: another process listens there (4317 and 4318 "
+                           "are often a local Collector's or Jaeger's); stop it or choose another port")
     assert tasks == []
     assert [record.getMessage() for record in caplog.records if record.levelno >= logging.WARNING] == []
     pool = service._analysis.pool
     assert pool is not None and not any(handle.up for handle in pool._handles)  # workers stopped, not restarted
-    for port in (service.port, service.http_port):  # the listeners that had started let their ports go
-        assert port
+    started = [port for port in (service.port, service.http_port) if port and port != busy_port]
+    for port in started:  # the listeners that had started let their ports go
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", port))
     from processor.pipeline.spool import Spool
