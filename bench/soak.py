@@ -4,7 +4,8 @@ Loopback only, bounded in time and count. Timeline (fractions of the spans to se
 
 - client processes send synthetic agent traces over OTLP/gRPC, as an SDK would: a request counts as sent only
   when ``serve`` acknowledged it; a refused or failed request is retried (RetryInfo honoured) until it is;
-- at ``--outage-at`` the downstream sink stops for ``--outage-seconds``, then comes back on the same port;
+- at ``--outage-at`` the downstream sink stops for ``--outage-seconds``, then comes back on the same port (with
+  ``--max-elapsed-time`` shorter than the outage, what the spool holds must still arrive: nothing is given up);
 - at ``--kill-at`` the processor is killed with SIGKILL and started again on the same spool;
 - after the last acknowledgement, the run waits for the sink to hold every sent span (or ``--drain-timeout``).
 
@@ -12,7 +13,8 @@ Reports spans sent (acknowledged), received downstream (total and unique), lost 
 0), duplicates (received more than once: allowed, at-least-once), the processor's peak RSS per life, the largest
 summed RSS of the processor and its analysis workers seen per life (what a container's memory limit counts), and
 the largest span data held per life that its ``processor.held_size`` self-metric showed in the samples (every
-0.2 s, the outage included; what ``processor.memory_limit_mib`` bounds).
+0.2 s, the outage included; what ``processor.memory_limit_mib`` bounds), and how the processor told of the outage:
+its ``export to … failing / still failing / recovered / given up`` log lines, counted.
 
 ``--cgroup DIR`` runs ``serve`` in a cgroup (say one with a memory limit, as a container has). A life of ``serve``
 that ends on its own (the kernel's OOM killer: -9) is counted in ``serve_died_on_its_own`` and started again, as a
@@ -208,7 +210,7 @@ async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
         f"processor: {{decision_wait: 500ms, idle_timeout: 5s, analysis_workers: {args.analysis_workers}, "
         f"memory_limit_mib: {args.memory_limit_mib}}}\n"
         f"exporter:\n  endpoint: '127.0.0.1:{sink_port}'\n  timeout: 5s\n"
-        "  retry_on_failure: {initial_interval: 200ms, max_interval: 2s, max_elapsed_time: 3600s}\n"
+        f"  retry_on_failure: {{initial_interval: 200ms, max_interval: 2s, max_elapsed_time: {args.max_elapsed_time}}}\n"
         f"  sending_queue: {{queue_size: {args.queue_size}}}\n"
         f"output: {{directory: '{workdir / 'out'}', write_artifacts: false}}\n"
         f"telemetry: {{metrics: {{prometheus: {{endpoint: '127.0.0.1:{metrics_port}'}}}}}}\n"
@@ -282,6 +284,7 @@ async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
     lost = len(expected - sink.seen) if expected else max(0, sent - len(sink.seen))
     for line in events:
         print("  " + line)
+    told = _export_lines((workdir / "serve.log").read_text(errors="replace"))
     return {
         "spans_sent": sent,
         "received_total": sink.total,
@@ -296,6 +299,18 @@ async def soak(args: argparse.Namespace, workdir: Path) -> dict[str, float]:
         "seconds_to_last_span": round(received_done - started, 1),
         "serve_exit_code": code,
         "serve_died_on_its_own": " ".join(str(exit_code) for exit_code in serve.exits) or "never",
+        **told,
+    }
+
+
+def _export_lines(log: str) -> dict[str, int]:
+    """How ``serve`` told of export failures: its log lines by kind (see processor/pipeline/export_status.py)."""
+    lines = [line for line in log.splitlines() if " export to " in line]
+    return {
+        "log_export_failing": sum(" failing: " in line for line in lines),
+        "log_export_still_failing": sum(" still failing after " in line for line in lines),
+        "log_export_recovered": sum(" recovered after " in line for line in lines),
+        "log_export_given_up": sum(" given up" in line or " refused for good" in line for line in lines),
     }
 
 
@@ -307,7 +322,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=2)
     parser.add_argument("--outage-at", type=float, default=0.25)
     parser.add_argument("--outage-seconds", type=float, default=30.0)
-    parser.add_argument("--kill-at", type=float, default=0.6)
+    parser.add_argument("--kill-at", type=float, default=0.6, help="above 1: no kill")
+    parser.add_argument("--max-elapsed-time", default="3600s",
+                        help="exporter.retry_on_failure.max_elapsed_time (e.g. 20s with --outage-seconds 40)")
     parser.add_argument("--analysis-workers", type=int, default=1)
     parser.add_argument("--memory-limit-mib", type=int, default=0, help="processor.memory_limit_mib (0: a quarter of RAM)")
     parser.add_argument(

@@ -14,6 +14,8 @@ One event loop owns all mutable state (assembler, queues, counters, spool bookke
   (``open``), analysis and export drain within the deadline; whatever did not make it stays in the spool.
 
 This module keeps the lifecycle only: it builds the parts, starts them in order and shuts them down in order.
+Start-up checks what can fail before it starts anything (:mod:`processor.listeners`, :mod:`processor.startup`):
+a failed start says why in one line per cause and leaves nothing running.
 The parts: :mod:`~processor.pipeline.sinks` (what receivers hand data to), :mod:`~processor.pipeline.admission`
 (admission control and memory policy), :mod:`~processor.pipeline.signal_pipeline` (spool + delivery tracker +
 exporter, one per signal), :mod:`~processor.pipeline.processing` (release queue, analysis, export) and
@@ -207,9 +209,10 @@ class TrajectoryService:
 
     # --- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> int:
-        """Start in an order where what can fail fails first: spools, then every listener's port is checked, then
-        workers and exporters start, then the listeners. Raises :class:`~processor.startup.StartupError` (one
-        line per cause, naming the setting and its value) with everything started so far stopped again."""
+        """Start in an order where what can fail fails first: every listener's port is checked, the spools are
+        opened and the gRPC port bound, then workers and exporters start, then the listeners serve. Raises
+        :class:`~processor.startup.StartupError` (one line per cause, naming the setting and its value) with
+        everything started so far stopped again; returns the bound gRPC port."""
         if self._started:
             raise RuntimeError("service already started")
         self._started = True

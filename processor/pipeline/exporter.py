@@ -166,7 +166,9 @@ class OtlpGrpcExporter:
     async def start(self) -> None:
         if self._send_override is None:
             # Requests are split to max_message_bytes; a single span larger than that still goes (the next hop decides).
-            options = [("grpc.max_send_message_length", -1)]
+            # A target back from an outage is reconnected to within retry_on_failure.max_interval, not gRPC's 120 s.
+            reconnect_ms = max(1000, int(self._config.retry_on_failure.max_interval * 1000))
+            options = [("grpc.max_send_message_length", -1), ("grpc.max_reconnect_backoff_ms", reconnect_ms)]
             compression = grpc.Compression.Gzip if self._config.compression == "gzip" else grpc.Compression.NoCompression
             if self._config.insecure and self._credentials is None:
                 self._channel = grpc.aio.insecure_channel(self._config.endpoint, options=options, compression=compression)

@@ -130,3 +130,18 @@ def test_report_reads_standard_input_and_directories_of_otlp_files_as_map_does(
                             if b.parent.name in corpus_files[0].read_text()).read_text())
     assert _node_ids(tmp_path / "stdin.html") == Counter(node["node_id"] for node in first["nodes"])
     assert _node_ids(tmp_path / "folder.html") == expected
+
+
+def test_report_refuses_input_without_a_span_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hello = tmp_path / "hello.json"
+    hello.write_text('{"hello":"world"}')
+    folder = tmp_path / "folder"
+    (folder / "deep").mkdir(parents=True)
+    (folder / "deep" / "labels.json").write_text('{"labels": []}')
+
+    codes = [main(["report", str(path), "--output", str(tmp_path / "x.html")]) for path in (hello, folder)]
+
+    err = capsys.readouterr().err
+    assert codes == [2, 2] and not (tmp_path / "x.html").exists()
+    assert f"{hello}: holds no OTLP span" in err
+    assert f"{folder}: no file under this directory holds an OTLP span" in err and "nor a bundle.json" in err
