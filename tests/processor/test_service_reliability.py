@@ -343,6 +343,10 @@ def test_an_outage_longer_than_max_elapsed_time_loses_nothing_spooled(tmp_path: 
             await until(lambda: service.telemetry.exporter.retries >= 20, timeout=60)
             states.append(await asyncio.to_thread(probe, f"127.0.0.1:{port}", 2.0, service=health))
             states.append(await asyncio.to_thread(probe, f"127.0.0.1:{port}", 2.0))  # the receivers still serve
+            from processor.cli import main
+
+            code = await asyncio.to_thread(main, ["healthcheck", "--endpoint", f"127.0.0.1:{port}", "--service", health])
+            states.append((code == 0, "healthcheck --service"))
             assert service.telemetry.exporter.failing == 1 and service.telemetry.exporter.send_failed_spans == 0
             sink = CaptureSink()
             await sink.start(port=sink_port)
@@ -363,7 +367,7 @@ def test_an_outage_longer_than_max_elapsed_time_loses_nothing_spooled(tmp_path: 
     expected = {(s.trace_id, s.span_id) for r in sent for rs in r.resource_spans for ss in rs.scope_spans for s in ss.spans}
     assert unique == expected  # lost: 0
     assert service.telemetry.exporter.send_failed_spans == 0
-    assert states == [(False, "NOT_SERVING"), (True, "SERVING"), (True, "SERVING")]
+    assert states == [(False, "NOT_SERVING"), (True, "SERVING"), (False, "healthcheck --service"), (True, "SERVING")]
     assert not list((tmp_path / "spool").glob("*.seg"))  # delivered, so forgotten by the spool
 
 
