@@ -19,7 +19,13 @@ from otel_mapper.mapping.declarations import declare
 from otel_mapper.mapping.drafts import NodeDraft
 from otel_mapper.mapping.edge_set import EdgeSet
 from otel_mapper.mapping.edges import derive_edges
-from otel_mapper.mapping.entries import SpanEntry, assign_node_ids, merge_double_instrumentation, read_spans
+from otel_mapper.mapping.entries import (
+    SpanEntry,
+    assign_node_ids,
+    merge_double_instrumentation,
+    read_spans,
+    reader_failures_declaration,
+)
 from otel_mapper.mapping.facts import ConventionReader
 from otel_mapper.mapping.graph import CausalIndex, seed_causal_index
 from otel_mapper.mapping.nodes import (
@@ -30,6 +36,7 @@ from otel_mapper.mapping.nodes import (
     trajectory_bindings,
 )
 from otel_mapper.mapping.readers import default_readers
+from otel_mapper.mapping.run_state import RunState, kept_span, with_spans
 from otel_mapper.model import Declaration, ExternalParent, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
 
@@ -48,6 +55,8 @@ class MappingOptions:
     readers: tuple[ConventionReader, ...] = field(default_factory=default_readers)
     declarations: tuple[Declaration, ...] = ()
     """Losses the caller knows of before mapping (e.g. ``events_in_logs``); added to the trajectory's own."""
+    keep_run: bool = False
+    """Return the :class:`~otel_mapper.mapping.run_state.RunState` the next revision of this trace maps with."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,19 +64,43 @@ class MappingResult:
     trajectory: Trajectory
     node_of_span: tuple[str | None, ...]
     """For each input span (by position), the node it became or was merged into."""
+    state: RunState | None = None
+    """Every span of the run mapped so far, for the next revision (with ``MappingOptions.keep_run``)."""
 
 
-def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None = None) -> MappingResult:
-    """Map the spans of one trace. ``envelopes`` must all carry the same trace id."""
+def map_trace(
+    envelopes: Sequence[SpanEnvelope], options: MappingOptions | None = None, prior: RunState | None = None
+) -> MappingResult:
+    """Map the spans of one trace. ``envelopes`` must all carry the same trace id. ``prior``: the state an earlier
+    revision of the same trace left (:attr:`MappingResult.state`); the trajectory is then the whole run's, its
+    spans and these, while ``node_of_span`` covers ``envelopes`` only."""
     options = options or MappingOptions()
     if not envelopes:
         raise ValueError("map_trace needs at least one span")
     trace_id = envelopes[0].span.trace_id.hex()
+    if prior is not None and prior.trace_id != trace_id:
+        raise ValueError(f"the earlier state is of trace {prior.trace_id}, not {trace_id}")
     readers = options.readers
     notes: list[Declaration] = list(options.declarations)
 
-    entries = read_spans(envelopes, readers, notes)
+    new_entries, failures = read_spans(envelopes, readers)
+    if prior is not None:
+        failures += prior.reader_failures
+        entries = [
+            SpanEntry(view=kept.view, facts=kept.facts, node_id=kept.node_id, primary=kept.primary, earlier=True)
+            for kept in prior.spans
+        ]
+        entries.extend(new_entries)
+    else:
+        entries = new_entries
+    if failures:
+        notes.append(reader_failures_declaration(failures))
     by_span_id = assign_node_ids(entries, notes)
+    kept = (
+        tuple(kept_span(entry.view, entry.facts, entry.node_id, entry.primary) for entry in new_entries)
+        if options.keep_run
+        else ()
+    )
     merge_double_instrumentation(entries, by_span_id, notes)
 
     nodes_by_id: dict[str, NodeDraft] = {}
@@ -120,13 +153,20 @@ def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None 
         declarations=declarations,
         bindings=trajectory_bindings(entries, nodes),
         completeness=completeness,
-        span_count=len(envelopes),
+        span_count=len(entries),
         external_parents=external_parents,
         root_node_ids=tuple(sorted(roots)),
         released_early=options.released_early,
     )
     if built:
         seed_causal_index(trajectory, built[0])
-    return MappingResult(trajectory=trajectory, node_of_span=tuple(entry.node_id for entry in entries))
+    state = (
+        with_spans(prior, trace_id, options.revision, kept, rooted=bool(roots), reader_failures=failures)
+        if options.keep_run
+        else None
+    )
+    return MappingResult(
+        trajectory=trajectory, node_of_span=tuple(entry.node_id for entry in new_entries), state=state
+    )
 
 
