@@ -26,17 +26,20 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2_grpc
 
+from otel_mapper.mapping.recognition import SpanRecogniser
 from processor.auth import BearerTokenAuth
 from processor.config import Config, ExportConfig, parse_endpoint
 from processor.pipeline.admission import DEFAULT_MEMORY_SHARE, AdmissionControl, MiB, effective_memory_limit
 from processor.pipeline.analysis import AnalysedTrace, AnalysisStage
 from processor.pipeline.assembler import AssemblerLimits, TraceAssembler
 from processor.pipeline.exporter import OtlpGrpcExporter
+from processor.pipeline.fast_path import may_be_agent
 from processor.pipeline.file_exporter import FileExporter
 from processor.pipeline.http_receiver import OtlpHttpReceiver
 from processor.pipeline.log_join import LogJoinBuffer
@@ -78,11 +81,13 @@ class TrajectoryService:
                 decision_wait=config.decision_wait,
                 idle_timeout=config.idle_timeout,
                 max_trace_wait=config.max_trace_wait,
+                max_run_wait=config.max_run_wait,
                 num_traces=config.num_traces,
                 max_buffered_spans=config.max_buffered_spans,
                 released_cache_size=config.released_cache_size,
             ),
             clock=clock,
+            may_be_agent=partial(may_be_agent, recogniser=SpanRecogniser()),
         )
         self._output_dir = Path(config.output_dir)
         # Security material is read now, so a bad file stops start-up with a clear message.
@@ -128,6 +133,7 @@ class TrajectoryService:
             self._traces,
             self._log_join,
             self.telemetry,
+            logs=self._logs,
             on_analysed=self._analysed,
         )
         # Passthrough needs an export target: without one, spans are analysed and written to files.
@@ -297,6 +303,7 @@ class TrajectoryService:
         counters.held_bytes = self.held_bytes
         counters.memory_limit_bytes = self._memory_limit
         counters.annotation_growth = self._admission.growth.ratio
+        self.telemetry.runs = self._analysis.run_counts
         self.telemetry.spool.spool_bytes = sum(p.spool_bytes for p in self._pipelines)
         joined = self._log_join.counters
         self.telemetry.logs.joined_log_records = joined.joined
