@@ -76,13 +76,15 @@ def annotate(
     diagnosis: Diagnosis,
     attribution: Attribution | None = None,
     earlier: AbstractSet[bytes] = frozenset(),
+    findings: bool = True,
 ) -> set[str]:
     """Add node kinds, root-span verdict and attribution attributes and one finding event per ranked finding.
 
     ``attribution`` carries the costs of a price table; without one, usage and the critical path are still added.
     ``earlier``: span ids of the run's earlier revisions (already exported): the verdict goes on the spans whose
-    parent is in neither. Returns the :func:`~otel_mapper.mapping.run_state.finding_key` of each finding put on
-    a span here.
+    parent is in neither. ``findings=False`` leaves finding events out (a run still under way: its findings may
+    yet move or go, so they wait for the revision that has the run's top). Returns the
+    :func:`~otel_mapper.mapping.run_state.finding_key` of each finding put on a span here.
     """
     trajectory = mapping.trajectory
     attribution = attribution if attribution is not None else attribute(trajectory)
@@ -114,7 +116,7 @@ def annotate(
         envelopes[index].span.attributes.extend(root_attributes)
 
     delivered: set[str] = set()
-    for item in diagnosis.chain:
+    for item in diagnosis.chain if findings else ():
         finding = item.finding
         anchor = anchor_index.get(finding.node_id)
         if anchor is None:

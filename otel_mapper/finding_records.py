@@ -79,7 +79,7 @@ def finding_records(
         key = finding_key(finding.category.value, finding.node_id, finding.detector)
         late = key not in on_spans and key not in reported and item.span_id in earlier_spans
         wanted = (mode == "all" and (key in on_spans or late)) or (mode == "late" and late)
-        if late:
+        if late and mode != "none":
             delivered.add(key)
         if not wanted:
             continue

@@ -12,8 +12,11 @@ sorted by id, and nothing reads a timestamp to decide anything.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final
+
+from opentelemetry.proto.trace.v1.trace_pb2 import Span, SpanFlags
 
 from otel_mapper.mapping.declarations import declare
 from otel_mapper.mapping.drafts import NodeDraft
@@ -37,10 +40,23 @@ from otel_mapper.mapping.nodes import (
 )
 from otel_mapper.mapping.readers import default_readers
 from otel_mapper.mapping.run_state import RunState, kept_span, with_spans
-from otel_mapper.model import Declaration, ExternalParent, Trajectory
+from otel_mapper.model import CompletenessStatus, Declaration, ExternalParent, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
 
-__all__ = ["MappingOptions", "MappingResult", "SpanEntry", "map_trace", "trajectory_id_for"]
+__all__ = [
+    "MappingOptions",
+    "MappingResult",
+    "SpanEntry",
+    "map_trace",
+    "parent_is_remote",
+    "top_arrived",
+    "trajectory_id_for",
+]
+
+_HAS_IS_REMOTE: Final = SpanFlags.SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK
+_IS_REMOTE: Final = SpanFlags.SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK
+_ENTRY_KINDS: Final = frozenset({Span.SPAN_KIND_SERVER, Span.SPAN_KIND_CONSUMER})
+_OPEN: Final = CompletenessStatus.OPEN
 
 
 def trajectory_id_for(trace_id_hex: str) -> str:
@@ -66,6 +82,28 @@ class MappingResult:
     """For each input span (by position), the node it became or was merged into."""
     state: RunState | None = None
     """Every span of the run mapped so far, for the next revision (with ``MappingOptions.keep_run``)."""
+
+
+def parent_is_remote(span: Span) -> bool:
+    """Whether a span's parent lives in another process: the W3C ``is_remote`` flag when the SDK records it
+    (OTLP ``SpanFlags``), else a SERVER or CONSUMER span, which starts a process's part of a trace."""
+    flags = span.flags
+    if flags & _HAS_IS_REMOTE:
+        return bool(flags & _IS_REMOTE)
+    return span.kind in _ENTRY_KINDS
+
+
+def top_arrived(entries: Sequence[SpanEntry], by_span_id: Mapping[str, SpanEntry]) -> bool:
+    """Whether the run's top span is here: a span without a parent, or one whose missing parent is in another
+    process. A missing parent of this process has not ended yet (spans are exported as they end): the run may
+    still be under way."""
+    for entry in entries:
+        parent = entry.view.parent_span_id
+        if parent is None:
+            return True
+        if parent not in by_span_id and parent_is_remote(entry.view.span):
+            return True
+    return False
 
 
 def map_trace(
@@ -143,6 +181,7 @@ def map_trace(
         notes=notes,
         released_early=options.released_early,
         release_reason=options.release_reason,
+        top_arrived=top_arrived(entries, by_span_id),
     )
     trajectory = Trajectory(
         trace_id=trace_id,
@@ -161,7 +200,9 @@ def map_trace(
     if built:
         seed_causal_index(trajectory, built[0])
     state = (
-        with_spans(prior, trace_id, options.revision, kept, rooted=bool(roots), reader_failures=failures)
+        with_spans(
+            prior, trace_id, options.revision, kept, rooted=completeness.status is not _OPEN, reader_failures=failures
+        )
         if options.keep_run
         else None
     )

@@ -71,7 +71,7 @@ class RunState:
     reader_failures: int = 0
     """Spans a convention reader failed on (mapped as generic nodes), over all revisions."""
     rooted: bool = False
-    """A local root (a span without parent) is among the spans: the run reached its top span."""
+    """The run's top span has arrived (:func:`otel_mapper.mapping.build.top_arrived`)."""
     reported: frozenset[str] = frozenset()
     """Findings already delivered (on a span or as a log record), by :func:`finding_key`."""
     drift_counted: bool = False
@@ -91,12 +91,14 @@ def finding_key(category: str, node_id: str, detector: str) -> str:
 
 
 def kept_span(view: SpanView, facts: SpanFacts, node_id: str | None, primary: bool) -> KeptSpan:
-    """The kept form of one mapped span: a skeleton of ``view.span`` (ids, times, bounded links)."""
+    """The kept form of one mapped span: a skeleton of ``view.span`` (ids, kind, flags, times, bounded links)."""
     span = view.span
     skeleton = Span(
         trace_id=span.trace_id,
         span_id=span.span_id,
         parent_span_id=span.parent_span_id,
+        kind=span.kind,
+        flags=span.flags,
         start_time_unix_nano=span.start_time_unix_nano,
         end_time_unix_nano=span.end_time_unix_nano,
     )

@@ -32,7 +32,7 @@ from typing import Final
 
 from otel_mapper.diagnosis import Diagnosis, DriftResult
 from otel_mapper.mapping.graph import causal_index
-from otel_mapper.model import Trajectory
+from otel_mapper.model import CompletenessStatus, Trajectory
 from otel_mapper.pickling import pickled_by_fields
 from processor.detectors.config import DriftConfig
 from processor.detectors.drift_baseline import BaselineStore, RunSummary, compare, summarize
@@ -64,13 +64,17 @@ class DriftInput:
     counted: bool
     """The run joins its baseline after it is judged (see :func:`joins_baseline`)."""
     open_run: bool = False
-    """No root span yet: the run may be under way, so it is not compared with its baseline."""
+    """The trajectory is ``open`` (no top span yet, or released early): not compared with its baseline."""
 
 
 def joins_baseline(trajectory: Trajectory, already_counted: bool) -> bool:
-    """A run joins its baseline once, with the first revision that holds its root span and was not released
-    early (a fragment is not a run)."""
-    return not already_counted and not trajectory.released_early and bool(trajectory.root_node_ids)
+    """A run joins its baseline once, with the first revision that is not ``open`` (its top span arrived and it
+    was not released early: a fragment is not a run)."""
+    return (
+        not already_counted
+        and not trajectory.released_early
+        and trajectory.completeness.status is not CompletenessStatus.OPEN
+    )
 
 
 def drift_input(trajectory: Trajectory, diagnosis: Diagnosis, already_counted: bool | None = None) -> DriftInput:
@@ -79,7 +83,7 @@ def drift_input(trajectory: Trajectory, diagnosis: Diagnosis, already_counted: b
     if already_counted is None:
         already_counted = trajectory.revision > 1
     index = causal_index(trajectory)
-    open_run = not trajectory.root_node_ids
+    open_run = trajectory.completeness.status is CompletenessStatus.OPEN
     service, agent, _ = run_identity(trajectory, index)
     reference = tuple(
         (item.finding.status is FindingStatus.FAIL, item.finding.evidence)
@@ -141,7 +145,7 @@ class DriftEvaluator:
                 details.append(evidence)
         if not run.agent or run.summary is None:
             verdict = DriftVerdict.DRIFTED if dimensions else DriftVerdict.NOT_EVALUATED
-            why = "run in progress: its root span has not arrived" if run.open_run else (
+            why = "run not at a terminal cut (open): not compared with its baseline" if run.open_run else (
                 "no top agent invocation with an agent name"
             )
             return self._result(verdict, dimensions, details or [why])

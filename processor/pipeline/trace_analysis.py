@@ -32,7 +32,7 @@ from otel_mapper.finding_records import EvaluationRecordMode, finding_records
 from otel_mapper.mapping.build import MappingOptions, MappingResult, map_trace, trajectory_id_for
 from otel_mapper.mapping.log_events import events_in_logs_declaration, mapping_envelopes
 from otel_mapper.mapping.run_state import RunState
-from otel_mapper.model import Trajectory
+from otel_mapper.model import CompletenessStatus, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
 from processor.detectors.chain import DetectorChain
 from processor.detectors.drift import joins_baseline
@@ -159,8 +159,10 @@ def complete_trace(
     try:
         attribution = attribute(trajectory, prices)
         earlier = prior.span_ids if prior is not None else frozenset()
+        settled = trajectory.completeness.status is not CompletenessStatus.OPEN
         on_spans = annotate(
-            envelopes, detected.mapping, detected.diagnosis, attribution, frozenset(bytes.fromhex(s) for s in earlier)
+            envelopes, detected.mapping, detected.diagnosis, attribution, frozenset(bytes.fromhex(s) for s in earlier),
+            findings=settled,
         )
         usage = trace_usage(trajectory, attribution)
         recorded = finding_records(
@@ -171,17 +173,16 @@ def complete_trace(
             reported=prior.reported if prior is not None else frozenset(),
             earlier_spans=earlier,
             span_facts=_span_facts(envelopes, prior),
-            mode=records,
+            mode=records if settled else "none",
             scope_version=SCOPE_VERSION,
         )
     except Exception as exc:  # fail open: never lose spans because analysis broke
         return fail_open(envelopes, trace_hex, trajectory.revision, exc)
     state = detected.mapping.state
     if state is not None:
-        counted = already_counted(prior, trajectory.revision) or joins_baseline(
-            trajectory, already_counted(prior, trajectory.revision)
-        )
-        state = replace(state, reported=recorded.delivered, drift_counted=counted)
+        counted = already_counted(prior, trajectory.revision) or joins_baseline(trajectory, already_counted=False)
+        reported = recorded.delivered if settled else (prior.reported if prior is not None else frozenset())
+        state = replace(state, reported=reported, drift_counted=counted)
     log_request = recorded.request.SerializeToString() if recorded.request is not None else None
     return TraceAnalysis(trajectory, detected.diagnosis, None, usage, state, log_request, recorded.records)
 

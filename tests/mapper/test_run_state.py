@@ -24,7 +24,9 @@ from tests.support.spans import envelopes, span
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "traces"
 CORPUS_TRACES = (
-    sorted(group_by_trace(read_envelopes(read_inputs([CORPUS]).requests)[0]).items()) if CORPUS.is_dir() else []
+    sorted(group_by_trace(read_envelopes(read_inputs(sorted(CORPUS.glob("*/*/trace.otlp.json"))).requests)[0]).items())
+    if CORPUS.is_dir()
+    else []
 )
 
 
