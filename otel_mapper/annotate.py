@@ -8,19 +8,30 @@ invariant 3). Callers hand over ownership of the spans (consumer ownership rule)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.attribution import Attribution, attribute
-from otel_mapper.diagnosis import Diagnosis
+from otel_mapper.diagnosis import Diagnosis, RankedFinding
 from otel_mapper.mapping.build import MappingResult
+from otel_mapper.mapping.run_state import finding_key
+from otel_mapper.model import Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
 from semconv import genai
 from semconv import trajectory as names
 from semconv.trajectory import DeclarationCategory, DeclarationEffect, Verdict
 
-__all__ = ["annotate", "annotate_failure", "local_root_indices", "strip_annotations"]
+__all__ = [
+    "annotate",
+    "annotate_failure",
+    "evaluation_attributes",
+    "finding_attributes",
+    "local_root_indices",
+    "run_attributes",
+    "strip_annotations",
+]
 
 MAX_ERROR_TEXT = 256
 
@@ -46,9 +57,12 @@ def _strings(key: str, values: Sequence[str]) -> KeyValue:
     return KeyValue(key=key, value=AnyValue(array_value=array))
 
 
-def local_root_indices(envelopes: Sequence[SpanEnvelope]) -> list[int]:
-    """Spans whose parent is not in this trace: true roots, and roots of the part of the trace we hold."""
+def local_root_indices(envelopes: Sequence[SpanEnvelope], earlier: AbstractSet[bytes] = frozenset()) -> list[int]:
+    """Spans whose parent is not in this trace: true roots, and roots of the part of the trace we hold.
+    ``earlier``: span ids an earlier revision of the run already held (their children are not roots)."""
     present = {envelope.span.span_id for envelope in envelopes}
+    if earlier:
+        present |= earlier
     return [
         index
         for index, envelope in enumerate(envelopes)
@@ -61,10 +75,16 @@ def annotate(
     mapping: MappingResult,
     diagnosis: Diagnosis,
     attribution: Attribution | None = None,
-) -> None:
+    earlier: AbstractSet[bytes] = frozenset(),
+    findings: bool = True,
+) -> set[str]:
     """Add node kinds, root-span verdict and attribution attributes and one finding event per ranked finding.
 
     ``attribution`` carries the costs of a price table; without one, usage and the critical path are still added.
+    ``earlier``: span ids of the run's earlier revisions (already exported): the verdict goes on the spans whose
+    parent is in neither. ``findings=False`` leaves finding events out (a run still under way: its findings may
+    yet move or go, so they wait for the revision that has the run's top). Returns the
+    :func:`~otel_mapper.mapping.run_state.finding_key` of each finding put on a span here.
     """
     trajectory = mapping.trajectory
     attribution = attribution if attribution is not None else attribute(trajectory)
@@ -91,11 +111,33 @@ def annotate(
                     attributes.append(_double(names.NODE_COST_USD, cost))
         anchor_index.setdefault(node_id, index)
 
+    root_attributes = run_attributes(trajectory, diagnosis, attribution)
+    for index in local_root_indices(envelopes, earlier):
+        envelopes[index].span.attributes.extend(root_attributes)
+
+    delivered: set[str] = set()
+    for item in diagnosis.chain if findings else ():
+        finding = item.finding
+        anchor = anchor_index.get(finding.node_id)
+        if anchor is None:
+            # Derived nodes (proposals) anchor on the span they came from.
+            anchor = anchor_index.get(finding.node_id.split("#", 1)[0])
+        if anchor is None:
+            continue
+        span = envelopes[anchor].span
+        _add_event(span, names.FINDING_EVENT, finding_attributes(item))
+        _add_event(span, genai.EVALUATION_RESULT_EVENT, evaluation_attributes(item))
+        delivered.add(finding_key(finding.category.value, finding.node_id, finding.detector))
+    return delivered
+
+
+def run_attributes(trajectory: Trajectory, diagnosis: Diagnosis, attribution: Attribution) -> list[KeyValue]:
+    """What the root span of a run carries: verdict, root cause, counts, losses, completeness, attribution."""
     dropped = sorted({d.category.value for d in trajectory.declarations if d.effect is DeclarationEffect.DROPPED})
     approximated = sorted(
         {d.category.value for d in trajectory.declarations if d.effect is DeclarationEffect.APPROXIMATED}
     )
-    root_attributes = [
+    attributes = [
         _string(names.VERDICT, diagnosis.verdict.value),
         _string(names.ROOT_CAUSE, diagnosis.root_cause),
         _string(names.TERMINAL_STATUS, diagnosis.terminal_status.value),
@@ -110,44 +152,34 @@ def annotate(
         _strings(names.DRIFT_DIMENSIONS, list(diagnosis.drift.dimensions)),
     ]
     if diagnosis.error:
-        root_attributes.append(_string(names.ANALYSIS_ERROR, diagnosis.error[:MAX_ERROR_TEXT]))
-    root_attributes.extend(_attribution_attributes(attribution))
-    for index in local_root_indices(envelopes):
-        envelopes[index].span.attributes.extend(root_attributes)
+        attributes.append(_string(names.ANALYSIS_ERROR, diagnosis.error[:MAX_ERROR_TEXT]))
+    attributes.extend(_attribution_attributes(attribution))
+    return attributes
 
-    for item in diagnosis.chain:
-        finding = item.finding
-        anchor = anchor_index.get(finding.node_id)
-        if anchor is None:
-            # Derived nodes (proposals) anchor on the span they came from.
-            anchor = anchor_index.get(finding.node_id.split("#", 1)[0])
-        if anchor is None:
-            continue
-        span = envelopes[anchor].span
-        evidence = finding.evidence[: names.MAX_EVIDENCE_CHARS]
-        _add_event(
-            span,
-            names.FINDING_EVENT,
-            [
-                _string(names.FINDING_CATEGORY, finding.category.value),
-                _string(names.FINDING_SEVERITY, finding.severity.value),
-                _int(names.FINDING_RANK, item.rank),
-                _string(names.FINDING_STATUS, finding.status.value),
-                _string(names.FINDING_DETECTOR, finding.detector),
-                _string(names.FINDING_DETECTOR_VERSION, finding.detector_version),
-                _string(names.FINDING_EVIDENCE, evidence),
-                _string(names.FINDING_NODE_ID, finding.node_id),
-            ],
-        )
-        _add_event(
-            span,
-            genai.EVALUATION_RESULT_EVENT,
-            [
-                _string(genai.EVALUATION_NAME, finding.detector),
-                _string(genai.EVALUATION_SCORE_LABEL, finding.status.value),
-                _string(genai.EVALUATION_EXPLANATION, evidence),
-            ],
-        )
+
+def finding_attributes(item: RankedFinding) -> list[KeyValue]:
+    """The ``agent_trajectory.finding.*`` attributes of one ranked finding."""
+    finding = item.finding
+    return [
+        _string(names.FINDING_CATEGORY, finding.category.value),
+        _string(names.FINDING_SEVERITY, finding.severity.value),
+        _int(names.FINDING_RANK, item.rank),
+        _string(names.FINDING_STATUS, finding.status.value),
+        _string(names.FINDING_DETECTOR, finding.detector),
+        _string(names.FINDING_DETECTOR_VERSION, finding.detector_version),
+        _string(names.FINDING_EVIDENCE, finding.evidence[: names.MAX_EVIDENCE_CHARS]),
+        _string(names.FINDING_NODE_ID, finding.node_id),
+    ]
+
+
+def evaluation_attributes(item: RankedFinding) -> list[KeyValue]:
+    """The ``gen_ai.evaluation.result`` attributes of one ranked finding."""
+    finding = item.finding
+    return [
+        _string(genai.EVALUATION_NAME, finding.detector),
+        _string(genai.EVALUATION_SCORE_LABEL, finding.status.value),
+        _string(genai.EVALUATION_EXPLANATION, finding.evidence[: names.MAX_EVIDENCE_CHARS]),
+    ]
 
 
 def _attribution_attributes(attribution: Attribution) -> list[KeyValue]:

@@ -28,11 +28,13 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import grpc
 
+from otel_mapper.mapping.recognition import SpanRecogniser
 from processor.auth import BearerTokenAuth
 from processor.config import Config, ExportConfig
 from processor.listeners import bound, check_listeners, grpc_server, self_metrics, serve_metrics, start_http
@@ -40,6 +42,7 @@ from processor.pipeline.admission import DEFAULT_MEMORY_SHARE, AdmissionControl,
 from processor.pipeline.analysis import AnalysedTrace, AnalysisStage
 from processor.pipeline.assembler import AssemblerLimits, TraceAssembler
 from processor.pipeline.exporter import OtlpGrpcExporter
+from processor.pipeline.fast_path import may_be_agent
 from processor.pipeline.file_exporter import FileExporter
 from processor.pipeline.http_receiver import OtlpHttpReceiver
 from processor.pipeline.log_join import LogJoinBuffer
@@ -84,11 +87,13 @@ class TrajectoryService:
                 decision_wait=config.decision_wait,
                 idle_timeout=config.idle_timeout,
                 max_trace_wait=config.max_trace_wait,
+                max_run_wait=config.max_run_wait,
                 num_traces=config.num_traces,
                 max_buffered_spans=config.max_buffered_spans,
                 released_cache_size=config.released_cache_size,
             ),
             clock=clock,
+            may_be_agent=partial(may_be_agent, recogniser=SpanRecogniser()),
         )
         self._output_dir = Path(config.output_dir)
         # Security material is read now, so a bad file stops start-up with a clear message.
@@ -126,6 +131,7 @@ class TrajectoryService:
             self._traces,
             self._log_join,
             self.telemetry,
+            logs=self._logs,
             on_analysed=self._analysed,
         )
         # Passthrough needs an export target: without one, spans are analysed and written to files.
@@ -325,6 +331,7 @@ class TrajectoryService:
         counters.held_bytes = self.held_bytes
         counters.memory_limit_bytes = self._memory_limit
         counters.annotation_growth = self._admission.growth.ratio
+        self.telemetry.runs = self._analysis.run_counts
         self.telemetry.spool.spool_bytes = sum(p.spool_bytes for p in self._pipelines)
         joined = self._log_join.counters
         self.telemetry.logs.joined_log_records = joined.joined

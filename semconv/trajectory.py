@@ -75,6 +75,12 @@ LINK_TYPE: Final = "agent_trajectory.link.type"
 links without it become untyped ``linked`` edges."""
 
 # --- finding event --------------------------------------------------------------------------------------
+RUN_REVISION_EVENT: Final = "agent_trajectory.run_revision"
+"""Log record (``event_name``) of a later revision of a run whose root span an earlier revision already exported:
+it carries the whole run's root-span attributes (verdict, root cause, counts, completeness, revision), correlated
+to the root span, since an exported span cannot change."""
+EVALUATION_SOURCE_NAME: Final = "otel-trajectory"
+"""Instrumentation scope of the log records otel-trajectory emits."""
 FINDING_EVENT: Final = "agent_trajectory.finding"
 """Span event added to the span each finding is anchored to."""
 FINDING_CATEGORY: Final = "agent_trajectory.finding.category"

@@ -12,14 +12,23 @@ sorted by id, and nothing reads a timestamp to decide anything.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final
+
+from opentelemetry.proto.trace.v1.trace_pb2 import Span, SpanFlags
 
 from otel_mapper.mapping.declarations import declare
 from otel_mapper.mapping.drafts import NodeDraft
 from otel_mapper.mapping.edge_set import EdgeSet
 from otel_mapper.mapping.edges import derive_edges
-from otel_mapper.mapping.entries import SpanEntry, assign_node_ids, merge_double_instrumentation, read_spans
+from otel_mapper.mapping.entries import (
+    SpanEntry,
+    assign_node_ids,
+    merge_double_instrumentation,
+    read_spans,
+    reader_failures_declaration,
+)
 from otel_mapper.mapping.facts import ConventionReader
 from otel_mapper.mapping.graph import CausalIndex, seed_causal_index
 from otel_mapper.mapping.nodes import (
@@ -30,10 +39,24 @@ from otel_mapper.mapping.nodes import (
     trajectory_bindings,
 )
 from otel_mapper.mapping.readers import default_readers
-from otel_mapper.model import Declaration, ExternalParent, Trajectory
+from otel_mapper.mapping.run_state import RunState, kept_span, with_spans
+from otel_mapper.model import CompletenessStatus, Declaration, ExternalParent, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
 
-__all__ = ["MappingOptions", "MappingResult", "SpanEntry", "map_trace", "trajectory_id_for"]
+__all__ = [
+    "MappingOptions",
+    "MappingResult",
+    "SpanEntry",
+    "map_trace",
+    "parent_is_remote",
+    "top_arrived",
+    "trajectory_id_for",
+]
+
+_HAS_IS_REMOTE: Final = SpanFlags.SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK
+_IS_REMOTE: Final = SpanFlags.SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK
+_ENTRY_KINDS: Final = frozenset({Span.SPAN_KIND_SERVER, Span.SPAN_KIND_CONSUMER})
+_OPEN: Final = CompletenessStatus.OPEN
 
 
 def trajectory_id_for(trace_id_hex: str) -> str:
@@ -48,6 +71,8 @@ class MappingOptions:
     readers: tuple[ConventionReader, ...] = field(default_factory=default_readers)
     declarations: tuple[Declaration, ...] = ()
     """Losses the caller knows of before mapping (e.g. ``events_in_logs``); added to the trajectory's own."""
+    keep_run: bool = False
+    """Return the :class:`~otel_mapper.mapping.run_state.RunState` the next revision of this trace maps with."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,19 +80,65 @@ class MappingResult:
     trajectory: Trajectory
     node_of_span: tuple[str | None, ...]
     """For each input span (by position), the node it became or was merged into."""
+    state: RunState | None = None
+    """Every span of the run mapped so far, for the next revision (with ``MappingOptions.keep_run``)."""
 
 
-def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None = None) -> MappingResult:
-    """Map the spans of one trace. ``envelopes`` must all carry the same trace id."""
+def parent_is_remote(span: Span) -> bool:
+    """Whether a span's parent lives in another process: the W3C ``is_remote`` flag when the SDK records it
+    (OTLP ``SpanFlags``), else a SERVER or CONSUMER span, which starts a process's part of a trace."""
+    flags = span.flags
+    if flags & _HAS_IS_REMOTE:
+        return bool(flags & _IS_REMOTE)
+    return span.kind in _ENTRY_KINDS
+
+
+def top_arrived(entries: Sequence[SpanEntry], by_span_id: Mapping[str, SpanEntry]) -> bool:
+    """Whether the run's top span is here: a span without a parent, or one whose missing parent is in another
+    process. A missing parent of this process has not ended yet (spans are exported as they end): the run may
+    still be under way."""
+    for entry in entries:
+        parent = entry.view.parent_span_id
+        if parent is None:
+            return True
+        if parent not in by_span_id and parent_is_remote(entry.view.span):
+            return True
+    return False
+
+
+def map_trace(
+    envelopes: Sequence[SpanEnvelope], options: MappingOptions | None = None, prior: RunState | None = None
+) -> MappingResult:
+    """Map the spans of one trace. ``envelopes`` must all carry the same trace id. ``prior``: the state an earlier
+    revision of the same trace left (:attr:`MappingResult.state`); the trajectory is then the whole run's, its
+    spans and these, while ``node_of_span`` covers ``envelopes`` only."""
     options = options or MappingOptions()
     if not envelopes:
         raise ValueError("map_trace needs at least one span")
     trace_id = envelopes[0].span.trace_id.hex()
+    if prior is not None and prior.trace_id != trace_id:
+        raise ValueError(f"the earlier state is of trace {prior.trace_id}, not {trace_id}")
     readers = options.readers
     notes: list[Declaration] = list(options.declarations)
 
-    entries = read_spans(envelopes, readers, notes)
+    new_entries, failures = read_spans(envelopes, readers)
+    if prior is not None:
+        failures += prior.reader_failures
+        entries = [
+            SpanEntry(view=kept.view, facts=kept.facts, node_id=kept.node_id, primary=kept.primary, earlier=True)
+            for kept in prior.spans
+        ]
+        entries.extend(new_entries)
+    else:
+        entries = new_entries
+    if failures:
+        notes.append(reader_failures_declaration(failures))
     by_span_id = assign_node_ids(entries, notes)
+    kept = (
+        tuple(kept_span(entry.view, entry.facts, entry.node_id, entry.primary) for entry in new_entries)
+        if options.keep_run
+        else ()
+    )
     merge_double_instrumentation(entries, by_span_id, notes)
 
     nodes_by_id: dict[str, NodeDraft] = {}
@@ -110,6 +181,7 @@ def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None 
         notes=notes,
         released_early=options.released_early,
         release_reason=options.release_reason,
+        top_arrived=top_arrived(entries, by_span_id),
     )
     trajectory = Trajectory(
         trace_id=trace_id,
@@ -120,13 +192,22 @@ def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None 
         declarations=declarations,
         bindings=trajectory_bindings(entries, nodes),
         completeness=completeness,
-        span_count=len(envelopes),
+        span_count=len(entries),
         external_parents=external_parents,
         root_node_ids=tuple(sorted(roots)),
         released_early=options.released_early,
     )
     if built:
         seed_causal_index(trajectory, built[0])
-    return MappingResult(trajectory=trajectory, node_of_span=tuple(entry.node_id for entry in entries))
+    state = (
+        with_spans(
+            prior, trace_id, options.revision, kept, rooted=completeness.status is not _OPEN, reader_failures=failures
+        )
+        if options.keep_run
+        else None
+    )
+    return MappingResult(
+        trajectory=trajectory, node_of_span=tuple(entry.node_id for entry in new_entries), state=state
+    )
 
 

@@ -57,6 +57,7 @@ def declare(
     notes: list[Declaration],
     released_early: bool,
     release_reason: str,
+    top_arrived: bool = True,
     causal_index: Callable[[], CausalIndex] | None = None,
 ) -> tuple[tuple[Declaration, ...], Completeness]:
     """Every declaration of one mapping and the completeness it justifies. ``causal_index`` returns the index of
@@ -176,8 +177,18 @@ def declare(
                 reason=release_reason or "the trace was released before its spans stopped arriving",
             )
         )
+    elif not top_arrived:
+        declarations.append(
+            Declaration(
+                category=DeclarationCategory.EARLY_RELEASE,
+                effect=DeclarationEffect.APPROXIMATED,
+                qualifier="no_root",
+                reason="the run's top span has not arrived (no span without a parent, or with a parent in another "
+                "process): the run may still be under way, and its later spans are analysed together with these",
+            )
+        )
     declarations.sort(key=lambda item: (item.category.value, item.qualifier, item.reason))
-    return tuple(declarations), _completeness(declarations, released_early)
+    return tuple(declarations), _completeness(declarations, released_early, top_arrived)
 
 
 def _content_losses(entries: Sequence[SpanEntry]) -> tuple[list[str], list[str], list[str], int]:
@@ -206,9 +217,11 @@ def _content_losses(entries: Sequence[SpanEntry]) -> tuple[list[str], list[str],
     return hidden_outputs, hidden_content, redacted, aggregates
 
 
-def _completeness(declarations: list[Declaration], released_early: bool) -> Completeness:
+def _completeness(declarations: list[Declaration], released_early: bool, top_arrived: bool) -> Completeness:
     if released_early:
         return Completeness(status=CompletenessStatus.OPEN, qualifier="released before the trace reached a terminal cut")
+    if not top_arrived:
+        return Completeness(status=CompletenessStatus.OPEN, qualifier="no root span yet: the run may still be under way")
     lost = sorted({d.category.value for d in declarations if d.category in _MAKES_PARTIAL})
     if lost:
         return Completeness(status=CompletenessStatus.PARTIAL, qualifier="missing: " + ", ".join(lost))

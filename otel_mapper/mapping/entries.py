@@ -14,13 +14,14 @@ from typing import Final
 
 from otel_mapper.mapping.facts import ConventionReader, SpanFacts, absorb_facts
 from otel_mapper.mapping.readers import FallbackReader
+from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from otel_mapper.model import Declaration, derived_node_id, span_node_id
 from otel_mapper.otlp.envelopes import SpanEnvelope
 from semconv import genai
 from semconv.trajectory import DeclarationCategory, DeclarationEffect
 
-__all__ = ["SpanEntry", "assign_node_ids", "merge_double_instrumentation", "read_spans"]
+__all__ = ["SpanEntry", "assign_node_ids", "merge_double_instrumentation", "read_spans", "reader_failures_declaration"]
 
 logger = logging.getLogger(__name__)
 
@@ -37,11 +38,14 @@ class SpanEntry:
     """Node this span became or was merged into; ``None`` for dropped placeholders."""
     primary: bool = True
     """False for a span merged into another span's node (double instrumentation)."""
+    earlier: bool = False
+    """Kept from an earlier revision of the run (:mod:`otel_mapper.mapping.run_state`): its node id was given
+    when it was first mapped."""
 
 
-def read_spans(
-    envelopes: Sequence[SpanEnvelope], readers: tuple[ConventionReader, ...], notes: list[Declaration]
-) -> list[SpanEntry]:
+def read_spans(envelopes: Sequence[SpanEnvelope], readers: tuple[ConventionReader, ...]) -> tuple[list[SpanEntry], int]:
+    """Every span viewed and read by the first reader that claims it; returns the entries and the number of spans
+    a reader failed on (mapped by the fallback reader instead, see :func:`reader_failures_declaration`)."""
     service_cache: dict[int, str | None] = {}
     entries: list[SpanEntry] = []
     failures = 0
@@ -76,17 +80,17 @@ def read_spans(
             facts = fallback.read(view)
         view.release()  # later stages read facts, ids and links only; holding 100k attribute maps costs memory
         entries.append(SpanEntry(view=view, facts=facts))
-    if failures:
-        notes.append(
-            Declaration(
-                category=DeclarationCategory.ANALYSIS,
-                effect=DeclarationEffect.APPROXIMATED,
-                qualifier="reader_error",
-                reason="a convention reader failed on some spans; they were mapped as generic nodes",
-                count=failures,
-            )
-        )
-    return entries
+    return entries, failures
+
+
+def reader_failures_declaration(failures: int) -> Declaration:
+    return Declaration(
+        category=DeclarationCategory.ANALYSIS,
+        effect=DeclarationEffect.APPROXIMATED,
+        qualifier="reader_error",
+        reason="a convention reader failed on some spans; they were mapped as generic nodes",
+        count=failures,
+    )
 
 
 def assign_node_ids(entries: list[SpanEntry], notes: list[Declaration]) -> dict[str, SpanEntry]:
@@ -111,10 +115,14 @@ def assign_node_ids(entries: list[SpanEntry], notes: list[Declaration]) -> dict[
     for span_id, entry in first.items():
         group = shared.get(span_id)
         if group is None:
-            entry.node_id = span_node_id(span_id)
+            if not entry.earlier:
+                entry.node_id = span_node_id(span_id)
             primary[span_id] = entry
             continue
-        kept_apart, copies, primary[span_id] = _rank_duplicates(span_id, group)
+        if any(item.earlier for item in group):
+            kept_apart, copies, primary[span_id] = _join_earlier(span_id, group)
+        else:
+            kept_apart, copies, primary[span_id] = _rank_duplicates(span_id, group)
         if kept_apart:
             duplicated.append(span_id)
         redelivered += copies
@@ -162,6 +170,41 @@ def _rank_duplicates(span_id: str, group: list[SpanEntry]) -> tuple[bool, int, S
     return position > 1, copies, keyed[0][1]
 
 
+def _join_earlier(span_id: str, group: list[SpanEntry]) -> tuple[bool, int, SpanEntry]:
+    """A span id seen in an earlier revision of the run arrives again. The earlier spans keep the ids they were
+    given (annotations and bundles already carry them). A new span identical to an earlier one in everything the
+    run kept (parent, name, start and end) is a redelivery (at-least-once export), a reference of that node; any
+    other is a distinct span sharing the id, kept apart under the next free ``dup:<n>`` id. Returns what
+    :func:`_rank_duplicates` returns."""
+    plain = span_node_id(span_id)
+    earlier = [item for item in group if item.earlier]
+    keeper = next((item for item in earlier if item.node_id == plain and item.primary), earlier[0])
+    copies = sum(1 for item in earlier if not item.primary)
+    distinct = [item for item in earlier if item.primary]
+    for item in group:
+        if item.earlier:
+            continue
+        same = next((known for known in distinct if _same_span(known, item)), None)
+        if same is not None:
+            item.node_id = same.node_id
+            item.primary = False
+            copies += 1
+            continue
+        item.node_id = derived_node_id(span_id, f"dup:{len(distinct)}")
+        distinct.append(item)
+    return len(distinct) > 1, copies, keeper
+
+
+def _same_span(known: SpanEntry, new: SpanEntry) -> bool:
+    a, b = known.view, new.view
+    return (
+        a.parent_span_id == b.parent_span_id
+        and known.facts.name == new.facts.name
+        and a.span.start_time_unix_nano == b.span.start_time_unix_nano
+        and a.span.end_time_unix_nano == b.span.end_time_unix_nano
+    )
+
+
 def _nesting_depth(entry: SpanEntry, members: set[str], by_span_id: dict[str, SpanEntry]) -> int:
     """How many spans of ``members`` enclose ``entry`` (ancestors by parent span id, at most 64 hops)."""
     count, current, steps = 0, entry.view.parent_span_id, 0
@@ -196,6 +239,7 @@ def merge_double_instrumentation(
             continue  # same convention, not nested: separate calls that reuse an id (e.g. retries)
         keeper = max(group, key=lambda entry: (depths[entry.view.span_id], entry.view.span_id))
         others = sorted((entry for entry in group if entry is not keeper), key=lambda entry: entry.view.span_id)
+        keeper.facts = copy_facts(keeper.facts)  # facts may be kept for the run's next revision: never changed
         for entry in others:
             absorb_facts(keeper.facts, entry.facts)
             if entry.node_id is not None and keeper.node_id is not None:

@@ -20,6 +20,7 @@ from processor.config.model import (
     MetricsConfig,
     QueueConfig,
     RetryConfig,
+    RunsConfig,
     TlsServerConfig,
 )
 from processor.config.pricing import bundle_options
@@ -38,6 +39,7 @@ __all__ = [
     "MiB",
     "QueueConfig",
     "RetryConfig",
+    "RunsConfig",
     "TlsServerConfig",
     "bundle_options",
     "expand_env",

@@ -147,6 +147,17 @@ PROCESSOR = Section(
             doc="quiet time after a root span before a trace is analysed"),
         Key(name="idle_timeout", kind="duration", default=30.0, doc="quiet time for traces without a local root"),
         Key(name="max_trace_wait", kind="duration", default=300.0, doc="longest a trace is held"),
+        Key(name="max_run_wait", kind="duration", default=900.0,
+            doc="longest an agent trace whose root span has not arrived is held while its spans keep coming "
+                "(past max_trace_wait; memory and num_traces still release it early); 0: max_trace_wait"),
+        Key(name="run_horizon", kind="duration", default=14_400.0,
+            doc="how long a released trace's run state (the facts of its spans, not the spans) is kept after its "
+                "latest revision, so later spans are analysed with the whole run"),
+        Key(name="run_state_memory_mib", kind="int", default=64, minimum=0,
+            doc="memory for run states per analysing process; beyond it the least recently updated spill to "
+                "<output.directory>/runs"),
+        Key(name="run_state_storage_mib", kind="int", default=1024, minimum=0,
+            doc="disk bound of spilled run states; beyond it the oldest are dropped (0: no spilling)"),
         Key(name="num_traces", kind="int", default=50_000, minimum=1, doc="traces held at once"),
         Key(name="max_buffered_spans", kind="int", default=1_000_000, minimum=1, doc="spans held at once"),
         Key(name="released_cache_size", kind="int", default=100_000, minimum=0,
@@ -178,6 +189,10 @@ OUTPUT = Section(
         )),
         Key(name="content_mode", kind="choice", default="digest", choices=("keep", "digest", "drop"),
             doc="message content in bundles"),
+        Key(name="evaluation_log_records", kind="choice", default="late", choices=("late", "all", "none"),
+            doc="findings as OTLP log records (gen_ai.evaluation.result, correlated to their span) through "
+                "logs_exporter: late: findings on spans an earlier revision already exported (an exported span "
+                "cannot change); all: every finding, also on spans still going out; none"),
         RIGHTS_SECTION,
     ),
 )

@@ -21,6 +21,7 @@ from processor.config.model import (
     MetricsConfig,
     QueueConfig,
     RetryConfig,
+    RunsConfig,
     TlsServerConfig,
 )
 from processor.config.pricing import read_pricing, read_rights
@@ -185,12 +186,19 @@ def build_config(raw: Any, base_dir: Path | None = None, load_files: bool = True
         write_artifacts=output["write_artifacts"],
         artifacts=_artifacts(output, raw, problems),
         content_mode=output["content_mode"],
+        evaluation_log_records=output["evaluation_log_records"],
         export=_export(top["exporter"], problems),
         logs_export=_export(top["logs_exporter"], problems),
         metrics=_metrics(top["telemetry"]["metrics"], problems),
         decision_wait=processor["decision_wait"],
         idle_timeout=processor["idle_timeout"],
         max_trace_wait=processor["max_trace_wait"],
+        max_run_wait=processor["max_run_wait"],
+        runs=RunsConfig(
+            horizon=processor["run_horizon"],
+            memory_bytes=processor["run_state_memory_mib"] * MiB,
+            storage_bytes=processor["run_state_storage_mib"] * MiB,
+        ),
         num_traces=processor["num_traces"],
         max_buffered_spans=processor["max_buffered_spans"],
         released_cache_size=processor["released_cache_size"],

@@ -21,6 +21,7 @@ __all__ = [
     "MetricsConfig",
     "QueueConfig",
     "RetryConfig",
+    "RunsConfig",
     "TlsServerConfig",
 ]
 
@@ -129,6 +130,15 @@ class ArtifactsConfig:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RunsConfig:
+    """Run states kept after release (``processor.run_*``), per analysing process."""
+
+    horizon: float = default("processor.run_horizon")
+    memory_bytes: int = default("processor.run_state_memory_mib") * MiB
+    storage_bytes: int = default("processor.run_state_storage_mib") * MiB
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Config:
     listen: str = default("receiver.endpoint")
     http_listen: str | None = default("receiver.http.endpoint")
@@ -156,10 +166,15 @@ class Config:
     decision_wait: float = default("processor.decision_wait")
     idle_timeout: float = default("processor.idle_timeout")
     max_trace_wait: float = default("processor.max_trace_wait")
+    max_run_wait: float = default("processor.max_run_wait")
+    """An agent trace without its root span is held past ``max_trace_wait`` up to this while spans keep coming."""
+    runs: RunsConfig = field(default_factory=RunsConfig)
     num_traces: int = default("processor.num_traces")
     max_buffered_spans: int = default("processor.max_buffered_spans")
     released_cache_size: int = default("processor.released_cache_size")
     content_mode: Literal["keep", "digest", "drop"] = default("output.content_mode")
+    evaluation_log_records: Literal["late", "all", "none"] = default("output.evaluation_log_records")
+    """Which findings also go out as OTLP log records through ``logs_exporter``."""
     passthrough: bool = default("processor.passthrough")
     """Receiver -> exporter only, no grouping, mapping or detection (a baseline for benchmarks)."""
     memory_limit_mib: int = default("processor.memory_limit_mib")

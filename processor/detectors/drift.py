@@ -32,14 +32,14 @@ from typing import Final
 
 from otel_mapper.diagnosis import Diagnosis, DriftResult
 from otel_mapper.mapping.graph import causal_index
-from otel_mapper.model import Trajectory
+from otel_mapper.model import CompletenessStatus, Trajectory
 from otel_mapper.pickling import pickled_by_fields
 from processor.detectors.config import DriftConfig
 from processor.detectors.drift_baseline import BaselineStore, RunSummary, compare, summarize
 from processor.detectors.identity import run_identity
 from semconv.trajectory import DriftVerdict, FindingCategory, FindingStatus
 
-__all__ = ["BASELINE_FILE", "DriftEvaluator", "DriftInput", "drift_input"]
+__all__ = ["BASELINE_FILE", "DriftEvaluator", "DriftInput", "drift_input", "joins_baseline"]
 
 logger = logging.getLogger(__name__)
 
@@ -62,12 +62,28 @@ class DriftInput:
     reference: tuple[tuple[bool, str], ...]
     """The reference-path detector's findings in ranked order: (failed, evidence); not failed = undecided."""
     counted: bool
-    """The run joins its baseline after it is judged (not released early, first revision)."""
+    """The run joins its baseline after it is judged (see :func:`joins_baseline`)."""
+    open_run: bool = False
+    """The trajectory is ``open`` (no top span yet, or released early): not compared with its baseline."""
 
 
-def drift_input(trajectory: Trajectory, diagnosis: Diagnosis) -> DriftInput:
-    """The pure half of drift: who ran, the run summary and the reference-path findings."""
+def joins_baseline(trajectory: Trajectory, already_counted: bool) -> bool:
+    """A run joins its baseline once, with the first revision that is not ``open`` (its top span arrived and it
+    was not released early: a fragment is not a run)."""
+    return (
+        not already_counted
+        and not trajectory.released_early
+        and trajectory.completeness.status is not CompletenessStatus.OPEN
+    )
+
+
+def drift_input(trajectory: Trajectory, diagnosis: Diagnosis, already_counted: bool | None = None) -> DriftInput:
+    """The pure half of drift: who ran, the run summary and the reference-path findings. ``already_counted``:
+    the run joined its baseline with an earlier revision (``None``: counted unless a later revision)."""
+    if already_counted is None:
+        already_counted = trajectory.revision > 1
     index = causal_index(trajectory)
+    open_run = trajectory.completeness.status is CompletenessStatus.OPEN
     service, agent, _ = run_identity(trajectory, index)
     reference = tuple(
         (item.finding.status is FindingStatus.FAIL, item.finding.evidence)
@@ -78,9 +94,10 @@ def drift_input(trajectory: Trajectory, diagnosis: Diagnosis) -> DriftInput:
     return DriftInput(
         service=service,
         agent=agent,
-        summary=summarize(trajectory, index) if agent else None,
+        summary=summarize(trajectory, index) if agent and not open_run else None,
         reference=reference,
-        counted=not trajectory.released_early and trajectory.revision <= 1,
+        counted=joins_baseline(trajectory, already_counted),
+        open_run=open_run,
     )
 
 
@@ -109,8 +126,10 @@ class DriftEvaluator:
     def store(self) -> BaselineStore:
         return self._store
 
-    def evaluate(self, trajectory: Trajectory, diagnosis: Diagnosis) -> DriftResult:
-        return self.evaluate_input(drift_input(trajectory, diagnosis))
+    def evaluate(
+        self, trajectory: Trajectory, diagnosis: Diagnosis, already_counted: bool | None = None
+    ) -> DriftResult:
+        return self.evaluate_input(drift_input(trajectory, diagnosis, already_counted))
 
     def evaluate_input(self, run: DriftInput) -> DriftResult:
         """Judge one run from its compact summary (:func:`drift_input`) and add it to its baseline."""
@@ -126,7 +145,10 @@ class DriftEvaluator:
                 details.append(evidence)
         if not run.agent or run.summary is None:
             verdict = DriftVerdict.DRIFTED if dimensions else DriftVerdict.NOT_EVALUATED
-            return self._result(verdict, dimensions, details or ["no top agent invocation with an agent name"])
+            why = "run not at a terminal cut (open): not compared with its baseline" if run.open_run else (
+                "no top agent invocation with an agent name"
+            )
+            return self._result(verdict, dimensions, details or [why])
         service, agent, summary = run.service or "", run.agent, run.summary
         with self._lock:
             history = self._store.window(service, agent)

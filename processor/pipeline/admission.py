@@ -126,4 +126,5 @@ class AdmissionControl:
 
     def record_growth(self, released: ReleasedTrace, output_bytes: int) -> None:
         """An analysed trace whose annotated requests (``output_bytes``) wait in an exporter's queue."""
-        self.growth.record(released.wire_bytes, output_bytes)
+        settled = not released.reason.early and any(span.is_root for span in released.spans)
+        self.growth.record(released.wire_bytes, output_bytes, settled=settled)

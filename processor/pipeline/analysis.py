@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from pathlib import Path
 from otel_mapper.attribution import PriceTable
 from otel_mapper.attribution.summary import TraceUsage
 from otel_mapper.diagnosis import Diagnosis, DriftResult
+from otel_mapper.finding_records import EvaluationRecordMode
 from otel_mapper.mapping.build import MappingOptions
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope, build_requests_with_origins
@@ -35,9 +37,10 @@ from processor.pipeline.exporter import OutboundRequest
 from processor.pipeline.fast_path import FastPath, FastPathRuns
 from processor.pipeline.packed import pack_trace
 from processor.pipeline.retention import RetentionSweeper
-from processor.pipeline.trace_analysis import DriftJudge, analyse_trace, fail_open, mapping_options
+from processor.pipeline.run_store import RunStore, run_store
+from processor.pipeline.trace_analysis import DriftJudge, analyse_trace, fail_open, mapping_options, run_revision
 from processor.pipeline.worker_messages import ArtifactTally, DoneReply, FailedReply, MappedReply, WorkerResult
-from processor.telemetry.counters import ProcessorCounters
+from processor.telemetry.counters import ProcessorCounters, RunStateCounters
 
 __all__ = [
     "ANALYSIS_BATCH_SPANS",
@@ -68,21 +71,30 @@ class AnalysedTrace:
     """No span any reader recognises: forwarded as received, not analysed (``requests`` hold the spans)."""
     usage: TraceUsage | None = None
     """Tokens and cost by model, for self-metrics (``None`` when analysis failed or took the fast path)."""
+    log_request: bytes | None = None
+    """Findings and the run's verdict for spans an earlier revision exported, as a serialized
+    ``ExportLogsServiceRequest`` for the logs exporter."""
+    log_records: int = 0
+    merged_run: bool = False
+    """Analysed over its run's earlier revisions too (their state was kept)."""
 
 
-def release_options(released: ReleasedTrace) -> MappingOptions:
-    """How a released trace is mapped: its revision, why it was released, and what is known lost already."""
+def release_options(released: ReleasedTrace, revision: int | None = None, *, keep_run: bool = False) -> MappingOptions:
+    """How a released trace is mapped: its revision (``revision``: the run's, when its state says later), why
+    it was released, what is known lost already, and whether to keep the run's state."""
     return mapping_options(
-        revision=released.revision,
+        revision=released.revision if revision is None else revision,
         early=released.reason.early,
         reason=released.reason.value,
         logs_missing=released.logs_expected and not released.logs,
+        keep_run=keep_run,
     )
 
 
 class Analyser:
-    """Runs :func:`~processor.pipeline.trace_analysis.analyse_trace` on released traces and times it. Stateless
-    apart from its configuration."""
+    """Runs :func:`~processor.pipeline.trace_analysis.analyse_trace` on released traces and times it. With a
+    ``runs`` store, each trace is analysed over its run so far and leaves its state there; the store has this
+    analyser's thread as its one owner."""
 
     def __init__(
         self,
@@ -90,28 +102,40 @@ class Analyser:
         drift: DriftJudge | None = None,
         clock: Callable[[], float] = time.perf_counter,
         prices: PriceTable | None = None,
+        runs: RunStore | None = None,
+        records: EvaluationRecordMode = "late",
     ) -> None:
         self._chain = chain
         self._drift = drift
         self._clock = clock
         self._prices = prices
+        self.runs = runs
+        self._records = records
 
     def analyse(self, released: ReleasedTrace) -> AnalysedTrace:
         started = self._clock()
         envelopes = open_spans(released.spans)
+        trace_hex = released.trace_id.hex()
+        prior = self.runs.get(trace_hex) if self.runs is not None else None
+        options = release_options(released, run_revision(released.revision, prior), keep_run=self.runs is not None)
         outcome = analyse_trace(
             envelopes,
-            release_options(released),
+            options,
             self._chain,
-            trace_hex=released.trace_id.hex(),
+            trace_hex=trace_hex,
             logs=released.logs,
             drift=self._drift,
             prices=self._prices,
+            prior=prior,
+            records=self._records,
         )
+        if outcome.state is not None and self.runs is not None:
+            self.runs.put(outcome.state)
         seconds = self._clock() - started
         return AnalysedTrace(
             released, outcome.trajectory, outcome.diagnosis, outcome.error, seconds, envelopes=envelopes,
-            usage=outcome.usage,
+            usage=outcome.usage, log_request=outcome.log_request, log_records=outcome.log_records,
+            merged_run=prior is not None,
         )
 
 
@@ -158,6 +182,11 @@ class AnalysisStage:
         self._max_request_bytes = max_request_bytes
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="otel-trajectory-analysis")
         self._turns = DriftTurns()
+        self._worker_runs: dict[int, RunStateCounters] = {}
+        self._run_worker: OrderedDict[bytes, int] = OrderedDict()
+        """Which worker holds each recent run's state (its later revisions go there); bounded like the
+        assembler's cache of released traces."""
+        self._run_worker_capacity = max(config.released_cache_size, 1)
         self._pool: AnalysisPool | None = None
         self._analyser: Analyser | None = None
         self._policy = ArtifactPolicy.from_config(config)
@@ -176,6 +205,8 @@ class AnalysisStage:
                 DetectorChain(load_detectors(config.detectors), config.detectors),
                 drift=self._judge_drift,
                 prices=config.pricing or None,
+                runs=run_store(config),
+                records=config.evaluation_log_records,
             )
             if self._policy.writes_any:
                 self._artifacts = BackgroundArtifactWriter(artifact_writer(config))
@@ -191,8 +222,18 @@ class AnalysisStage:
         """This process's artifact writer (``None`` with workers, whose writers live in them, or artifacts off)."""
         return self._artifacts
 
-    def _judge_drift(self, trajectory: Trajectory, diagnosis: Diagnosis) -> DriftResult:
-        return self._drift.evaluate(trajectory, diagnosis)
+    def _judge_drift(self, trajectory: Trajectory, diagnosis: Diagnosis, already_counted: bool) -> DriftResult:
+        return self._drift.evaluate(trajectory, diagnosis, already_counted)
+
+    @property
+    def run_counts(self) -> RunStateCounters:
+        """The run stores of every analysing process, added up (a worker's as of its latest reply)."""
+        if self._analyser is not None and self._analyser.runs is not None:
+            return self._analyser.runs.counts.copy()
+        total = RunStateCounters()
+        for counts in self._worker_runs.values():
+            total.add(counts)
+        return total
 
     async def start(self) -> None:
         """Start the worker processes now rather than on the first trace (optional), and retention."""
@@ -222,7 +263,7 @@ class AnalysisStage:
                 loop = asyncio.get_running_loop()
                 analysed = await loop.run_in_executor(self._executor, self._process_all, to_analyse)
             else:
-                analysed = await self._process_in_pool(self._pool, to_analyse)
+                analysed = await self._process_routed(self._pool, to_analyse)
             for position, item in zip(positions, analysed, strict=False):
                 results[position] = item
         return [item for item in results if item is not None]
@@ -271,10 +312,29 @@ class AnalysisStage:
         counters.artifacts_written_bytes += tally.written_bytes
         counters.artifacts_failed += tally.failed
 
-    async def _process_in_pool(self, pool: AnalysisPool, batch: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
+    async def _process_routed(self, pool: AnalysisPool, batch: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
+        """Later revisions go to the worker that holds their run's state: the batch is split by that worker
+        (calls in batch order, so drift keeps its order), the rest goes to the least busy worker."""
+        if pool.size == 1 or not self._run_worker:
+            return await self._process_in_pool(pool, batch, None)
+        parts: dict[int | None, list[int]] = {}
+        for position, released in enumerate(batch):
+            parts.setdefault(self._run_worker.get(released.trace_id), []).append(position)
+        if len(parts) == 1:
+            return await self._process_in_pool(pool, batch, next(iter(parts)))
+        results: list[AnalysedTrace | None] = [None] * len(batch)
+        for worker, positions in parts.items():
+            analysed = await self._process_in_pool(pool, [batch[position] for position in positions], worker)
+            for position, item in zip(positions, analysed, strict=True):
+                results[position] = item
+        return [item for item in results if item is not None]
+
+    async def _process_in_pool(
+        self, pool: AnalysisPool, batch: Sequence[ReleasedTrace], worker: int | None
+    ) -> list[AnalysedTrace]:
         ticket = self._turns.take()
         try:
-            results = await self._run_in_pool(pool, batch, ticket)
+            number, results = await self._run_in_pool(pool, batch, ticket, worker)
         except (WorkerLost, OSError) as exc:
             return [self._count(await self._fail_open(released, str(exc))) for released in batch]
         finally:
@@ -282,14 +342,26 @@ class AnalysisStage:
         analysed_traces: list[AnalysedTrace] = []
         for released, result in zip(batch, results, strict=False):
             analysed = AnalysedTrace(
-                released, result.trajectory, result.diagnosis, result.error, result.seconds, usage=result.usage
+                released, result.trajectory, result.diagnosis, result.error, result.seconds, usage=result.usage,
+                log_request=result.log_request, log_records=result.log_records, merged_run=result.merged_run,
             )
             analysed.requests = [OutboundRequest(payload, len(origins), origins) for payload, origins in result.requests]
             analysed_traces.append(self._count(analysed))
+            if result.diagnosis is not None:
+                self._remember_worker(released.trace_id, number)
         return analysed_traces
 
-    async def _run_in_pool(self, pool: AnalysisPool, batch: Sequence[ReleasedTrace], ticket: int) -> list[WorkerResult]:
-        handle, generation, job, reply = await pool.analyse([pack_trace(released) for released in batch])
+    def _remember_worker(self, trace_id: bytes, number: int) -> None:
+        routes = self._run_worker
+        routes[trace_id] = number
+        routes.move_to_end(trace_id)
+        while len(routes) > self._run_worker_capacity:
+            routes.popitem(last=False)
+
+    async def _run_in_pool(
+        self, pool: AnalysisPool, batch: Sequence[ReleasedTrace], ticket: int, worker: int | None
+    ) -> tuple[int, list[WorkerResult]]:
+        handle, generation, job, reply = await pool.analyse([pack_trace(released) for released in batch], worker)
         if isinstance(reply, FailedReply):
             raise WorkerLost(f"analysis worker failed: {reply.reason}")
         if not isinstance(reply, MappedReply) or len(reply.outcomes) != len(batch):
@@ -310,9 +382,11 @@ class AnalysisStage:
             if not isinstance(done, DoneReply) or len(done.results) != len(runs):
                 raise WorkerLost(f"analysis worker finished {type(done).__name__} for {len(runs)} traces")
             self._add_tally(done.artifacts)
+            if done.runs is not None:
+                self._worker_runs[handle.number] = done.runs
             finished = done.results
         results = iter(finished)
-        return [next(results) if isinstance(outcome, DriftInput) else outcome for outcome in reply.outcomes]
+        return handle.number, [next(results) if isinstance(outcome, DriftInput) else outcome for outcome in reply.outcomes]
 
     async def _fail_open(self, released: ReleasedTrace, why: str) -> AnalysedTrace:
         def annotate_here() -> AnalysedTrace:
@@ -330,6 +404,8 @@ class AnalysisStage:
         counters = self._counters
         counters.traces_analysed += 1
         counters.analysis_seconds_total += analysed.seconds
+        counters.run_revisions_merged += analysed.merged_run
+        counters.evaluation_log_records += analysed.log_records
         if analysed.error is not None:
             counters.analysis_errors += 1
         return analysed

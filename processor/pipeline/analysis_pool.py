@@ -94,6 +94,7 @@ class _Handle:
                 self._pool.max_request_bytes,
                 logging.getLogger().getEffectiveLevel(),
                 self._pool.keep_trajectories,
+                self.number,
             ),
             name=f"otel-trajectory-analysis-{self.number}",
             daemon=True,
@@ -242,10 +243,16 @@ class AnalysisPool:
             handle.start()
         self._started = True
 
-    async def analyse(self, traces: Sequence[PackedTrace]) -> tuple[_Handle, int, int, WorkerReply]:
-        """Phase one for ``traces`` on the least busy worker: ``(handle, generation, job, reply)``."""
+    async def analyse(
+        self, traces: Sequence[PackedTrace], worker: int | None = None
+    ) -> tuple[_Handle, int, int, WorkerReply]:
+        """Phase one for ``traces`` on worker number ``worker`` (the one holding their runs' states), else on the
+        least busy worker: ``(handle, generation, job, reply)``."""
         self.start()
-        handle = min(self._handles, key=lambda item: (not item.up, len(item.in_flight), item.number))
+        if worker is not None and 0 <= worker < len(self._handles):
+            handle = self._handles[worker]
+        else:
+            handle = min(self._handles, key=lambda item: (not item.up, len(item.in_flight), item.number))
         self._jobs += 1
         job, generation = self._jobs, handle.generation
         reply = await handle.call(job, AnalyseCall(job, tuple(traces)), generation, self.job_timeout)
@@ -273,6 +280,10 @@ class AnalysisPool:
         """Drop phase one's result in the worker (phase two will not come)."""
         if generation == handle.generation:
             handle.forget(job)
+
+    @property
+    def size(self) -> int:
+        return len(self._handles)
 
     def kill_worker(self, number: int) -> None:
         """Kill one worker (it is restarted); for tests of the fail-open path."""

@@ -24,6 +24,7 @@ from typing import Final
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from otel_mapper.diagnosis import DriftResult
+from otel_mapper.mapping.run_state import RunState
 from otel_mapper.otlp.envelopes import SpanEnvelope, build_requests_with_origins, fits_one_request
 from processor.config import Config
 from processor.detectors.chain import DetectorChain
@@ -32,14 +33,17 @@ from processor.detectors.registry import load_detectors
 from processor.pipeline.artifact_policy import ArtifactPolicy
 from processor.pipeline.artifacts import ArtifactCounts, BackgroundArtifactWriter, artifact_writer
 from processor.pipeline.packed import PackedTrace, pack_trace, packed_logs, unpack_into_request, unpack_trace
+from processor.pipeline.run_store import run_store
 from processor.pipeline.trace_analysis import (
     MAX_REASON_CHARS,
     Detected,
     TraceAnalysis,
+    already_counted,
     complete_trace,
     detect_trace,
     fail_open,
     mapping_options,
+    run_revision,
 )
 from processor.pipeline.worker_messages import (
     AnalyseCall,
@@ -90,14 +94,19 @@ class _Mapped:
     trace_hex: str
     detected: Detected
     seconds: float
+    prior: RunState | None
 
 
 class AnalysisWorker:
     """The analysis one worker process runs: ``handle(call)`` answers each call of
     :mod:`processor.pipeline.worker_messages` (``None`` for calls that need no answer)."""
 
-    def __init__(self, config: Config, max_request_bytes: int, keep_trajectories: bool = False) -> None:
+    def __init__(
+        self, config: Config, max_request_bytes: int, keep_trajectories: bool = False, number: int = 0
+    ) -> None:
         self._keep_trajectories = keep_trajectories
+        self._runs = run_store(config, number)
+        self._records = config.evaluation_log_records
         self._chain = DetectorChain(load_detectors(config.detectors), config.detectors)
         self._policy = ArtifactPolicy.from_config(config)
         self._artifacts = BackgroundArtifactWriter(artifact_writer(config)) if self._policy.writes_any else None
@@ -121,7 +130,7 @@ class AnalysisWorker:
             if isinstance(call, FlushCall):
                 if self._artifacts is not None:
                     self._artifacts.wait_idle(ARTIFACT_FLUSH_TIMEOUT)
-                return DoneReply(call.job, (), self._tally())
+                return DoneReply(call.job, (), self._tally(), self._runs.counts.copy())
             raise ValueError(f"unknown call {type(call).__name__}")
         except Exception as exc:  # the main process fails the spans open; this worker keeps serving
             job = getattr(call, "job", -1)
@@ -149,37 +158,45 @@ class AnalysisWorker:
     def _analyse_one(self, packed: PackedTrace) -> tuple[DriftInput | WorkerResult, _Mapped | None]:
         envelopes, request, origins = unpack_into_request(packed)
         trace_hex = envelopes[0].span.trace_id.hex()
-        options = mapping_options(
-            revision=packed.revision, early=packed.early, reason=packed.reason,
-            logs_missing=packed.logs_expected and not packed.logs,
-        )
         started = time.perf_counter()
+        prior = self._runs.get(trace_hex)
+        revision = run_revision(packed.revision, prior)
+        options = mapping_options(
+            revision=revision, early=packed.early, reason=packed.reason,
+            logs_missing=packed.logs_expected and not packed.logs, keep_run=True,
+        )
         try:
-            detected = detect_trace(envelopes, options, self._chain, packed_logs(packed))
-            run = drift_input(detected.mapping.trajectory, detected.diagnosis)
+            detected = detect_trace(envelopes, options, self._chain, packed_logs(packed), prior)
+            run = drift_input(detected.mapping.trajectory, detected.diagnosis, already_counted(prior, revision))
         except Exception as exc:  # fail open, as everywhere
-            failed = fail_open(envelopes, trace_hex, packed.revision, exc)
+            failed = fail_open(envelopes, trace_hex, revision, exc)
             return self._result(failed, envelopes, request, origins, time.perf_counter() - started), None
-        return run, _Mapped(envelopes, request, origins, trace_hex, detected, time.perf_counter() - started)
+        return run, _Mapped(envelopes, request, origins, trace_hex, detected, time.perf_counter() - started, prior)
 
     def _finish(self, job: int, drift_results: Sequence[DriftResult]) -> DoneReply:
         pending = self._pending.pop(job)
         if len(drift_results) != len(pending):
             raise ValueError(f"job {job}: {len(drift_results)} drift results for {len(pending)} mapped traces")
         results = tuple(self._finish_one(mapped, drift) for mapped, drift in zip(pending, drift_results, strict=False))
-        return DoneReply(job, results, self._tally())
+        return DoneReply(job, results, self._tally(), self._runs.counts.copy())
 
     def _finish_one(self, mapped: _Mapped, drift: DriftResult) -> WorkerResult:
         started = time.perf_counter()
         detected = Detected(mapped.detected.mapping, replace(mapped.detected.diagnosis, drift=drift))
-        analysis = complete_trace(mapped.envelopes, detected, mapped.trace_hex, self._prices)
+        analysis = complete_trace(
+            mapped.envelopes, detected, mapped.trace_hex, self._prices, mapped.prior, self._records
+        )
+        if analysis.state is not None:
+            self._runs.put(analysis.state)
         if analysis.trajectory is not None and analysis.diagnosis is not None and self._artifacts is not None:
             if self._policy.selects(bytes.fromhex(mapped.trace_hex), analysis.diagnosis):
                 self._artifacts.offer(analysis.trajectory, analysis.diagnosis)
             else:
                 self._skipped += 1
         seconds = mapped.seconds + time.perf_counter() - started
-        return self._result(analysis, mapped.envelopes, mapped.request, mapped.origins, seconds)
+        return self._result(
+            analysis, mapped.envelopes, mapped.request, mapped.origins, seconds, merged_run=mapped.prior is not None
+        )
 
     def _result(
         self,
@@ -188,10 +205,15 @@ class AnalysisWorker:
         request: ExportTraceServiceRequest,
         origins: list[int],
         seconds: float,
+        *,
+        merged_run: bool = False,
     ) -> WorkerResult:
         trajectory = analysis.trajectory if self._keep_trajectories else None
         requests = self._requests(envelopes, request, origins)
-        return WorkerResult(requests, analysis.diagnosis, analysis.error, seconds, trajectory, analysis.usage)
+        return WorkerResult(
+            requests, analysis.diagnosis, analysis.error, seconds, trajectory, analysis.usage,
+            analysis.log_request, analysis.log_records, merged_run,
+        )
 
     def _tally(self) -> ArtifactTally:
         """Artifact outcomes since the previous reply."""
@@ -249,12 +271,17 @@ def tune_gc() -> None:
 
 
 def worker_main(
-    connection: Connection, config: Config, max_request_bytes: int, log_level: int, keep_trajectories: bool = False
+    connection: Connection,
+    config: Config,
+    max_request_bytes: int,
+    log_level: int,
+    keep_trajectories: bool = False,
+    number: int = 0,
 ) -> None:
     """Entry point of a worker process: serve calls until told to stop or the main process goes away."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when workers stop
     logging.basicConfig(level=log_level, format="%(asctime)s %(levelname)s %(name)s[worker]: %(message)s")
-    worker = AnalysisWorker(config, max_request_bytes, keep_trajectories)
+    worker = AnalysisWorker(config, max_request_bytes, keep_trajectories, number)
     tune_gc()
     while True:
         try:

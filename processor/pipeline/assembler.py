@@ -3,7 +3,10 @@
 A trace is released when
 - a local root (span without parent) has been seen and no span arrived for ``decision_wait``; or
 - no span arrived for ``idle_timeout`` (no root seen: parts of the trace live elsewhere); or
-- ``max_trace_wait`` passed since its first span; or
+- ``max_trace_wait`` passed since its first span, unless it is an agent run still under way: no root span yet,
+  its spans still coming (the last one within ``idle_timeout``) and at least one span a convention reader may
+  claim. Such a run is held up to ``max_run_wait`` since its first span, so a reasoning model's pause does not
+  split it; or
 - the buffer is full (``num_traces`` or ``max_buffered_spans``): the oldest traces go first, marked early
   (bundle ``open``), counted and logged with the setting to raise;
 - the owner sheds memory (:meth:`TraceAssembler.shed`): the oldest traces go first, marked early.
@@ -41,6 +44,7 @@ class ReleaseReason(StrEnum):
     DECISION_WAIT = "decision_wait"
     IDLE_TIMEOUT = "idle_timeout"
     MAX_TRACE_WAIT = "max_trace_wait"
+    MAX_RUN_WAIT = "max_run_wait"
     BUFFER_FULL = "buffer_full"
     MEMORY_LIMIT = "memory_limit"
     SHUTDOWN = "shutdown"
@@ -49,7 +53,11 @@ class ReleaseReason(StrEnum):
     def early(self) -> bool:
         """Released before the trace reached a terminal cut: its bundle is ``open``."""
         return self in (
-            ReleaseReason.MAX_TRACE_WAIT, ReleaseReason.BUFFER_FULL, ReleaseReason.MEMORY_LIMIT, ReleaseReason.SHUTDOWN
+            ReleaseReason.MAX_TRACE_WAIT,
+            ReleaseReason.MAX_RUN_WAIT,
+            ReleaseReason.BUFFER_FULL,
+            ReleaseReason.MEMORY_LIMIT,
+            ReleaseReason.SHUTDOWN,
         )
 
 
@@ -60,6 +68,9 @@ class AssemblerLimits:
     decision_wait: float = default("processor.decision_wait")
     idle_timeout: float = default("processor.idle_timeout")
     max_trace_wait: float = default("processor.max_trace_wait")
+    max_run_wait: float = default("processor.max_run_wait")
+    """Longest an agent run without its root span is held while spans keep coming; at most ``max_trace_wait``
+    when not larger."""
     num_traces: int = default("processor.num_traces")
     max_buffered_spans: int = default("processor.max_buffered_spans")
     released_cache_size: int = default("processor.released_cache_size")
@@ -101,12 +112,17 @@ class _Buffer:
     revision: int
     late: bool
     wire_bytes: int = 0
+    agent: bool | None = None
+    """Whether a convention reader may claim one of its spans (asked once, when ``max_trace_wait`` is reached)."""
 
 
 @dataclass(slots=True)
 class TraceAssembler:
     limits: AssemblerLimits
     clock: Callable[[], float]
+    may_be_agent: Callable[[Sequence[HeldSpan]], bool] | None = None
+    """Whether spans may hold an agent span (the fast path's recogniser); ``None``: no run is held past
+    ``max_trace_wait``."""
     stats: AssemblerStats = field(default_factory=AssemblerStats)
     _buffers: dict[bytes, _Buffer] = field(default_factory=dict)
     # Three orderings over the same buffers, each kept in its release order so `poll` stops at the first
@@ -114,6 +130,8 @@ class TraceAssembler:
     _rooted: OrderedDict[bytes, None] = field(default_factory=OrderedDict)
     _unrooted: OrderedDict[bytes, None] = field(default_factory=OrderedDict)
     _by_first_seen: OrderedDict[bytes, None] = field(default_factory=OrderedDict)
+    _held_runs: OrderedDict[bytes, None] = field(default_factory=OrderedDict)
+    """Agent runs past ``max_trace_wait``, held until ``max_run_wait`` (by first span, like ``_by_first_seen``)."""
     _released: OrderedDict[bytes, int] = field(default_factory=OrderedDict)
 
     def add(self, spans: Sequence[HeldSpan]) -> list[ReleasedTrace]:
@@ -159,8 +177,18 @@ class TraceAssembler:
             self._unrooted[trace_id] = None
             self._unrooted.move_to_end(trace_id)
 
+    def _oldest(self) -> bytes:
+        """The trace whose first span came first, held run or not."""
+        if not self._held_runs:
+            return next(iter(self._by_first_seen))
+        held = next(iter(self._held_runs))
+        if not self._by_first_seen:
+            return held
+        other = next(iter(self._by_first_seen))
+        return held if self._buffers[held].first_seen <= self._buffers[other].first_seen else other
+
     def _evict_oldest(self, limit_name: str) -> ReleasedTrace:
-        trace_id = next(iter(self._by_first_seen))
+        trace_id = self._oldest()
         logger.warning(
             "trace buffer full (%s): releasing the oldest trace early as 'open'; raise processor.%s if this "
             "happens often",
@@ -176,9 +204,19 @@ class TraceAssembler:
         limits = self.limits
         while self._by_first_seen:
             trace_id = next(iter(self._by_first_seen))
-            if now - self._buffers[trace_id].first_seen < limits.max_trace_wait:
+            buffer = self._buffers[trace_id]
+            if now - buffer.first_seen < limits.max_trace_wait:
                 break
+            if self._run_goes_on(buffer, now):
+                del self._by_first_seen[trace_id]
+                self._held_runs[trace_id] = None
+                continue
             released.append(self._release(trace_id, ReleaseReason.MAX_TRACE_WAIT))
+        while self._held_runs:
+            trace_id = next(iter(self._held_runs))
+            if now - self._buffers[trace_id].first_seen < limits.max_run_wait:
+                break
+            released.append(self._release(trace_id, ReleaseReason.MAX_RUN_WAIT))
         while self._rooted:
             trace_id = next(iter(self._rooted))
             if now - self._buffers[trace_id].last_seen < limits.decision_wait:
@@ -191,25 +229,38 @@ class TraceAssembler:
             released.append(self._release(trace_id, ReleaseReason.IDLE_TIMEOUT))
         return released
 
+    def _run_goes_on(self, buffer: _Buffer, now: float) -> bool:
+        """An agent run still under way at ``max_trace_wait``: no root yet, spans still coming, agent spans."""
+        limits = self.limits
+        if self.may_be_agent is None or limits.max_run_wait <= limits.max_trace_wait or buffer.has_root:
+            return False
+        if now - buffer.last_seen >= limits.idle_timeout:
+            return False
+        if buffer.agent is None:
+            buffer.agent = self.may_be_agent(buffer.spans)
+        return buffer.agent
+
     def shed(self, bytes_to_free: int) -> list[ReleasedTrace]:
         """Release the oldest traces (early, ``memory_limit``) until ``bytes_to_free`` wire bytes are freed."""
         released: list[ReleasedTrace] = []
         freed = 0
-        while freed < bytes_to_free and self._by_first_seen:
-            trace_id = next(iter(self._by_first_seen))
+        while freed < bytes_to_free and self._buffers:
+            trace_id = self._oldest()
             freed += self._buffers[trace_id].wire_bytes
             released.append(self._release(trace_id, ReleaseReason.MEMORY_LIMIT))
         return released
 
     def drain(self) -> list[ReleasedTrace]:
         """Release everything (shutdown): every trace goes out, marked early."""
-        return [self._release(trace_id, ReleaseReason.SHUTDOWN) for trace_id in list(self._by_first_seen)]
+        order = sorted(self._buffers, key=lambda trace_id: self._buffers[trace_id].first_seen)
+        return [self._release(trace_id, ReleaseReason.SHUTDOWN) for trace_id in order]
 
     def _release(self, trace_id: bytes, reason: ReleaseReason) -> ReleasedTrace:
         buffer = self._buffers.pop(trace_id)
         self._rooted.pop(trace_id, None)
         self._unrooted.pop(trace_id, None)
         self._by_first_seen.pop(trace_id, None)
+        self._held_runs.pop(trace_id, None)
         self.stats.traces_held -= 1
         self.stats.spans_held -= len(buffer.spans)
         self.stats.bytes_held -= buffer.wire_bytes
@@ -254,6 +305,8 @@ class TraceAssembler:
         candidates = []
         if self._by_first_seen:
             candidates.append(self._buffers[next(iter(self._by_first_seen))].first_seen + self.limits.max_trace_wait)
+        if self._held_runs:
+            candidates.append(self._buffers[next(iter(self._held_runs))].first_seen + self.limits.max_run_wait)
         if self._rooted:
             candidates.append(self._buffers[next(iter(self._rooted))].last_seen + self.limits.decision_wait)
         if self._unrooted:

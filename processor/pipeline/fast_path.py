@@ -27,7 +27,7 @@ from otel_mapper.otlp.held import HeldSpan, wire_requests
 from processor.pipeline.assembler import ReleasedTrace
 from processor.pipeline.exporter import OutboundRequest
 
-__all__ = ["FastPath", "FastPathRuns", "RecentFastPathRuns"]
+__all__ = ["FastPath", "FastPathRuns", "RecentFastPathRuns", "may_be_agent"]
 
 DEFAULT_REMEMBERED: Final = 100_000
 """Trace ids remembered as fast-pathed (as many as the assembler remembers released traces by default)."""
@@ -80,25 +80,15 @@ class FastPath:
         earlier_fast = released.revision > 1 and self.runs.fast_pathed(released.trace_id)
         if released.revision > 1 and not earlier_fast:
             return False
-        if not released.logs and not self._may_be_agent(released.spans):
+        if not released.logs and not self.may_be_agent(released.spans):
             return True
         if earlier_fast:
             self.runs.forget(released.trace_id)
         return False
 
-    def _may_be_agent(self, spans: Sequence[HeldSpan]) -> bool:
-        recogniser = self._recogniser
-        span_may_claim = recogniser.span_may_claim
-        scopes_seen: set[int] = set()
-        for span in spans:
-            group = span.group
-            if id(group) not in scopes_seen:
-                scopes_seen.add(id(group))
-                if recogniser.scope_may_claim(group.scope):
-                    return True
-            if span_may_claim(span.data):
-                return True
-        return False
+    def may_be_agent(self, spans: Sequence[HeldSpan]) -> bool:
+        """Whether a convention reader may claim one of ``spans`` (from their bytes: no parsing)."""
+        return may_be_agent(spans, self._recogniser)
 
     def forward(self, released: ReleasedTrace, max_request_bytes: int) -> list[OutboundRequest]:
         """The trace's spans as Export requests, unparsed; records the release (the hook for the run store)."""
@@ -107,3 +97,18 @@ class FastPath:
             OutboundRequest(payload, len(origins), origins)
             for payload, origins in wire_requests(released.spans, max_request_bytes)
         ]
+
+
+def may_be_agent(spans: Sequence[HeldSpan], recogniser: SpanRecogniser) -> bool:
+    """Whether a convention reader may claim one of ``spans``, judged from their bytes and their scopes'."""
+    span_may_claim = recogniser.span_may_claim
+    scopes_seen: set[int] = set()
+    for span in spans:
+        group = span.group
+        if id(group) not in scopes_seen:
+            scopes_seen.add(id(group))
+            if recogniser.scope_may_claim(group.scope):
+                return True
+        if span_may_claim(span.data):
+            return True
+    return False

@@ -19,6 +19,7 @@ from processor.pipeline.admission import AdmissionControl
 from processor.pipeline.analysis import AnalysedTrace, AnalysisStage, BatchQueue
 from processor.pipeline.assembler import ReleasedTrace, TraceAssembler
 from processor.pipeline.log_join import LogJoinBuffer
+from processor.pipeline.outbound import OutboundRequest
 from processor.pipeline.signal_pipeline import SignalPipeline
 from processor.telemetry.counters import Telemetry
 
@@ -43,6 +44,7 @@ class TraceProcessing:
         log_join: LogJoinBuffer,
         telemetry: Telemetry,
         *,
+        logs: SignalPipeline | None = None,
         on_analysed: Callable[[AnalysedTrace], None] | None = None,
     ) -> None:
         self._assembler = assembler
@@ -50,6 +52,9 @@ class TraceProcessing:
         self._admission = admission
         self._traces = traces
         self._log_join = log_join
+        self._logs = logs
+        """Where findings and verdicts for already exported spans go as log records (``None``: nowhere)."""
+        self._undelivered_said = False
         self.telemetry = telemetry
         self._on_analysed = on_analysed
         self._released: BatchQueue[ReleasedTrace] | None = None
@@ -149,6 +154,25 @@ class TraceProcessing:
         if exporter.holds_requests:
             self._admission.record_growth(analysed.released, sum(len(request.payload) for request in analysed.requests))
         await exporter.put_trace(analysed.released.trace_id, analysed.requests)
+        if analysed.log_request is not None:
+            await self._export_records(analysed)
+
+    async def _export_records(self, analysed: AnalysedTrace) -> None:
+        assert analysed.log_request is not None
+        count = analysed.log_records
+        if self._logs is not None:
+            request = OutboundRequest(analysed.log_request, count, (-1,) * count)
+            await self._logs.exporter.put_trace(analysed.released.trace_id, [request])
+            return
+        self.telemetry.processor.evaluation_log_records_undelivered += count
+        if not self._undelivered_said:
+            self._undelivered_said = True
+            logger.warning(
+                "trace %s: %d finding(s) or verdict(s) concern spans an earlier revision already exported and can "
+                "only go out as OTLP log records, but no logs_exporter is configured; set logs_exporter.endpoint "
+                "(counted in otel_trajectory_processor_evaluation_log_records_undelivered_total; said once)",
+                analysed.released.trace_id.hex(), count,
+            )
 
 
 def _span_count(released: ReleasedTrace) -> int:

@@ -21,6 +21,7 @@ from otel_mapper.model import Trajectory
 from otel_mapper.pickling import pickled_by_fields
 from processor.detectors.drift import DriftInput
 from processor.pipeline.packed import PackedTrace
+from processor.telemetry.counters import RunStateCounters
 
 __all__ = [
     "AnalyseCall",
@@ -64,6 +65,11 @@ class WorkerResult:
     """Only when the pool keeps trajectories (sending one back costs more than analysing a small trace)."""
     usage: TraceUsage | None = None
     """Tokens and cost by model, for self-metrics."""
+    log_request: bytes | None = None
+    """Findings and the run's verdict as log records, for spans an earlier revision exported."""
+    log_records: int = 0
+    merged_run: bool = False
+    """This revision was analysed with its run's earlier state."""
 
 
 @pickled_by_fields
@@ -110,6 +116,8 @@ class DoneReply:
     job: int
     results: tuple[WorkerResult, ...]
     artifacts: ArtifactTally = ArtifactTally()
+    runs: RunStateCounters | None = None
+    """The worker's run store now (``None``: no store)."""
 
 
 @pickled_by_fields

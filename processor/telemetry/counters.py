@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from otel_mapper.pickling import pickled_by_fields
 from processor.telemetry.trajectory_metrics import TrajectoryCounters
 from semconv.trajectory import METRIC_PREFIX
 
@@ -18,6 +19,7 @@ __all__ = [
     "LogCounters",
     "ProcessorCounters",
     "ReceiverCounters",
+    "RunStateCounters",
     "SpoolCounters",
     "Telemetry",
 ]
@@ -73,6 +75,44 @@ class ProcessorCounters:
     artifacts_retention_deleted_traces: int = 0
     """Traces whose artifacts ``output.retention`` deleted (oldest first)."""
     artifacts_retention_deleted_bytes: int = 0
+    run_revisions_merged: int = 0
+    """Revisions analysed together with their run's earlier revisions (the run's state was kept)."""
+    evaluation_log_records: int = 0
+    """Log records made for findings and verdicts that an exported span could not carry."""
+    evaluation_log_records_undelivered: int = 0
+    """Of those, records with nowhere to go (no ``logs_exporter``)."""
+
+
+@pickled_by_fields
+@dataclass(slots=True)
+class RunStateCounters:
+    """The run states kept after release (:mod:`processor.pipeline.run_store`), per analysing process or summed
+    over them. Plain integers: one owner each."""
+
+    kept: int = 0
+    """States held in memory now."""
+    kept_bytes: int = 0
+    """Their estimated size."""
+    spilled_now: int = 0
+    """Spilled files on disk now."""
+    spilled_bytes: int = 0
+    spilled: int = 0
+    """States written to disk because memory was full."""
+    restored: int = 0
+    """Spilled states read back for a revision."""
+    expired: int = 0
+    """States forgotten because their run idled past ``processor.run_horizon``."""
+    evicted: int = 0
+    """States dropped because memory and disk were full (their next revision is analysed alone)."""
+    failed: int = 0
+    """Spilled files that could not be written or read back (logged)."""
+
+    def copy(self) -> RunStateCounters:
+        return RunStateCounters(*(getattr(self, name) for name in self.__slots__))
+
+    def add(self, other: RunStateCounters) -> None:
+        for name in self.__slots__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
 @dataclass(slots=True)
@@ -124,6 +164,7 @@ class Telemetry:
     logs: LogCounters = field(default_factory=LogCounters)
     detectors: DetectorCounters = field(default_factory=DetectorCounters)
     trajectories: TrajectoryCounters = field(default_factory=TrajectoryCounters)
+    runs: RunStateCounters = field(default_factory=RunStateCounters)
 
     def snapshot(self) -> dict[str, float]:
         """Every counter by name (``otel_trajectory_<component>_<noun>``, a detector's name in brackets), for logs."""

@@ -40,7 +40,9 @@ def test_orphans_keep_typed_external_parents_and_are_never_rehung() -> None:
     assert not [e for e in trajectory.edges if e.from_node in (node_id(1), node_id(3))]
     parent = next(d for d in trajectory.declarations if d.category.value == "parent")
     assert parent.count == 2 and parent.qualifier == "external"
-    assert trajectory.completeness.status.value == "partial"
+    # No span without a parent: the run's top may still be coming (a long run's first pieces look like this).
+    assert trajectory.completeness.status.value == "open"
+    assert any(d.qualifier == "no_root" for d in trajectory.declarations)
 
 
 def test_parent_cycle_is_broken_and_declared() -> None:

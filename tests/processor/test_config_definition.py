@@ -32,6 +32,10 @@ PUBLIC_DEFAULTS: dict[str, Any] = {
     "processor.decision_wait": 2.0,
     "processor.idle_timeout": 30.0,
     "processor.max_trace_wait": 300.0,
+    "processor.max_run_wait": 900.0,
+    "processor.run_horizon": 14_400.0,
+    "processor.run_state_memory_mib": 64,
+    "processor.run_state_storage_mib": 1024,
     "processor.num_traces": 50_000,
     "processor.max_buffered_spans": 1_000_000,
     "processor.released_cache_size": 100_000,
@@ -45,6 +49,7 @@ PUBLIC_DEFAULTS: dict[str, Any] = {
     "output.retention.max_megabytes": 1024,
     "output.retention.max_days": 0.0,
     "output.content_mode": "digest",
+    "output.evaluation_log_records": "late",
     **{f"output.rights.{right}": "unknown" for right in (
         "retention", "local_evaluation", "hosted_evaluation", "training", "redistribution_original",
         "redistribution_transformed",

@@ -49,3 +49,16 @@ def test_bad_settings_are_refused() -> None:
         AnnotationGrowth(window_bytes=0)
     with pytest.raises(ValueError):
         AnnotationGrowth(max_ratio=0.5)
+
+
+def test_open_traces_never_lower_the_estimate_for_settled_ones() -> None:
+    """Open traces (released early, or before their top span) carry no finding events yet, so they grow less;
+    a burst of them must not make the projection undercount the settled traces still to come."""
+    growth = AnnotationGrowth()
+    growth.record(1000, 1900)
+    for _ in range(50):
+        growth.record(1000, 1200, settled=False)
+    assert growth.ratio == pytest.approx(1.9)
+    only_open = AnnotationGrowth()
+    only_open.record(1000, 1300, settled=False)
+    assert only_open.ratio == pytest.approx(1.3)

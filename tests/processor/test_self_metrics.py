@@ -54,6 +54,19 @@ PROMETHEUS_NAMES = {
     "artifacts.failed": ("otel_trajectory_artifacts_failed_total", "counter"),
     "artifacts.retention_deleted_traces": ("otel_trajectory_artifacts_retention_deleted_traces_total", "counter"),
     "artifacts.retention_deleted_size": ("otel_trajectory_artifacts_retention_deleted_size_bytes_total", "counter"),
+    "processor.run_revisions_merged": ("otel_trajectory_processor_run_revisions_merged_total", "counter"),
+    "processor.evaluation_log_records": ("otel_trajectory_processor_evaluation_log_records_total", "counter"),
+    "processor.evaluation_log_records_undelivered": (
+        "otel_trajectory_processor_evaluation_log_records_undelivered_total", "counter"),
+    "processor.run_states": ("otel_trajectory_processor_run_states", "gauge"),
+    "processor.run_states_size": ("otel_trajectory_processor_run_states_size_bytes", "gauge"),
+    "processor.run_states_on_disk": ("otel_trajectory_processor_run_states_on_disk", "gauge"),
+    "processor.run_states_on_disk_size": ("otel_trajectory_processor_run_states_on_disk_size_bytes", "gauge"),
+    "processor.run_state_spills": ("otel_trajectory_processor_run_state_spills_total", "counter"),
+    "processor.run_state_restores": ("otel_trajectory_processor_run_state_restores_total", "counter"),
+    "processor.run_states_expired": ("otel_trajectory_processor_run_states_expired_total", "counter"),
+    "processor.run_states_evicted": ("otel_trajectory_processor_run_states_evicted_total", "counter"),
+    "processor.run_state_failures": ("otel_trajectory_processor_run_state_failures_total", "counter"),
     "processor.joined_log_records": ("otel_trajectory_processor_joined_log_records_total", "counter"),
     "processor.late_log_records": ("otel_trajectory_processor_late_log_records_total", "counter"),
     "processor.unjoined_log_records": ("otel_trajectory_processor_unjoined_log_records_total", "counter"),
@@ -91,7 +104,7 @@ NOT_EXPORTED = {"logs_exporter.retries", "logs_exporter.queue_size", "logs_expor
 def _numbered(telemetry: Telemetry) -> dict[float, str]:
     """Give every counter of ``telemetry`` its own value; returns value -> ``component.field``."""
     values: dict[float, str] = {}
-    for component in ("receiver", "processor", "exporter", "logs_exporter", "spool", "logs"):
+    for component in ("receiver", "processor", "exporter", "logs_exporter", "spool", "logs", "runs"):
         counters = getattr(telemetry, component)
         for name in counters.__slots__:
             number = len(values) + 1

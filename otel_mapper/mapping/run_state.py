@@ -1,0 +1,173 @@
+"""What a trace leaves behind for its next revision: the facts of every span mapped so far, not the spans.
+
+A long agent run reaches the processor in pieces (spans are exported as they end, and a trace is released after
+``idle_timeout`` or ``max_trace_wait``). Revision N must be mapped and diagnosed over every span seen so far, not
+over the new spans alone, yet the spans already exported are gone. What the mapper needs of them once a reader has
+read them is small: ids, parent, times, links and the :class:`~otel_mapper.mapping.facts.SpanFacts` the reader
+extracted (tool names, argument text, call ids, message digests, usage, errors). :class:`RunState` holds exactly
+that for one trace; :func:`otel_mapper.mapping.build.map_trace` takes the previous revision's state as ``prior``
+and returns the next one.
+
+A kept span is a :class:`~otel_mapper.mapping.spans.SpanView` over a skeleton ``Span`` (ids, times, links; no
+attributes, events or content), so every mapping stage after the readers works on it unchanged.
+
+Pure: no clock, no file. Where states are kept between revisions, and for how long, is the processor's business.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
+
+from otel_mapper.mapping.facts import MessageDigests, SpanFacts, ToolCallFact
+from otel_mapper.mapping.spans import SpanView
+
+__all__ = [
+    "MAX_KEPT_LINKS",
+    "KeptSpan",
+    "RunState",
+    "copy_facts",
+    "finding_key",
+    "kept_size",
+    "kept_span",
+    "with_spans",
+]
+
+MAX_KEPT_LINKS: Final = 64
+"""Links kept per span (a span with more keeps its first 64; links are edges only within the trace)."""
+MAX_KEPT_LINK_VALUE: Final = 256
+"""Longest string value of a link attribute kept (link types are short names)."""
+_SPAN_OVERHEAD: Final = 900
+"""Approximate bytes of a kept span's fixed part (view, skeleton message, facts object), for the size estimate."""
+_DIGEST_BYTES: Final = 110
+"""Approximate bytes of one message digest string in a list."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeptSpan:
+    """One span of an earlier revision, as the mapping stages after the readers need it."""
+
+    view: SpanView
+    facts: SpanFacts
+    """As the reader produced it; never changed afterwards (mapping copies before merging into it)."""
+    node_id: str | None
+    """The node id the span was given when it was first mapped (duplicate span ids are ranked then)."""
+    primary: bool
+    """False for a byte-identical redelivery, a reference of the node of the first copy."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunState:
+    """Everything the next revision of one trace needs of the revisions before it."""
+
+    trace_id: str
+    revision: int
+    """The last revision mapped over these spans."""
+    spans: tuple[KeptSpan, ...]
+    reader_failures: int = 0
+    """Spans a convention reader failed on (mapped as generic nodes), over all revisions."""
+    rooted: bool = False
+    """The run's top span has arrived (:func:`otel_mapper.mapping.build.top_arrived`)."""
+    reported: frozenset[str] = frozenset()
+    """Findings already delivered (on a span or as a log record), by :func:`finding_key`."""
+    drift_counted: bool = False
+    """The run already joined its drift baseline (a run is counted once, whatever its revisions)."""
+    size_bytes: int = field(default=0)
+    """Estimated memory of the kept spans."""
+
+    @property
+    def span_ids(self) -> frozenset[str]:
+        return frozenset(kept.view.span_id for kept in self.spans)
+
+
+def finding_key(category: str, node_id: str, detector: str) -> str:
+    """The identity of a finding across revisions: a finding keeps its category, anchor and detector while its
+    evidence text may grow (a loop seen four times, then five)."""
+    return f"{category}|{node_id}|{detector}"
+
+
+def kept_span(view: SpanView, facts: SpanFacts, node_id: str | None, primary: bool) -> KeptSpan:
+    """The kept form of one mapped span: a skeleton of ``view.span`` (ids, kind, flags, times, bounded links)."""
+    span = view.span
+    skeleton = Span(
+        trace_id=span.trace_id,
+        span_id=span.span_id,
+        parent_span_id=span.parent_span_id,
+        kind=span.kind,
+        flags=span.flags,
+        start_time_unix_nano=span.start_time_unix_nano,
+        end_time_unix_nano=span.end_time_unix_nano,
+    )
+    if span.links:
+        for link in span.links[:MAX_KEPT_LINKS]:
+            kept = skeleton.links.add(trace_id=link.trace_id, span_id=link.span_id)
+            for attribute in link.attributes:
+                if attribute.value.WhichOneof("value") == "string_value":
+                    kept.attributes.add(
+                        key=attribute.key[:MAX_KEPT_LINK_VALUE]
+                    ).value.string_value = attribute.value.string_value[:MAX_KEPT_LINK_VALUE]
+    kept_view = SpanView(
+        index=view.index,
+        span=skeleton,
+        trace_id=view.trace_id,
+        span_id=view.span_id,
+        parent_span_id=view.parent_span_id,
+        service_name=view.service_name,
+        scope_name=view.scope_name,
+    )
+    return KeptSpan(view=kept_view, facts=facts, node_id=node_id, primary=primary)
+
+
+def copy_facts(facts: SpanFacts) -> SpanFacts:
+    """A copy whose lists and dicts are its own: the mapper merges into copies, so kept facts never change."""
+    copied = copy.copy(facts)
+    copied.proposals = None if facts.proposals is None else list(facts.proposals)
+    copied.consumed_call_ids = list(facts.consumed_call_ids)
+    copied.messages = MessageDigests(inputs=list(facts.messages.inputs), outputs=list(facts.messages.outputs))
+    copied.tool_definition_digests = dict(facts.tool_definition_digests)
+    return copied
+
+
+def kept_size(spans: Iterable[KeptSpan]) -> int:
+    """Estimated bytes the kept spans hold (text and digests dominate; the fixed part is a constant)."""
+    total = 0
+    for kept in spans:
+        facts = kept.facts
+        total += _SPAN_OVERHEAD + len(facts.name) + len(facts.arguments or "") + len(facts.error_message or "")
+        total += _DIGEST_BYTES * (len(facts.messages.inputs) + len(facts.messages.outputs))
+        total += _DIGEST_BYTES * (len(facts.consumed_call_ids) + len(facts.tool_definition_digests))
+        total += sum(len(name) + 60 for name in facts.tool_definitions or ())
+        total += sum(_proposal_size(proposal) for proposal in facts.proposals or ())
+        total += 100 * len(kept.view.span.links)
+    return total
+
+
+def _proposal_size(proposal: ToolCallFact) -> int:
+    return 120 + len(proposal.name) + len(proposal.arguments or "") + len(proposal.call_id or "")
+
+
+def with_spans(
+    state: RunState | None,
+    trace_id: str,
+    revision: int,
+    spans: Sequence[KeptSpan],
+    *,
+    rooted: bool,
+    reader_failures: int,
+) -> RunState:
+    """The state after a revision that added ``spans`` (the earlier ones first, as ``prior`` held them)."""
+    earlier = state.spans if state is not None else ()
+    return RunState(
+        trace_id=trace_id,
+        revision=revision,
+        spans=(*earlier, *spans),
+        reader_failures=reader_failures,
+        rooted=rooted,
+        reported=state.reported if state is not None else frozenset(),
+        drift_counted=state.drift_counted if state is not None else False,
+        size_bytes=(state.size_bytes if state is not None else 0) + kept_size(spans),
+    )

@@ -1,0 +1,254 @@
+"""A long agent run that reaches the processor in pieces ends with the verdict it gets when delivered at once.
+
+Every corpus run is replayed through the assembler (fake clock, default release rules) and the analysis stage as
+a live run exports it: span by span in the order they ended, 40 to 90 seconds apart, so every piece is released
+by ``idle_timeout`` before the next arrives (the worst case: one revision per span; a two-hour run for the larger
+traces). What must hold, against the same run delivered whole:
+
+- the root span carries the whole run's verdict, root cause and failed-finding count;
+- the failed findings (category and anchor span) are the same, delivered as events on the spans still going out
+  or as log records for the spans an earlier revision exported, each once;
+- no revision before the root claims ``complete``; every span goes out exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import KeyValue
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
+
+from otel_mapper.otlp.envelopes import SpanEnvelope
+from otel_mapper.otlp.held import HeldSpan, hold_envelopes
+from processor.cli.inputs import read_inputs
+from processor.cli.offline import group_by_trace, read_envelopes
+from processor.config import ArtifactsConfig, Config, load_config
+from processor.pipeline.analysis import AnalysedTrace, AnalysisStage
+from processor.pipeline.assembler import AssemblerLimits, ReleasedTrace, TraceAssembler
+from processor.telemetry.counters import ProcessorCounters
+from semconv import genai
+from semconv import trajectory as names
+from tests.support.clock import FakeClock
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "corpus" / "traces"
+RUNS = (
+    sorted(group_by_trace(read_envelopes(read_inputs(sorted(CORPUS.glob("*/*/trace.otlp.json"))).requests)[0]).items())
+    if CORPUS.is_dir()
+    else []
+)
+DETECTORS = load_config(ROOT / "corpus" / "config.yaml").detectors
+
+
+def config(output: Path) -> Config:
+    return Config(output_dir=str(output), analysis_workers=0, detectors=DETECTORS, artifacts=ArtifactsConfig(mode="none"))
+
+
+def attribute(span: Span, key: str) -> object:
+    for kv in span.attributes:
+        if kv.key == key:
+            which = kv.value.WhichOneof("value")
+            return getattr(kv.value, which) if which else None
+    return None
+
+
+def attrs(items: list[KeyValue]) -> dict[str, object]:
+    return {kv.key: getattr(kv.value, kv.value.WhichOneof("value") or "string_value") for kv in items}
+
+
+class Delivery:
+    """What left the analysis stage for one run: spans by id (with their annotations) and log records."""
+
+    def __init__(self) -> None:
+        self.spans: Counter[bytes] = Counter()
+        self.last: dict[bytes, Span] = {}
+        self.records: list[tuple[bytes, dict[str, object], str]] = []
+        self.revisions: list[AnalysedTrace] = []
+
+    def take(self, analysed: AnalysedTrace) -> None:
+        self.revisions.append(analysed)
+        for item in analysed.requests:
+            for resource in ExportTraceServiceRequest.FromString(item.payload).resource_spans:
+                for scope in resource.scope_spans:
+                    for span in scope.spans:
+                        self.spans[span.span_id] += 1
+                        self.last[span.span_id] = span
+        if analysed.log_request is not None:
+            for resource in ExportLogsServiceRequest.FromString(analysed.log_request).resource_logs:
+                for scope in resource.scope_logs:
+                    for record in scope.log_records:
+                        self.records.append((record.span_id, attrs(list(record.attributes)), record.event_name))
+
+    def failed_findings(self) -> Counter[tuple[str, bytes]]:
+        """(category, anchor span id) of every failed finding delivered, on a span or in a log record."""
+        found: Counter[tuple[str, bytes]] = Counter()
+        for span_id, span in self.last.items():
+            for event in span.events:
+                if event.name == names.FINDING_EVENT:
+                    values = attrs(list(event.attributes))
+                    if values[names.FINDING_STATUS] == "fail":
+                        found[(str(values[names.FINDING_CATEGORY]), span_id)] += 1
+        for span_id, values, event_name in self.records:
+            if event_name == genai.EVALUATION_RESULT_EVENT and values[names.FINDING_STATUS] == "fail":
+                found[(str(values[names.FINDING_CATEGORY]), span_id)] += 1
+        return found
+
+    def verdict(self) -> list[tuple[object, object, object]]:
+        """The run's verdict as users find it, per root span: the latest run-revision record on it, else the
+        attributes it went out with."""
+        found = []
+        for root in sorted((span for span in self.last.values() if not span.parent_span_id), key=lambda s: s.span_id):
+            latest = [values for span_id, values, event_name in self.records
+                      if event_name == names.RUN_REVISION_EVENT and span_id == root.span_id]
+            if latest:
+                values = latest[-1]
+                found.append((values[names.VERDICT], values[names.ROOT_CAUSE], values[names.FINDINGS]))
+            else:
+                found.append((attribute(root, names.VERDICT), attribute(root, names.ROOT_CAUSE),
+                              attribute(root, names.FINDINGS)))
+        return found
+
+
+def deliver(output: Path, pieces: list[tuple[float, list[SpanEnvelope]]], clock: FakeClock) -> Delivery:
+    """Feed ``(arrival time, spans)`` through an assembler with the default release rules and the analysis stage;
+    every release the clock brings is analysed before the next piece arrives."""
+    assembler = TraceAssembler(limits=AssemblerLimits(), clock=clock)
+    stage = AnalysisStage(config(output), ProcessorCounters(), 4 * 1024 * 1024)
+    delivery = Delivery()
+
+    async def run() -> None:
+        try:
+            for arrival, piece in pieces:
+                await release_due(arrival)
+                clock.now = arrival
+                for released in assembler.add(hold_envelopes(piece)):
+                    delivery.take(await stage.process(released))
+            await release_due(clock.now + 3600.0)
+            for released in assembler.drain():
+                delivery.take(await stage.process(released))
+        finally:
+            await stage.close()
+
+    async def release_due(until: float) -> None:
+        while (due := assembler.next_due_in()) is not None and clock.now + due <= until:
+            clock.now += due
+            for released in assembler.poll():
+                delivery.take(await stage.process(released))
+
+    asyncio.run(run())
+    return delivery
+
+
+def by_end_time(group: list[SpanEnvelope]) -> list[SpanEnvelope]:
+    return sorted(group, key=lambda item: (item.span.end_time_unix_nano, item.span.span_id))
+
+
+def span_by_span(group: list[SpanEnvelope], seed: int) -> Iterator[tuple[float, list[SpanEnvelope]]]:
+    """One span every 40-90 s, in the order they ended (as a live run's exporter sends them)."""
+    rng = random.Random(seed)
+    now = 1_000.0
+    for envelope in by_end_time(group):
+        now += rng.uniform(40.0, 90.0)
+        yield now, [envelope]
+
+
+def copies(group: list[SpanEnvelope]) -> list[SpanEnvelope]:
+    """Fresh envelopes (the stage annotates what it is handed)."""
+    return [replace(item, span=Span.FromString(item.span.SerializeToString())) for item in group]
+
+
+pytestmark = pytest.mark.skipif(not RUNS, reason="corpus/traces not generated")
+
+
+@pytest.mark.parametrize(("trace_id", "group"), RUNS, ids=[trace_id.hex()[:12] for trace_id, _ in RUNS])
+def test_a_run_delivered_span_by_span_ends_with_its_whole_verdict(
+    tmp_path: Path, trace_id: bytes, group: list[SpanEnvelope]
+) -> None:
+    whole = deliver(tmp_path / "whole", [(1_000.0, copies(group))], FakeClock(1_000.0))
+    live = deliver(tmp_path / "live", list(span_by_span(copies(group), seed=int.from_bytes(trace_id[:4], "big"))),
+                   FakeClock(1_000.0))
+
+    assert len(live.revisions) > 1
+    assert set(live.spans) == set(whole.spans) and set(live.spans.values()) == {1}  # every span, once
+    assert live.verdict() == whole.verdict()
+    assert live.failed_findings() == whole.failed_findings()
+    assert all(count == 1 for count in live.failed_findings().values())
+    for analysed in live.revisions:  # before the root arrives, no revision claims more than "open"
+        assert analysed.trajectory is not None
+        if not analysed.trajectory.root_node_ids:
+            assert analysed.trajectory.completeness.status.value == "open"
+    final = live.revisions[-1].trajectory
+    assert final is not None and whole.revisions[-1].trajectory is not None
+    assert final.nodes == whole.revisions[-1].trajectory.nodes
+    assert final.completeness == whole.revisions[-1].trajectory.completeness
+
+
+def test_interim_revisions_say_open_and_the_verdict_lands_on_the_root(tmp_path: Path) -> None:
+    """A run whose tool fails early: the failure goes out on its span at once; the root span, last to end, gets
+    the whole run's verdict, with the earlier revisions' local roots saying ``open``."""
+    trace_id, group = next(item for item in RUNS if len(item[1]) > 6 and _has_failed_tool(item[1]))
+    live = deliver(tmp_path, list(span_by_span(copies(group), seed=7)), FakeClock(1_000.0))
+    interim = [span for span in live.last.values() if span.parent_span_id and attribute(span, names.VERDICT)]
+    assert interim and {attribute(span, names.COMPLETENESS) for span in interim} == {"open"}
+    (root,) = [span for span in live.last.values() if not span.parent_span_id]
+    assert attribute(root, names.VERDICT) == "fail" and attribute(root, names.ROOT_CAUSE) == "tool_error"
+    assert attribute(root, names.REVISION) == len(live.revisions)
+
+
+def _has_failed_tool(group: list[SpanEnvelope]) -> bool:
+    return any(item.span.status.code == 2 and "lookup_order" in item.span.name for item in group)
+
+
+def test_a_later_revision_without_its_root_sends_the_verdict_as_a_record(tmp_path: Path) -> None:
+    """Late spans after the root went out: the run's new verdict is a log record on the root span."""
+    trace_id, group = next(item for item in RUNS if _has_failed_tool(item[1]))
+    ordered = by_end_time(copies(group))
+    failing = next(index for index, item in enumerate(ordered) if item.span.status.code == 2)
+    late = [ordered[failing]]
+    early = [item for index, item in enumerate(ordered) if index != failing]
+    live = deliver(tmp_path, [(1_000.0, early), (1_100.0, late)], FakeClock(1_000.0))
+    assert len(live.revisions) == 2
+    (root,) = [span for span in live.last.values() if not span.parent_span_id]
+    assert attribute(root, names.VERDICT) != "fail" or attribute(root, names.ROOT_CAUSE) != "tool_error"
+    records = [values for span_id, values, event_name in live.records
+               if event_name == names.RUN_REVISION_EVENT and span_id == root.span_id]
+    assert records and records[-1][names.VERDICT] == "fail" and records[-1][names.ROOT_CAUSE] == "tool_error"
+    assert records[-1][names.REVISION] == 2
+
+
+def held(group: list[SpanEnvelope]) -> list[HeldSpan]:
+    return hold_envelopes(group)
+
+
+def test_without_run_states_a_late_revision_is_analysed_alone(tmp_path: Path) -> None:
+    """With no memory and no disk for run states, nothing is kept: revision 2 maps its own spans only."""
+    trace_id, group = RUNS[0]
+    ordered = by_end_time(copies(group))
+    cfg = replace(config(tmp_path), runs=replace(config(tmp_path).runs, memory_bytes=0, storage_bytes=0))
+    stage = AnalysisStage(cfg, ProcessorCounters(), 4 * 1024 * 1024)
+
+    async def run() -> list[AnalysedTrace]:
+        try:
+            first = ReleasedTrace(trace_id=trace_id, spans=held(ordered[:-1]), revision=1, reason=_idle())
+            second = ReleasedTrace(trace_id=trace_id, spans=held(ordered[-1:]), revision=2, reason=_idle(), late=True)
+            return [await stage.process(first), await stage.process(second)]
+        finally:
+            await stage.close()
+
+    first, second = asyncio.run(run())
+    assert second.trajectory is not None and second.trajectory.span_count == 1
+    assert stage.run_counts.evicted == 2 and not second.merged_run
+
+
+def _idle():  # type: ignore[no-untyped-def]
+    from processor.pipeline.assembler import ReleaseReason
+
+    return ReleaseReason.IDLE_TIMEOUT
