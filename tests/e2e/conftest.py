@@ -177,6 +177,10 @@ def trajectory_process(phoenix_server: PhoenixServer,
         pytest.fail(f"{command} not found: install the project into this interpreter (`pip install -e .`)")
     work = tmp_path_factory.mktemp("otel-trajectory")
     output_dir = work / "out"
+    # The corpus's detector config, and a ledger for every trace (the test reads the verdict of clean ones too;
+    # the default policy writes files only for traces with a finding).
+    config = work / "config.yaml"
+    config.write_text((REPO_ROOT / "corpus" / "config.yaml").read_text() + "output:\n  artifacts: all\n")
     env = {key: value for key, value in os.environ.items() if not key.startswith("OTEL_")}
     ports: dict[str, int] = {}
 
@@ -184,7 +188,7 @@ def trajectory_process(phoenix_server: PhoenixServer,
         ports.update(grpc=_free_port())
         endpoint = f"127.0.0.1:{ports['grpc']}"
         running = _launch(
-            [str(command), "serve", "--config", str(REPO_ROOT / "corpus" / "config.yaml"),
+            [str(command), "serve", "--config", str(config),
              "--listen", endpoint, "--http-listen", "127.0.0.1:0",
              "--export-endpoint", f"127.0.0.1:{phoenix_server.grpc_port}",
              "--output-dir", str(output_dir), "--decision-wait", "0.2"],
