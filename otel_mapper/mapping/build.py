@@ -201,7 +201,7 @@ def map_trace(
         seed_causal_index(trajectory, built[0])
     state = (
         with_spans(
-            prior, trace_id, options.revision, kept, rooted=completeness.status is not _OPEN, reader_failures=failures
+            prior, trace_id, options.revision, kept, settled=completeness.status is not _OPEN, reader_failures=failures
         )
         if options.keep_run
         else None

@@ -19,18 +19,22 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from sys import intern
 from typing import Final
 
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.mapping.facts import MessageDigests, SpanFacts, ToolCallFact
 from otel_mapper.mapping.spans import SpanView
+from otel_mapper.model import Declaration
+from semconv.trajectory import DeclarationCategory, DeclarationEffect
 
 __all__ = [
     "MAX_KEPT_LINKS",
     "KeptSpan",
     "RunState",
     "copy_facts",
+    "earlier_revisions_missing",
     "finding_key",
     "kept_size",
     "kept_span",
@@ -43,8 +47,9 @@ MAX_KEPT_LINK_VALUE: Final = 256
 """Longest string value of a link attribute kept (link types are short names)."""
 _SPAN_OVERHEAD: Final = 900
 """Approximate bytes of a kept span's fixed part (view, skeleton message, facts object), for the size estimate."""
-_DIGEST_BYTES: Final = 110
-"""Approximate bytes of one message digest string in a list."""
+_POINTER: Final = 8
+_STRING_OVERHEAD: Final = 49
+"""CPython's fixed cost of a str (ASCII), on top of its characters."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +75,9 @@ class RunState:
     spans: tuple[KeptSpan, ...]
     reader_failures: int = 0
     """Spans a convention reader failed on (mapped as generic nodes), over all revisions."""
-    rooted: bool = False
-    """The run's top span has arrived (:func:`otel_mapper.mapping.build.top_arrived`)."""
+    settled: bool = False
+    """The last revision was not ``open``: the run's top span arrived (:func:`otel_mapper.mapping.build.top_arrived`)
+    and it was not released early. A settled run rarely gets more spans; an open one is expected to."""
     reported: frozenset[str] = frozenset()
     """Findings already delivered (on a span or as a log record), by :func:`finding_key`."""
     drift_counted: bool = False
@@ -82,6 +88,18 @@ class RunState:
     @property
     def span_ids(self) -> frozenset[str]:
         return frozenset(kept.view.span_id for kept in self.spans)
+
+
+def earlier_revisions_missing() -> Declaration:
+    """A later revision analysed without its run's state (dropped, expired, or kept by a process that is gone):
+    the trajectory holds only this revision's spans."""
+    return Declaration(
+        category=DeclarationCategory.ANALYSIS,
+        effect=DeclarationEffect.DROPPED,
+        qualifier="earlier_revisions",
+        reason="the spans of this run's earlier revisions are not included: their run state was not kept "
+        "(see processor.run_state_memory_mib and processor.run_horizon)",
+    )
 
 
 def finding_key(category: str, node_id: str, detector: str) -> str:
@@ -110,6 +128,7 @@ def kept_span(view: SpanView, facts: SpanFacts, node_id: str | None, primary: bo
                     kept.attributes.add(
                         key=attribute.key[:MAX_KEPT_LINK_VALUE]
                     ).value.string_value = attribute.value.string_value[:MAX_KEPT_LINK_VALUE]
+    _share_strings(facts)
     kept_view = SpanView(
         index=view.index,
         span=skeleton,
@@ -122,6 +141,20 @@ def kept_span(view: SpanView, facts: SpanFacts, node_id: str | None, primary: bo
     return KeptSpan(view=kept_view, facts=facts, node_id=node_id, primary=primary)
 
 
+def _share_strings(facts: SpanFacts) -> None:
+    """Make equal digests and ids one string object (values unchanged). A conversation's message digests recur
+    in the input of every later model call, so a long run's kept facts would otherwise hold each of them once per
+    call: interned, a later call's list costs a pointer per message."""
+    messages = facts.messages
+    messages.inputs[:] = [intern(item) for item in messages.inputs]
+    messages.outputs[:] = [intern(item) for item in messages.outputs]
+    facts.consumed_call_ids[:] = [intern(item) for item in facts.consumed_call_ids]
+    if facts.tool_definition_digests:
+        facts.tool_definition_digests = {intern(k): intern(v) for k, v in facts.tool_definition_digests.items()}
+    if facts.tool_definitions:
+        facts.tool_definitions = tuple(intern(name) for name in facts.tool_definitions)
+
+
 def copy_facts(facts: SpanFacts) -> SpanFacts:
     """A copy whose lists and dicts are its own: the mapper merges into copies, so kept facts never change."""
     copied = copy.copy(facts)
@@ -132,15 +165,26 @@ def copy_facts(facts: SpanFacts) -> SpanFacts:
     return copied
 
 
-def kept_size(spans: Iterable[KeptSpan]) -> int:
-    """Estimated bytes the kept spans hold (text and digests dominate; the fixed part is a constant)."""
+def kept_size(spans: Iterable[KeptSpan], known: set[str] | None = None) -> int:
+    """Estimated bytes the kept spans hold: text, and each distinct digest or id once (``known``: those already
+    counted for the run, updated); a list costs a pointer per item."""
+    seen = known if known is not None else set()
     total = 0
     for kept in spans:
         facts = kept.facts
         total += _SPAN_OVERHEAD + len(facts.name) + len(facts.arguments or "") + len(facts.error_message or "")
-        total += _DIGEST_BYTES * (len(facts.messages.inputs) + len(facts.messages.outputs))
-        total += _DIGEST_BYTES * (len(facts.consumed_call_ids) + len(facts.tool_definition_digests))
-        total += sum(len(name) + 60 for name in facts.tool_definitions or ())
+        shared = (
+            *facts.messages.inputs,
+            *facts.messages.outputs,
+            *facts.consumed_call_ids,
+            *facts.tool_definition_digests.values(),
+            *(facts.tool_definitions or ()),
+        )
+        total += _POINTER * len(shared)
+        for item in shared:
+            if item not in seen:
+                seen.add(item)
+                total += _STRING_OVERHEAD + len(item)
         total += sum(_proposal_size(proposal) for proposal in facts.proposals or ())
         total += 100 * len(kept.view.span.links)
     return total
@@ -156,7 +200,7 @@ def with_spans(
     revision: int,
     spans: Sequence[KeptSpan],
     *,
-    rooted: bool,
+    settled: bool,
     reader_failures: int,
 ) -> RunState:
     """The state after a revision that added ``spans`` (the earlier ones first, as ``prior`` held them)."""
@@ -166,8 +210,8 @@ def with_spans(
         revision=revision,
         spans=(*earlier, *spans),
         reader_failures=reader_failures,
-        rooted=rooted,
+        settled=settled,
         reported=state.reported if state is not None else frozenset(),
         drift_counted=state.drift_counted if state is not None else False,
-        size_bytes=(state.size_bytes if state is not None else 0) + kept_size(spans),
+        size_bytes=kept_size((*earlier, *spans)),
     )

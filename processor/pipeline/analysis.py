@@ -79,15 +79,19 @@ class AnalysedTrace:
     """Analysed over its run's earlier revisions too (their state was kept)."""
 
 
-def release_options(released: ReleasedTrace, revision: int | None = None, *, keep_run: bool = False) -> MappingOptions:
+def release_options(
+    released: ReleasedTrace, revision: int | None = None, *, keep_run: bool = False, has_state: bool = False
+) -> MappingOptions:
     """How a released trace is mapped: its revision (``revision``: the run's, when its state says later), why
-    it was released, what is known lost already, and whether to keep the run's state."""
+    it was released, what is known lost already (with ``keep_run``, a later revision without ``has_state`` has
+    lost its earlier revisions), and whether to keep the run's state."""
     return mapping_options(
         revision=released.revision if revision is None else revision,
         early=released.reason.early,
         reason=released.reason.value,
         logs_missing=released.logs_expected and not released.logs,
         keep_run=keep_run,
+        earlier_missing=keep_run and released.revision > 1 and not has_state,
     )
 
 
@@ -117,7 +121,9 @@ class Analyser:
         envelopes = open_spans(released.spans)
         trace_hex = released.trace_id.hex()
         prior = self.runs.get(trace_hex) if self.runs is not None else None
-        options = release_options(released, run_revision(released.revision, prior), keep_run=self.runs is not None)
+        options = release_options(
+            released, run_revision(released.revision, prior), keep_run=self.runs is not None, has_state=prior is not None
+        )
         outcome = analyse_trace(
             envelopes,
             options,
@@ -434,6 +440,8 @@ class AnalysisStage:
             await self._pool.close()
         self._closed = True
         self._executor.shutdown(wait=True)
+        if self._analyser is not None and self._analyser.runs is not None:
+            self._analyser.runs.close()
         if self._artifacts is not None:
             await asyncio.to_thread(self._artifacts.close)
             self._report_artifacts()

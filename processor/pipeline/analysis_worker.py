@@ -139,9 +139,11 @@ class AnalysisWorker:
             return FailedReply(job, f"{type(exc).__name__}: {str(exc)[:MAX_REASON_CHARS]}")
 
     def close(self) -> None:
-        """Write the artifacts still queued (within :data:`ARTIFACT_CLOSE_TIMEOUT`), then stop the writer thread."""
+        """Write the artifacts still queued (within :data:`ARTIFACT_CLOSE_TIMEOUT`), stop the writer thread, and
+        spill the run states held in memory (a restarted worker finds them)."""
         if self._artifacts is not None:
             self._artifacts.close(ARTIFACT_CLOSE_TIMEOUT)
+        self._runs.close()
 
     def _analyse(self, job: int, traces: Sequence[PackedTrace]) -> MappedReply:
         outcomes: list[DriftInput | WorkerResult] = []
@@ -164,6 +166,7 @@ class AnalysisWorker:
         options = mapping_options(
             revision=revision, early=packed.early, reason=packed.reason,
             logs_missing=packed.logs_expected and not packed.logs, keep_run=True,
+            earlier_missing=packed.revision > 1 and prior is None,
         )
         try:
             detected = detect_trace(envelopes, options, self._chain, packed_logs(packed), prior)

@@ -26,6 +26,7 @@ from typing import Final
 
 from processor.config import Config
 from processor.pipeline.artifacts import is_artifact_name
+from processor.pipeline.run_store import RUNS_DIRECTORY, SPILL_SUFFIX
 from processor.telemetry.counters import ProcessorCounters
 
 __all__ = ["RetentionSweeper", "TraceArtifacts", "delete_trace_artifacts", "plan_retention", "scan_artifacts"]
@@ -90,17 +91,25 @@ def plan_retention(
 
 
 def delete_trace_artifacts(directory: Path, trace_id: str) -> tuple[int, int]:
-    """Delete one trace's artifact files (every revision); returns (files, bytes) deleted. ``trace_id`` must be 32
-    hex digits (a :class:`ValueError` says so otherwise)."""
+    """Delete one trace's artifact files (every revision) and its spilled run state; returns (files, bytes)
+    deleted. ``trace_id`` must be 32 hex digits (a :class:`ValueError` says so otherwise). A run state still in a
+    running processor's memory is not reached: it expires with ``processor.run_horizon``."""
     trace_id = trace_id.strip().lower()
     if not _TRACE_DIR.match(trace_id):
         raise ValueError(f"{trace_id!r} is not a trace id (32 hex digits, as in Jaeger or Tempo)")
     target = directory / trace_id
     files = deleted_bytes = 0
+    for spilled in (directory / RUNS_DIRECTORY).glob(f"*/{trace_id}{SPILL_SUFFIX}"):  # the facts its run state kept
+        try:
+            size = spilled.stat().st_size
+            spilled.unlink()
+        except FileNotFoundError:
+            continue
+        files, deleted_bytes = files + 1, deleted_bytes + size
     try:
         entries = list(os.scandir(target))
     except FileNotFoundError:
-        return 0, 0
+        return files, deleted_bytes
     for item in entries:
         if is_artifact_name(item.name) and item.is_file(follow_symlinks=False):
             size = item.stat(follow_symlinks=False).st_size

@@ -4,8 +4,9 @@ After a trace is analysed, its :class:`~otel_mapper.mapping.run_state.RunState` 
 so far, not the spans) is put here; when later spans of the same trace are released, the analysis takes the state
 back and maps the new spans together with it. Bounds:
 
-- ``memory_bytes``: estimated size of the states held in memory; beyond it the least recently updated states
-  spill to ``directory`` (one file per trace), or are dropped when spilling is off;
+- ``memory_bytes``: estimated size of the states held in memory; beyond it, the least recently updated states of
+  *settled* runs (top span arrived: late spans are rare) are forgotten first, then those of *open* runs (still
+  expected to go on) spill to ``directory`` (one file per trace), or are dropped when spilling is off;
 - ``storage_bytes``: size of the spilled files; beyond it the oldest files are deleted;
 - ``horizon``: a state not updated for this long is forgotten, in memory and on disk (a run that idle is over).
 
@@ -21,6 +22,7 @@ from an injected clock; nothing here sleeps.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import pickle
@@ -35,11 +37,13 @@ from otel_mapper.mapping.run_state import RunState
 from processor.config import Config
 from processor.telemetry.counters import RunStateCounters
 
-__all__ = ["SPILL_SUFFIX", "RunStore", "run_store"]
+__all__ = ["RUNS_DIRECTORY", "SPILL_SUFFIX", "RunStore", "run_store"]
 
 logger = logging.getLogger(__name__)
 
 SPILL_SUFFIX: Final = ".run"
+RUNS_DIRECTORY: Final = "runs"
+"""Under ``output.directory``: one folder per analysing process (``0``, ``1``...) of spilled run states."""
 SWEEP_EVERY: Final = 256
 """Puts between two sweeps of the spill directory for expired files (a sweep lists the directory)."""
 
@@ -52,7 +56,7 @@ def run_store(config: Config, number: int = 0) -> RunStore:
         memory_bytes=runs.memory_bytes,
         storage_bytes=runs.storage_bytes,
         horizon=runs.horizon,
-        directory=Path(config.output_dir) / "runs" / str(number),
+        directory=Path(config.output_dir) / RUNS_DIRECTORY / str(number),
     )
 
 
@@ -73,9 +77,13 @@ class RunStore:
     """Wall-clock seconds: spilled files are aged by their modification time, so the clock must be the same."""
     counts: RunStateCounters = field(default_factory=RunStateCounters)
     _memory: OrderedDict[str, _Kept] = field(default_factory=OrderedDict)
+    """Every state in memory, least recently updated first."""
+    _settled: OrderedDict[str, None] = field(default_factory=OrderedDict)
+    """The settled ones among them, in the same order (the first to go when memory is full)."""
     _files: OrderedDict[str, int] | None = None
     """Spilled trace ids, oldest first, with their file sizes (listed from disk on first use)."""
     _puts: int = 0
+    _spill_failed_said: bool = False
 
     def get(self, trace_id: str) -> RunState | None:
         """The state of ``trace_id``'s run, or ``None`` (never seen, expired, dropped). A spilled state is read
@@ -95,10 +103,11 @@ class RunStore:
         now = self.clock()
         self._forget(state.trace_id)
         self._drop_file(state.trace_id)
-        self._memory[state.trace_id] = _Kept(state, now)
-        self.counts.kept += 1
-        self.counts.kept_bytes += state.size_bytes
+        self._keep(state, now)
         self._expire_memory(now)
+        while self.counts.kept_bytes > self.memory_bytes and self._settled:
+            self._forget(next(iter(self._settled)))
+            self.counts.settled_dropped += 1
         while self.counts.kept_bytes > self.memory_bytes and len(self._memory) > 1:
             self._spill_oldest()
         if self.counts.kept_bytes > self.memory_bytes:  # one state larger than the whole budget
@@ -106,6 +115,14 @@ class RunStore:
         self._puts += 1
         if self._puts % SWEEP_EVERY == 0:
             self.sweep()
+
+    def close(self) -> None:
+        """Spill the states of open runs held in memory (oldest first, within ``storage_bytes``), so runs still
+        under way go on after a restart; settled ones are let go. Safe twice."""
+        while self._settled:
+            self._forget(next(iter(self._settled)))
+        while self._memory:
+            self._spill_oldest()
 
     def discard(self, trace_id: str) -> None:
         """Forget a run (its trace is done with for good, or its artifacts were deleted)."""
@@ -132,9 +149,17 @@ class RunStore:
 
     # --- memory -----------------------------------------------------------------------------------------------
 
+    def _keep(self, state: RunState, now: float) -> None:
+        self._memory[state.trace_id] = _Kept(state, now)
+        if state.settled:
+            self._settled[state.trace_id] = None
+        self.counts.kept += 1
+        self.counts.kept_bytes += state.size_bytes
+
     def _forget(self, trace_id: str) -> None:
         kept = self._memory.pop(trace_id, None)
         if kept is not None:
+            self._settled.pop(trace_id, None)
             self.counts.kept -= 1
             self.counts.kept_bytes -= kept.state.size_bytes
 
@@ -196,11 +221,18 @@ class RunStore:
             partial.write_bytes(data)
             os.replace(partial, path)
         except OSError as exc:
-            partial.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
             self.counts.failed += 1
-            logger.warning("could not spill the run state of trace %s to %s (%s); its next revision is analysed "
-                           "alone: free disk space or raise processor.run_state_memory_mib", state.trace_id, directory,
-                           exc.strerror or exc)
+            if not self._spill_failed_said:  # once: the counter tells how often since
+                self._spill_failed_said = True
+                logger.warning(
+                    "could not spill a run state to %s (%s); runs that do not fit in memory lose their earlier "
+                    "revisions: free disk space, fix the directory, or raise processor.run_state_memory_mib "
+                    "(counted in otel_trajectory_processor_run_state_failures_total; said once)",
+                    directory,
+                    exc.strerror or exc,
+                )
             return False
         files[state.trace_id] = len(data)
         self.counts.spilled_now += 1
@@ -233,9 +265,7 @@ class RunStore:
             return None
         self._drop_file(trace_id)
         self.counts.restored += 1
-        self._memory[trace_id] = _Kept(state, now)
-        self.counts.kept += 1
-        self.counts.kept_bytes += state.size_bytes
+        self._keep(state, now)
         return state
 
     def _drop_file(self, trace_id: str) -> None:

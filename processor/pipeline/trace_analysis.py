@@ -31,7 +31,7 @@ from otel_mapper.diagnosis import Diagnosis, DriftResult
 from otel_mapper.finding_records import EvaluationRecordMode, finding_records
 from otel_mapper.mapping.build import MappingOptions, MappingResult, map_trace, trajectory_id_for
 from otel_mapper.mapping.log_events import events_in_logs_declaration, mapping_envelopes
-from otel_mapper.mapping.run_state import RunState
+from otel_mapper.mapping.run_state import RunState, earlier_revisions_missing
 from otel_mapper.model import CompletenessStatus, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
 from processor.detectors.chain import DetectorChain
@@ -112,16 +112,21 @@ def run_revision(released_revision: int, prior: RunState | None) -> int:
 
 
 def mapping_options(
-    *, revision: int, early: bool, reason: str, logs_missing: bool, keep_run: bool = False
+    *, revision: int, early: bool, reason: str, logs_missing: bool, keep_run: bool = False,
+    earlier_missing: bool = False,
 ) -> MappingOptions:
     """How a released trace is mapped: its revision, why it was released (``reason`` is the
     :class:`~processor.pipeline.assembler.ReleaseReason` value), and what is known lost already (``logs_missing``:
-    its service sends trace-correlated log records but none arrived for it)."""
+    its service sends trace-correlated log records but none arrived for it; ``earlier_missing``: a later revision
+    analysed without its run's state)."""
     return MappingOptions(
         revision=revision,
         released_early=early,
         release_reason=f"released by {reason}",
-        declarations=(events_in_logs_declaration(),) if logs_missing else (),
+        declarations=(
+            *((events_in_logs_declaration(),) if logs_missing else ()),
+            *((earlier_revisions_missing(),) if earlier_missing else ()),
+        ),
         keep_run=keep_run,
     )
 

@@ -103,7 +103,10 @@ class RunStateCounters:
     expired: int = 0
     """States forgotten because their run idled past ``processor.run_horizon``."""
     evicted: int = 0
-    """States dropped because memory and disk were full (their next revision is analysed alone)."""
+    """States of open runs dropped because memory and disk were full (their next revision is analysed alone)."""
+    settled_dropped: int = 0
+    """States of settled runs forgotten to make room in memory (a late span then starts a revision analysed
+    alone); expected under load, unlike ``evicted``."""
     failed: int = 0
     """Spilled files that could not be written or read back (logged)."""
 

@@ -195,8 +195,12 @@ VOCABULARY: tuple[MetricSpec, ...] = (
           "Run states forgotten because their run idled past processor.run_horizon.",
           _value(lambda t: t.runs.expired)),
     _spec("processor.run_states_evicted", "counter", "{run}",
-          "Run states dropped because memory and disk were full (their next revision is analysed alone).",
+          "Run states of open runs dropped because memory and disk were full (their next revision is analysed alone).",
           _value(lambda t: t.runs.evicted)),
+    _spec("processor.run_states_settled_dropped", "counter", "{run}",
+          "Run states of settled runs (top span arrived) forgotten to make room; a late span then starts a revision "
+          "analysed alone.",
+          _value(lambda t: t.runs.settled_dropped)),
     _spec("processor.run_state_failures", "counter", "{run}",
           "Spilled run states that could not be written or read back (logged).",
           _value(lambda t: t.runs.failed)),

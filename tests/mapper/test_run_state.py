@@ -81,8 +81,8 @@ def test_node_of_span_covers_the_new_spans_only() -> None:
     second = map_trace(spans[:2], MappingOptions(revision=2, keep_run=True), first.state)
     assert second.node_of_span == ("span:0000000000000001", "span:0000000000000002")
     assert second.trajectory.span_count == 3 and len(second.trajectory.nodes) == 3
-    assert second.state is not None and second.state.revision == 2 and second.state.rooted
-    assert first.state is not None and not first.state.rooted
+    assert second.state is not None and second.state.revision == 2 and second.state.settled
+    assert first.state is not None and not first.state.settled
 
 
 def test_a_span_seen_in_an_earlier_revision_arriving_again_is_a_redelivery() -> None:

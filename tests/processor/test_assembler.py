@@ -188,3 +188,85 @@ def test_a_shed_trace_that_gets_more_spans_starts_a_new_revision() -> None:
     clock.advance(31.0)
     (late,) = assembler.poll()
     assert shed.revision == 1 and late.revision == 2 and late.late
+
+
+def agent_detector(agent_traces: set[int]):  # type: ignore[no-untyped-def]
+    """``may_be_agent`` for tests: a trace is an agent run when its number is in ``agent_traces``."""
+    def may_be_agent(spans):  # type: ignore[no-untyped-def]
+        return int.from_bytes(spans[0].trace_id, "big") in agent_traces
+
+    return may_be_agent
+
+
+def test_an_agent_run_still_going_is_held_past_max_trace_wait_up_to_max_run_wait() -> None:
+    clock = FakeClock(start=0.0)
+    assembler = TraceAssembler(
+        limits=AssemblerLimits(decision_wait=2.0, idle_timeout=30.0, max_trace_wait=300.0, max_run_wait=900.0),
+        clock=clock, may_be_agent=agent_detector({1}),
+    )
+    assembler.add([span(1, 2, parent=1), span(2, 2, parent=1)])  # trace 1 an agent run, trace 2 not
+    for second in range(20, 900, 20):  # a span every 20 s, within idle_timeout, never the root
+        clock.now = float(second)
+        assembler.add([span(1, 100 + second, parent=1), span(2, 100 + second, parent=1)])
+        released = assembler.poll()
+        if second < 300:
+            assert released == []
+        elif second == 300:
+            assert [(item.trace_id[-1], item.reason) for item in released] == [(2, ReleaseReason.MAX_TRACE_WAIT)]
+        else:
+            assert all(item.trace_id[-1] == 2 for item in released)  # trace 2 continues in revisions
+    clock.now = 900.0
+    assert assembler.next_due_in() == 0.0
+    (held,) = [item for item in assembler.poll() if item.trace_id[-1] == 1]
+    assert held.reason is ReleaseReason.MAX_RUN_WAIT and held.reason.early and held.revision == 1
+    assert len(held.spans) == 1 + len(range(20, 900, 20))
+
+
+def test_a_held_run_that_goes_quiet_or_gets_its_root_is_released_by_the_usual_rules() -> None:
+    clock = FakeClock(start=0.0)
+    assembler = TraceAssembler(
+        limits=AssemblerLimits(decision_wait=2.0, idle_timeout=30.0, max_trace_wait=300.0, max_run_wait=900.0),
+        clock=clock, may_be_agent=agent_detector({1, 2}),
+    )
+    for second in range(0, 320, 20):
+        clock.now = float(second)
+        assembler.add([span(1, 10 + second, parent=1), span(2, 10 + second, parent=1)])
+        assert assembler.poll() == []
+    clock.now = 320.0
+    assembler.add([span(2, 1)])  # trace 2's root arrives
+    clock.now = 322.5
+    (rooted,) = assembler.poll()
+    assert rooted.trace_id[-1] == 2 and rooted.reason is ReleaseReason.DECISION_WAIT
+    clock.now = 330.0
+    (quiet,) = assembler.poll()  # trace 1: last span at 300 s, idle for 30 s
+    assert quiet.trace_id[-1] == 1 and quiet.reason is ReleaseReason.IDLE_TIMEOUT
+
+
+def test_memory_pressure_releases_a_held_run_first_as_the_oldest() -> None:
+    clock = FakeClock(start=0.0)
+    assembler = TraceAssembler(
+        limits=AssemblerLimits(decision_wait=2.0, idle_timeout=30.0, max_trace_wait=300.0, max_run_wait=900.0),
+        clock=clock, may_be_agent=agent_detector({1}),
+    )
+    assembler.add([span(1, 2, parent=1, size=1000)])
+    for second in range(20, 320, 20):
+        clock.now = float(second)
+        assembler.add([span(1, 100 + second, parent=1, size=1000)])
+        assembler.poll()
+    assembler.add([span(3, 2, parent=1, size=1000)])  # a younger trace
+    (shed,) = assembler.shed(1)
+    assert shed.trace_id[-1] == 1 and shed.reason is ReleaseReason.MEMORY_LIMIT
+    assert [item.trace_id[-1] for item in assembler.drain()] == [3]
+
+
+def test_without_max_run_wait_past_max_trace_wait_nothing_is_held() -> None:
+    clock = FakeClock(start=0.0)
+    assembler = TraceAssembler(
+        limits=AssemblerLimits(decision_wait=2.0, idle_timeout=30.0, max_trace_wait=300.0, max_run_wait=0.0),
+        clock=clock, may_be_agent=agent_detector({1}),
+    )
+    for second in range(0, 320, 20):
+        clock.now = float(second)
+        assembler.add([span(1, 10 + second, parent=1)])
+        released = assembler.poll()
+    assert [item.reason for item in released] == [ReleaseReason.MAX_TRACE_WAIT]

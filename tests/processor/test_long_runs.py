@@ -49,7 +49,9 @@ DETECTORS = load_config(ROOT / "corpus" / "config.yaml").detectors
 
 
 def config(output: Path) -> Config:
-    return Config(output_dir=str(output), analysis_workers=0, detectors=DETECTORS, artifacts=ArtifactsConfig(mode="none"))
+    return Config(
+        output_dir=str(output), analysis_workers=0, detectors=DETECTORS, artifacts=ArtifactsConfig(mode="none")
+    )
 
 
 def attribute(span: Span, key: str) -> object:
@@ -106,14 +108,18 @@ class Delivery:
         attributes it went out with."""
         found = []
         for root in sorted((span for span in self.last.values() if not span.parent_span_id), key=lambda s: s.span_id):
-            latest = [values for span_id, values, event_name in self.records
-                      if event_name == names.RUN_REVISION_EVENT and span_id == root.span_id]
+            latest = [
+                values
+                for span_id, values, event_name in self.records
+                if event_name == names.RUN_REVISION_EVENT and span_id == root.span_id
+            ]
             if latest:
                 values = latest[-1]
                 found.append((values[names.VERDICT], values[names.ROOT_CAUSE], values[names.FINDINGS]))
             else:
-                found.append((attribute(root, names.VERDICT), attribute(root, names.ROOT_CAUSE),
-                              attribute(root, names.FINDINGS)))
+                found.append(
+                    (attribute(root, names.VERDICT), attribute(root, names.ROOT_CAUSE), attribute(root, names.FINDINGS))
+                )
         return found
 
 
@@ -173,8 +179,11 @@ def test_a_run_delivered_span_by_span_ends_with_its_whole_verdict(
     tmp_path: Path, trace_id: bytes, group: list[SpanEnvelope]
 ) -> None:
     whole = deliver(tmp_path / "whole", [(1_000.0, copies(group))], FakeClock(1_000.0))
-    live = deliver(tmp_path / "live", list(span_by_span(copies(group), seed=int.from_bytes(trace_id[:4], "big"))),
-                   FakeClock(1_000.0))
+    live = deliver(
+        tmp_path / "live",
+        list(span_by_span(copies(group), seed=int.from_bytes(trace_id[:4], "big"))),
+        FakeClock(1_000.0),
+    )
 
     assert len(live.revisions) > 1
     assert set(live.spans) == set(whole.spans) and set(live.spans.values()) == {1}  # every span, once
@@ -218,8 +227,11 @@ def test_a_later_revision_without_its_root_sends_the_verdict_as_a_record(tmp_pat
     assert len(live.revisions) == 2
     (root,) = [span for span in live.last.values() if not span.parent_span_id]
     assert attribute(root, names.VERDICT) != "fail" or attribute(root, names.ROOT_CAUSE) != "tool_error"
-    records = [values for span_id, values, event_name in live.records
-               if event_name == names.RUN_REVISION_EVENT and span_id == root.span_id]
+    records = [
+        values
+        for span_id, values, event_name in live.records
+        if event_name == names.RUN_REVISION_EVENT and span_id == root.span_id
+    ]
     assert records and records[-1][names.VERDICT] == "fail" and records[-1][names.ROOT_CAUSE] == "tool_error"
     assert records[-1][names.REVISION] == 2
 
@@ -245,10 +257,107 @@ def test_without_run_states_a_late_revision_is_analysed_alone(tmp_path: Path) ->
 
     first, second = asyncio.run(run())
     assert second.trajectory is not None and second.trajectory.span_count == 1
-    assert stage.run_counts.evicted == 2 and not second.merged_run
+    assert stage.run_counts.evicted + stage.run_counts.settled_dropped == 2 and not second.merged_run
+    lost = [d for d in second.trajectory.declarations if d.qualifier == "earlier_revisions"]
+    assert lost and lost[0].effect.value == "dropped"
+    assert second.trajectory.completeness.status.value != "complete"
 
 
 def _idle():  # type: ignore[no-untyped-def]
     from processor.pipeline.assembler import ReleaseReason
 
     return ReleaseReason.IDLE_TIMEOUT
+
+
+def test_serve_sends_findings_on_exported_spans_as_log_records_to_the_logs_exporter(tmp_path: Path) -> None:
+    """Through ``serve`` with its analysis worker: a run arrives in two pieces, released apart by idle_timeout.
+    The first piece (the failed tool call among it) goes out open, without finding events; when the root arrives,
+    the root span carries the whole run's verdict and the tool_error goes to the logs exporter, correlated to the
+    exported span."""
+    import grpc
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+
+    from processor.config import ExportConfig
+    from processor.service import TrajectoryService
+    from tests.support.capture_sink import CaptureSink
+
+    trace_id, group = next(item for item in RUNS if _has_failed_tool(item[1]))
+    ordered = by_end_time(copies(group))
+    failing = next(index for index, item in enumerate(ordered) if item.span.status.code == 2)
+    first, second = ordered[: failing + 1], ordered[failing + 1 :]
+    assert second and not any(not item.span.parent_span_id for item in first)
+
+    def body(piece: list[SpanEnvelope]) -> bytes:
+        from otel_mapper.otlp.envelopes import build_requests
+
+        (request,) = build_requests(piece, 64 * 1024 * 1024)
+        return request.SerializeToString()
+
+    async def scenario() -> CaptureSink:
+        sink = CaptureSink()
+        port = await sink.start()
+        service = TrajectoryService(
+            Config(
+                listen="127.0.0.1:0",
+                http_listen=None,
+                output_dir=str(tmp_path),
+                detectors=DETECTORS,
+                decision_wait=0.2,
+                idle_timeout=0.5,
+                analysis_workers=1,
+                export=ExportConfig(endpoint=f"127.0.0.1:{port}"),
+                logs_export=ExportConfig(endpoint=f"127.0.0.1:{port}"),
+            )
+        )
+        listen = await service.start()
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{listen}") as channel:
+                call = channel.unary_unary(
+                    "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+                    request_serializer=None,
+                    response_deserializer=ExportTraceServiceResponse.FromString,
+                )
+                await call(body(first), timeout=10)
+                assert await sink.wait_for_spans(len(first), timeout=30)
+                await call(body(second), timeout=10)
+                assert await sink.wait_for_spans(len(ordered), timeout=30)
+                await service.flush()
+        finally:
+            await service.shutdown(deadline=10)
+            await sink.stop()
+        return sink
+
+    sink = asyncio.run(scenario())
+    spans = {
+        span.span_id: span
+        for request in sink.requests
+        for resource in request.resource_spans
+        for scope in resource.scope_spans
+        for span in scope.spans
+    }
+    assert len(spans) == len(ordered)
+    (root,) = [span for span in spans.values() if not span.parent_span_id]
+    assert attribute(root, names.VERDICT) == "fail" and attribute(root, names.ROOT_CAUSE) == "tool_error"
+    assert attribute(root, names.REVISION) == 2
+    assert not any(
+        event.name == names.FINDING_EVENT
+        for span in spans.values()
+        for event in span.events
+        if span.span_id == ordered[failing].span.span_id
+    )
+    records = [
+        (record, resource.resource)
+        for request in sink.log_requests
+        for resource in request.resource_logs
+        for scope in resource.scope_logs
+        for record in scope.log_records
+    ]
+    tool_errors = [
+        record
+        for record, _ in records
+        if record.event_name == genai.EVALUATION_RESULT_EVENT
+        and attrs(list(record.attributes))[names.FINDING_CATEGORY] == "tool_error"
+    ]
+    assert [record.span_id for record in tool_errors] == [ordered[failing].span.span_id]
+    assert tool_errors[0].trace_id == trace_id
+    assert tool_errors[0].time_unix_nano == ordered[failing].span.end_time_unix_nano

@@ -89,6 +89,17 @@ def test_delete_one_trace_by_id(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "32 hex digits" in capsys.readouterr().err
 
 
+def test_delete_also_removes_the_traces_spilled_run_state(tmp_path: Path) -> None:
+    make_trace(tmp_path, 3, age_days=0, size=100)
+    spilled = tmp_path / "runs" / "1" / f"{trace_hex(3)}.run"
+    other = tmp_path / "runs" / "0" / f"{trace_hex(4)}.run"
+    for path in (spilled, other):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"state")
+    assert delete_trace_artifacts(tmp_path, trace_hex(3)) == (3, 100 - 100 % 2 + 5)
+    assert not spilled.exists() and other.exists()
+
+
 def test_the_periodic_sweep_counts_what_it_deletes_in_self_metrics(tmp_path: Path) -> None:
     import asyncio
 

@@ -66,6 +66,7 @@ PROMETHEUS_NAMES = {
     "processor.run_state_restores": ("otel_trajectory_processor_run_state_restores_total", "counter"),
     "processor.run_states_expired": ("otel_trajectory_processor_run_states_expired_total", "counter"),
     "processor.run_states_evicted": ("otel_trajectory_processor_run_states_evicted_total", "counter"),
+    "processor.run_states_settled_dropped": ("otel_trajectory_processor_run_states_settled_dropped_total", "counter"),
     "processor.run_state_failures": ("otel_trajectory_processor_run_state_failures_total", "counter"),
     "processor.joined_log_records": ("otel_trajectory_processor_joined_log_records_total", "counter"),
     "processor.late_log_records": ("otel_trajectory_processor_late_log_records_total", "counter"),
