@@ -114,6 +114,11 @@ class Node:
     """Handoff nodes: the agent handing off, when the span names it."""
     handoff_to: str | None = None
     """Handoff nodes: the receiving agent, when the span names it (``None``: target not recorded)."""
+    arguments_json: bool = True
+    """Whether the convention records ``arguments`` as JSON; plain-text inputs (a single-input tool's bare string) are
+    not JSON claims."""
+    unknown_tool: str | None = None
+    """A tool this span's runtime said does not exist (its error or the tool result names it)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, order=True)

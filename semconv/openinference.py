@@ -85,3 +85,10 @@ REDACTED: Final = "__REDACTED__"
 HANDOFF_SPAN_PREFIX: Final = "handoff to "
 """OpenAI Agents SDK handoff spans, exported as TOOL spans named ``handoff to {to_agent}`` with
 ``input.value`` = from agent and ``output.value`` = to agent (``openinference-instrumentation-openai-agents``)."""
+
+SMOLAGENTS_STEP_RECOVERY_EVENT: Final = "agent.step_recovery"
+"""Event ``openinference-instrumentation-smolagents`` adds to an OK step span for an expected tool error (attributes:
+the error's ``dict()``, e.g. ``message``, and ``severity=expected``): an unknown tool shows up here."""
+SMOLAGENTS_TOOL_SPAN_NAME: Final = "SimpleTool"
+"""Span name of every ``@tool`` function under smolagents (the class name); the real name is in ``tool.name``."""
+EVENT_MESSAGE: Final = "message"

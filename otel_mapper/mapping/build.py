@@ -22,6 +22,7 @@ from otel_mapper.mapping.edges import derive_edges
 from otel_mapper.mapping.entries import SpanEntry, assign_node_ids, merge_double_instrumentation, read_spans
 from otel_mapper.mapping.facts import ConventionReader
 from otel_mapper.mapping.graph import CausalIndex, seed_causal_index
+from otel_mapper.mapping.prefix import conversation_prefix_proposals
 from otel_mapper.mapping.nodes import (
     add_references,
     assign_invocations,
@@ -69,6 +70,7 @@ def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None 
     entries = read_spans(envelopes, readers, notes)
     by_span_id = assign_node_ids(entries, notes)
     merge_double_instrumentation(entries, by_span_id, notes)
+    conversation_prefix_proposals(entries, notes)
 
     nodes_by_id: dict[str, NodeDraft] = {}
     roots: set[str] = set()

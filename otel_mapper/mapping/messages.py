@@ -29,6 +29,7 @@ __all__ = [
 ]
 
 MAX_MESSAGES = 10_000
+SYSTEM_ROLE: Final = "system"
 MAX_PARTS = 1_000
 _CALL_WRAPPER_KEYS = frozenset({"args", "kwargs"})
 
@@ -166,16 +167,48 @@ def read_output_messages(value: Decoded) -> tuple[list[ToolCallFact], list[str]]
     return proposals, digests
 
 
-def read_input_messages(value: Decoded) -> tuple[list[str], list[str]]:
-    """Ids of tool results in the input, and the digest of each input message (in input order)."""
+def read_input_messages(
+    value: Decoded, calls: list[tuple[int, ToolCallFact]] | None = None, system: list[int] | None = None
+) -> tuple[list[str], list[str]]:
+    """Ids of tool results in the input, and the digest of each input message (in input order). With ``calls``,
+    also the tool calls of the last assistant message in the input that has any, with its position, and with
+    ``system`` the positions of system messages (conversation-prefix evidence, :mod:`otel_mapper.mapping.prefix`:
+    the call that produced a replayed message is found from the next call's input, whose last tool-calling message
+    it is, so earlier ones are not read again in every later input)."""
     consumed: list[str] = []
     digests: list[str] = []
-    for message in _messages(value):
+    last_calls: tuple[int, list[tuple[dict[str, Decoded], dict[str, Decoded]]]] | None = None
+    for position, message in enumerate(_messages(value)):
+        if system is not None and message.get("role") == SYSTEM_ROLE:
+            system.append(position)
         parts = _parts(message)
-        digests.append(_parts_digest(message.get("role"), [_normal_part(part) for part in parts]))
-        for part in parts:
-            if part.get(genai.PART_TYPE) == genai.PART_TOOL_CALL_RESPONSE:
+        normal_parts = [_normal_part(part) for part in parts]
+        digests.append(_parts_digest(message.get("role"), normal_parts))
+        message_calls: list[tuple[dict[str, Decoded], dict[str, Decoded]]] | None = None
+        for part, normal in zip(parts, normal_parts, strict=True):
+            part_type = part.get(genai.PART_TYPE)
+            if part_type == genai.PART_TOOL_CALL_RESPONSE:
                 call_id = part.get("id")
                 if call_id:
                     consumed.append(str(call_id)[:MAX_NAME])
+            elif part_type == genai.PART_TOOL_CALL and calls is not None:
+                if message_calls is None:
+                    message_calls = []
+                    last_calls = (position, message_calls)
+                message_calls.append((part, normal))
+    if calls is not None and last_calls is not None:
+        position, found = last_calls
+        for part, normal in found:
+            call_id = part.get("id")
+            name = part.get("name")
+            calls.append(
+                (
+                    position,
+                    ToolCallFact(
+                        call_id=str(call_id)[:MAX_NAME] if call_id else None,
+                        name=str(name)[:MAX_NAME] if name else "",
+                        arguments=_arguments_text(part.get("arguments"), normal["arguments"]),
+                    ),
+                )
+            )
     return consumed, digests

@@ -1,5 +1,11 @@
 """Edges joined by tool calls: a proposal ``caused_by`` the model call that output it, an execution
 ``caused_by`` the proposal it ran, and the model call whose input holds the result ``depends_on`` the execution.
+
+How an execution finds its proposal, in order, each named on the edge: the tool-call id (from the convention's
+attribute, or where the reader found it: a span event, the tool's output); a unique (tool name, argument digest)
+match, narrowed when needed to the one proposal whose model call shares the execution's parent span (a framework's
+per-turn span holds one model call and the tools it asked for); a single-input tool whose plain-text input is the
+proposal's only argument; a handoff by its tool name. Tool names match as written, else in function style.
 """
 
 from __future__ import annotations
@@ -8,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Final
 
+from otel_mapper.bundle.canonical import digest_text
 from otel_mapper.mapping.drafts import NodeDraft
 from otel_mapper.mapping.edge_set import EdgeSet
 from otel_mapper.mapping.entries import SpanEntry
@@ -29,13 +36,18 @@ from otel_mapper.mapping.members import (
 from otel_mapper.mapping.members import (
     MODEL_CALL as _MODEL_CALL,
 )
+from otel_mapper.mapping.readers.rejections import function_style
+from otel_mapper.mapping.spans import parse_json_text
 from otel_mapper.model import Declaration
+from semconv.openai_agents import DEFAULT_HANDOFF_TOOL_PREFIX
 from semconv.trajectory import DeclarationCategory, DeclarationEffect
 
 __all__ = ["MAX_EXECUTIONS_PER_CALL", "ProposalNode", "tool_call_edges"]
 
 MAX_EXECUTIONS_PER_CALL: Final = 8
 """A consuming model call depends on at most this many executions of one tool call (framework retries)."""
+PROPOSAL_EVIDENCE: Final = "tool_call part in model output"
+_HANDOFF_TOOL_PREFIX: Final = DEFAULT_HANDOFF_TOOL_PREFIX
 
 
 @dataclass(slots=True)
@@ -47,6 +59,8 @@ class ProposalNode:
     call_id: str | None
     name: str
     arguments_digest: str | None
+    evidence: str = PROPOSAL_EVIDENCE
+    """Why the proposal is the model call's: its output, or where else the call was read."""
 
 
 def tool_call_edges(
@@ -66,13 +80,21 @@ def tool_call_edges(
     by_name_args: dict[tuple[str, str], list[ProposalNode]] = defaultdict(list)
     by_name: dict[str, list[ProposalNode]] = defaultdict(list)
     for proposal in proposals:
-        edges.add(proposal.node_id, _CAUSED_BY, proposal.model_node, "tool_call part in model output")
+        edges.add(proposal.node_id, _CAUSED_BY, proposal.model_node, proposal.evidence)
         if proposal.call_id:
             by_call_id[proposal.call_id].append(proposal)
         if proposal.name and proposal.arguments_digest:
             by_name_args[(proposal.name, proposal.arguments_digest)].append(proposal)
         if proposal.name:
             by_name[proposal.name].append(proposal)
+    fallbacks: list[_Fallbacks] = []
+
+    def fallback() -> _Fallbacks:
+        """Joins by function-style name and by single-input argument, built on first need (most traces match
+        names as written)."""
+        if not fallbacks:
+            fallbacks.append(_Fallbacks.build(proposals, nodes_by_id))
+        return fallbacks[0]
     parents = edges.containment_parents()
     ambiguous: list[str] = []
 
@@ -100,17 +122,31 @@ def tool_call_edges(
             candidates = by_call_id[facts.tool_call_id]
             matched = narrow(candidates, entry.node_id, facts.tool_name)
             evidence = f"tool call id {facts.tool_call_id}"
+            if facts.tool_call_id_evidence:
+                evidence += f" ({facts.tool_call_id_evidence})"
             if len(candidates) > 1:
                 evidence += " (id reused; the only proposal under the same parent)"
         elif facts.tool_name and facts.arguments is not None:
-            digest = nodes_by_id[entry.node_id].arguments_digest
-            candidates = by_name_args.get((facts.tool_name, str(digest)), [])
+            digest = str(nodes_by_id[entry.node_id].arguments_digest)
+            candidates = by_name_args.get((facts.tool_name, digest), [])
+            styled = ""
+            if not candidates:
+                candidates = fallback().by_style_args.get((function_style(facts.tool_name), digest), [])
+                styled = f"; tool name {facts.tool_name} in function style" if candidates else ""
+            how = "unique tool name and argument digest match"
+            if not candidates and not facts.arguments_json:
+                key = (function_style(facts.tool_name), digest_text(facts.arguments))
+                candidates = fallback().single_input.get(key, [])
+                how = "single-input tool: its plain-text input is the proposal's only argument"
             if len(candidates) == 1:
                 matched = candidates[0]
-                evidence = "unique tool name and argument digest match (span carries no tool call id)"
+                evidence = f"{how}{styled} (span carries no tool call id)"
             elif candidates:
-                ambiguous.append(entry.node_id)
-                continue
+                matched = narrow(candidates, entry.node_id, None)
+                if matched is None:
+                    ambiguous.append(entry.node_id)
+                    continue
+                evidence = f"{how}{styled}, the only one whose model call shares this span's parent (span carries no tool call id)"
         elif facts.kind is _HANDOFF and facts.tool_name and facts.tool_name in by_name:
             # A handoff span records no arguments; the tool it executes is named after the target agent.
             candidates = by_name[facts.tool_name]
@@ -120,6 +156,21 @@ def tool_call_edges(
             else:
                 ambiguous.append(entry.node_id)
                 continue
+        elif facts.kind is _HANDOFF and not facts.tool_name:
+            # The target was not recorded (OpenLLMetry's Agents SDK spans say "unknown"): the handoff runs the one
+            # handoff tool a model call beside it proposed, if there is exactly one.
+            parent = parents.get(entry.node_id)
+            candidates = [
+                proposal
+                for proposal in proposals
+                if parent is not None
+                and proposal.name.startswith(_HANDOFF_TOOL_PREFIX)
+                and parents.get(proposal.model_node) == parent
+            ]
+            if len(candidates) != 1:
+                continue
+            matched = candidates[0]
+            evidence = f"the only handoff tool ({_HANDOFF_TOOL_PREFIX}*) proposed by a model call under the same parent span"
         if matched is None:
             if facts.tool_call_id and facts.tool_call_id in by_call_id:
                 ambiguous.append(entry.node_id)
@@ -150,8 +201,9 @@ def tool_call_edges(
                 ambiguous.append(entry.node_id)
                 continue
             ran = executed_by_proposal.get(consumed.node_id)
+            where = f" ({entry.facts.message_evidence})" if entry.facts.message_evidence else ""
             for execution in (ran or [consumed.node_id])[:MAX_EXECUTIONS_PER_CALL]:
-                edges.add(entry.node_id, _DEPENDS_ON, execution, f"tool result {call_id} in model input")
+                edges.add(entry.node_id, _DEPENDS_ON, execution, f"tool result {call_id} in model input{where}")
     if ambiguous:
         notes.append(
             Declaration(
@@ -164,3 +216,34 @@ def tool_call_edges(
                 nodes=tuple(sorted(set(ambiguous))[:32]),
             )
         )
+
+
+def _only_argument(arguments: str | None) -> str | None:
+    """Digest of the value of a proposal's only argument when it is a string (what a single-input tool receives)."""
+    if arguments is None:
+        return None
+    parsed = parse_json_text(arguments)
+    if isinstance(parsed, dict) and len(parsed) == 1:
+        (value,) = parsed.values()
+        if isinstance(value, str):
+            return digest_text(value)
+    return None
+
+
+@dataclass(slots=True)
+class _Fallbacks:
+    by_style_args: dict[tuple[str, str], list[ProposalNode]]
+    single_input: dict[tuple[str, str], list[ProposalNode]]
+
+    @classmethod
+    def build(cls, proposals: list[ProposalNode], nodes_by_id: dict[str, NodeDraft]) -> _Fallbacks:
+        by_style_args: dict[tuple[str, str], list[ProposalNode]] = defaultdict(list)
+        single_input: dict[tuple[str, str], list[ProposalNode]] = defaultdict(list)
+        for proposal in proposals:
+            if proposal.name and proposal.arguments_digest:
+                style = function_style(proposal.name)
+                by_style_args[(style, proposal.arguments_digest)].append(proposal)
+                only = _only_argument(nodes_by_id[proposal.node_id].arguments)
+                if only is not None:
+                    single_input[(style, only)].append(proposal)
+        return cls(by_style_args=by_style_args, single_input=single_input)

@@ -74,6 +74,7 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     in_seen = meta.get("model_input_recorded", content)       # tool results in model input -> consumption
     usage_seen = meta.get("usage_recorded", True)             # token usage on model-call spans
     halluc_seen = meta.get("unknown_tool_evidence", content)  # tool definitions, or the rejection in content/status
+    args_seen = meta.get("tool_arguments_recorded", content)  # tool-call arguments on model output or tool spans
     delivered = [r for r in server_log if r.get("status") == 200 and r.get("outcome") == "ok"]
     proposals = [(r, p) for r in delivered for p in r.get("proposed", [])]
     exec_by_call = {t["call_id"]: t for t in truth.tools if t["call_id"]}
@@ -84,11 +85,16 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
                 return r.get("span")
         return None
 
+    def replayed(call_id):
+        # A later request's input replays the assistant message holding the call (the API requires it before the
+        # tool result): the call is visible there even when the proposing span records no output.
+        return in_seen and first_consumer(call_id) is not None
+
     tool_flows = []
     for r, p in proposals:
         ex = exec_by_call.get(p["id"])
         flow = {"tool_call_id": p["id"], "tool_name": p["name"],
-                "proposed_by_span": r.get("span") if out_seen else None,
+                "proposed_by_span": r.get("span") if out_seen or replayed(p["id"]) else None,
                 "executed_by_span": ex["span_id"] if ex else None,
                 "consumed_by_span": first_consumer(p["id"]) if in_seen else None}
         flow.update(truth.flow_overrides.get(p["id"], {}))
@@ -107,7 +113,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         groups.setdefault(key, []).append(p["id"])
     for ids in groups.values():
         if len(ids) >= LOOP_MIN_REPEATS and ids[0] in exec_by_call:
-            findings.append({"category": "tool_loop", "status": "fail", "anchor_span": exec_by_call[ids[0]]["span_id"]})
+            findings.append({"category": "tool_loop", "status": "fail" if args_seen else "indeterminate",
+                             "anchor_span": exec_by_call[ids[0]]["span_id"]})
     reads_seen = False
     for t in truth.tools:
         if t["status"] == "error":
@@ -144,7 +151,7 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         "agent_invocation": len(truth.agents),
         "model_call": len(server_log),
         "tool_execution": len(truth.tools),
-        "tool_proposal": len(proposals) if out_seen else 0,
+        "tool_proposal": len(proposals) if out_seen else sum(1 for _, p in proposals if replayed(p["id"])),
         "workflow_step": len(truth.workflows),
         "handoff": 0,
         "guardrail": 0,

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Final
 
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
+from otel_mapper.mapping.members import EXECUTION_KINDS
+from otel_mapper.mapping.readers.rejections import read_unknown_tool
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from otel_mapper.model import TokenUsage
 from otel_mapper.otlp.anyvalue import to_text
@@ -93,12 +95,15 @@ def read_usage(
 
 
 def fill_error(view: SpanView, facts: SpanFacts) -> None:
-    """Merge the span's error facts into ``facts`` (values already recorded win)."""
+    """Merge the span's error facts into ``facts`` (values already recorded win), and the tool the runtime
+    rejected as unknown, if the span's error, result or recovery event names one."""
     failed, error_type, message, http_status = _error_values(view)
     facts.failed = facts.failed or failed
     facts.error_type = facts.error_type or error_type
     facts.error_message = facts.error_message or message
     facts.http_status = facts.http_status or http_status
+    if facts.unknown_tool is None and (message or view.span.events or facts.kind in EXECUTION_KINDS):
+        facts.unknown_tool = read_unknown_tool(view, facts.tool_name, execution=facts.kind in EXECUTION_KINDS)
 
 
 _GENAI_MARKERS: Final = frozenset(

@@ -167,7 +167,12 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
         facts.proposals = proposals
         facts.messages.outputs = digests
     if genai.INPUT_MESSAGES in attrs:
-        consumed, digests = read_input_messages(view.json_attr(genai.INPUT_MESSAGES))
+        model = facts.kind is _MODEL_CALL
+        consumed, digests = read_input_messages(
+            view.json_attr(genai.INPUT_MESSAGES),
+            facts.input_tool_calls if model else None,
+            facts.messages.system_inputs if model else None,
+        )
         facts.consumed_call_ids.extend(consumed)
         facts.messages.inputs = digests
         facts.input_content_captured = True

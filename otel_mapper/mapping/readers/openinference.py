@@ -94,7 +94,9 @@ class OpenInferenceReader:
         facts.graph_parent_evidence = oi.GRAPH_NODE_PARENT_ID
         facts.agent_name = clean_name(view.str_attr(oi.AGENT_NAME))
         if kind is NodeKind.AGENT_INVOCATION and facts.agent_name is None:
-            facts.agent_name = facts.graph_node_id or clean_name(name)
+            # A root AGENT span that names no agent is a framework's run wrapper (the OpenAI Agents SDK trace span,
+            # named after the workflow): its span name is not an agent's.
+            facts.agent_name = facts.graph_node_id or (clean_name(name) if view.parent_span_id is not None else None)
         if kind is NodeKind.MODEL_CALL:
             _read_llm(view, facts)
         elif kind is NodeKind.TOOL_EXECUTION:
