@@ -4,6 +4,7 @@ results and per-message digests. Shared by every reader whose convention uses th
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from typing import Final, cast
 
@@ -13,13 +14,14 @@ from otel_mapper.bundle.canonical import digest, dumps_canonical
 from otel_mapper.mapping.facts import ToolCallFact
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
-from semconv import genai
+from semconv import genai, smolagents
 
 __all__ = [
     "MESSAGE_DIGEST_CANONICALIZATION",
     "arguments_text",
     "message_digest",
     "parts_message",
+    "python_literal",
     "read_input_messages",
     "read_output_messages",
     "text_part",
@@ -32,23 +34,40 @@ MAX_MESSAGES = 10_000
 SYSTEM_ROLE: Final = "system"
 MAX_PARTS = 1_000
 _CALL_WRAPPER_KEYS = frozenset({"args", "kwargs"})
+_CALL_RECORD_KEYS = _CALL_WRAPPER_KEYS | {smolagents.CALL_RECORD_FLAG}
 
 
 def unwrap_call_arguments(value: Decoded) -> Decoded:
     """The keyword arguments of a decorator's call record, else ``value`` unchanged.
 
-    Decorator-based instrumentations (OpenLLMetry ``traceloop.entity.input``, OpenInference ``@tool``) record a
-    tool's input as ``{"args": [], "kwargs": {...}}`` or ``{"kwargs": {...}}`` while the model proposed the bare
-    object. Applied to both sides of the (tool name, argument digest) join so they canonicalise identically;
-    positional arguments cannot be matched to names, so a call record with any is left as it is.
+    Decorator-based instrumentations (OpenLLMetry ``traceloop.entity.input``, OpenInference ``@tool``, CrewAI's
+    ``BaseTool.run``, smolagents' ``Tool.__call__`` with its ``sanitize_inputs_outputs`` flag) record a tool's input
+    as ``{"args": [], "kwargs": {...}}`` or ``{"kwargs": {...}}`` while the model proposed the bare object; smolagents
+    also calls a tool with the whole argument dict as its one positional argument. Applied to both sides of the
+    (tool name, argument digest) join so they canonicalise identically; other positional arguments cannot be
+    matched to names, so a call record with any is left as it is.
     """
-    if not isinstance(value, dict) or not value or not set(value) <= _CALL_WRAPPER_KEYS:
+    if not isinstance(value, dict) or not value or not set(value) <= _CALL_RECORD_KEYS or not set(value) & _CALL_WRAPPER_KEYS:
         return value
     kwargs = value.get("kwargs")
     args = value.get("args")
     if isinstance(kwargs, dict) and (args is None or args == []):
         return kwargs
+    if isinstance(args, list) and len(args) == 1 and isinstance(args[0], dict) and not kwargs:
+        return args[0]
     return value
+
+
+def python_literal(text: str) -> Decoded:
+    """A Python literal's value (``{'city': 'Paris'}``, as LangChain's ``str(tool_input)`` writes it), else
+    ``None``. ``ast.literal_eval`` builds literals only and never runs code; the text is size-bounded."""
+    if len(text) > MAX_TEXT:
+        return None
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return cast(Decoded, value) if isinstance(value, (dict, list, str, int, float, bool)) else None
 
 
 def arguments_text(arguments: Decoded) -> str | None:

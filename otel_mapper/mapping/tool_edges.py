@@ -19,6 +19,9 @@ from otel_mapper.mapping.drafts import NodeDraft
 from otel_mapper.mapping.edge_set import EdgeSet
 from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.mapping.members import (
+    AGENT_INVOCATION as _AGENT_INVOCATION,
+)
+from otel_mapper.mapping.members import (
     CAUSED_BY as _CAUSED_BY,
 )
 from otel_mapper.mapping.members import (
@@ -36,9 +39,13 @@ from otel_mapper.mapping.members import (
 from otel_mapper.mapping.members import (
     MODEL_CALL as _MODEL_CALL,
 )
+from otel_mapper.mapping.members import (
+    TOOL_EXECUTION as _TOOL_EXECUTION,
+)
 from otel_mapper.mapping.readers.rejections import function_style
 from otel_mapper.mapping.spans import parse_json_text
-from otel_mapper.model import Declaration
+from otel_mapper.model import Declaration, span_node_id
+from semconv import genai
 from semconv.openai_agents import DEFAULT_HANDOFF_TOOL_PREFIX
 from semconv.trajectory import DeclarationCategory, DeclarationEffect
 
@@ -48,6 +55,11 @@ MAX_EXECUTIONS_PER_CALL: Final = 8
 """A consuming model call depends on at most this many executions of one tool call (framework retries)."""
 PROPOSAL_EVIDENCE: Final = "tool_call part in model output"
 _HANDOFF_TOOL_PREFIX: Final = DEFAULT_HANDOFF_TOOL_PREFIX
+ATTRIBUTION_LINK_TYPE: Final = genai.ATTRIBUTION_LINK_TYPE
+_CAUSED_BY_GENERATION: Final = genai.AttributionLinkType.CAUSED_BY_GENERATION.value
+_BESIDE_EVIDENCE: Final = (
+    "the only proposal of tool {tool} by a model call under the same parent span (arguments not recorded on both sides)"
+)
 
 
 @dataclass(slots=True)
@@ -88,6 +100,15 @@ def tool_call_edges(
         if proposal.name:
             by_name[proposal.name].append(proposal)
     fallbacks: list[_Fallbacks] = []
+    grouped: list[dict[str, list[ProposalNode]]] = []
+
+    def by_model(items: list[ProposalNode]) -> dict[str, list[ProposalNode]]:
+        if not grouped:
+            groups: dict[str, list[ProposalNode]] = defaultdict(list)
+            for item in items:
+                groups[item.model_node].append(item)
+            grouped.append(groups)
+        return grouped[0]
 
     def fallback() -> _Fallbacks:
         """Joins by function-style name and by single-input argument, built on first need (most traces match
@@ -118,6 +139,14 @@ def tool_call_edges(
             continue
         matched: ProposalNode | None = None
         evidence = ""
+        generation = _generation_link(entry, nodes_by_id) if entry.view.span.links else None
+        if generation is not None and not (facts.tool_call_id and facts.tool_call_id in by_call_id):
+            matched = _only_proposal_of(generation, facts.tool_name, by_model(proposals))
+            if matched is not None:
+                edges.add(entry.node_id, _CAUSED_BY, matched.node_id,
+                          f"span link ({ATTRIBUTION_LINK_TYPE}={_CAUSED_BY_GENERATION}) to the model call that proposed it")
+                executed_by_proposal[matched.node_id].append(entry.node_id)
+                continue
         if facts.tool_call_id and facts.tool_call_id in by_call_id:
             candidates = by_call_id[facts.tool_call_id]
             matched = narrow(candidates, entry.node_id, facts.tool_name)
@@ -138,6 +167,12 @@ def tool_call_edges(
                 key = (function_style(facts.tool_name), digest_text(facts.arguments))
                 candidates = fallback().single_input.get(key, [])
                 how = "single-input tool: its plain-text input is the proposal's only argument"
+            if not candidates:
+                matched = _only_by_name_beside(entry.node_id, facts.tool_name, by_name, parents, unrecorded_only=True)
+                if matched is not None:
+                    edges.add(entry.node_id, _CAUSED_BY, matched.node_id, _BESIDE_EVIDENCE.format(tool=facts.tool_name))
+                    executed_by_proposal[matched.node_id].append(entry.node_id)
+                continue
             if len(candidates) == 1:
                 matched = candidates[0]
                 evidence = f"{how}{styled} (span carries no tool call id)"
@@ -156,6 +191,9 @@ def tool_call_edges(
             else:
                 ambiguous.append(entry.node_id)
                 continue
+        elif facts.kind is _TOOL_EXECUTION and facts.tool_name and not facts.tool_call_id:
+            matched = _only_by_name_beside(entry.node_id, facts.tool_name, by_name, parents, unrecorded_only=False)
+            evidence = _BESIDE_EVIDENCE.format(tool=facts.tool_name)
         elif facts.kind is _HANDOFF and not facts.tool_name:
             # The target was not recorded (OpenLLMetry's Agents SDK spans say "unknown"): the handoff runs the one
             # handoff tool a model call beside it proposed, if there is exactly one.
@@ -177,6 +215,8 @@ def tool_call_edges(
             continue
         edges.add(entry.node_id, _CAUSED_BY, matched.node_id, evidence)
         executed_by_proposal[matched.node_id].append(entry.node_id)
+
+    _delegation_edges(entries, by_name, parents, edges, executed_by_proposal)
 
     for proposal_id, executions in executed_by_proposal.items():
         if executions:
@@ -247,3 +287,68 @@ class _Fallbacks:
                 if only is not None:
                     single_input[(style, only)].append(proposal)
         return cls(by_style_args=by_style_args, single_input=single_input)
+
+
+def _only_by_name_beside(
+    node: str, tool: str, by_name: dict[str, list[ProposalNode]], parents: dict[str, str], *, unrecorded_only: bool
+) -> ProposalNode | None:
+    """The one proposal of ``tool`` (as written or in function style) whose model call shares ``node``'s parent span,
+    when arguments cannot be compared: the execution recorded none, or (``unrecorded_only``) the proposal did not.
+    A per-turn span (smolagents ``Step N``, an Agents SDK turn) holds one model call and the tools it asked for."""
+    parent = parents.get(node)
+    if parent is None:
+        return None
+    style = function_style(tool)
+    candidates = [
+        proposal
+        for name, proposals in by_name.items()
+        if name == tool or function_style(name) == style
+        for proposal in proposals
+        if parents.get(proposal.model_node) == parent and (proposal.arguments_digest is None or not unrecorded_only)
+    ]
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _delegation_edges(
+    entries: list[SpanEntry],
+    by_name: dict[str, list[ProposalNode]],
+    parents: dict[str, str],
+    edges: EdgeSet,
+    executed_by_proposal: dict[str, list[str]],
+) -> None:
+    """A managed agent called as a tool (smolagents) runs as an agent invocation, with no tool span: it is caused by
+    the one proposal of its name whose model call shares its parent span (the manager's step)."""
+    taken = set(executed_by_proposal)
+    for entry in entries:
+        facts = entry.facts
+        if not entry.primary or entry.node_id is None or facts.kind is not _AGENT_INVOCATION or not facts.agent_name:
+            continue
+        matched = _only_by_name_beside(entry.node_id, facts.agent_name, by_name, parents, unrecorded_only=False)
+        if matched is None or matched.node_id in taken:
+            continue
+        edges.add(entry.node_id, _CAUSED_BY, matched.node_id,
+                  f"managed agent {facts.agent_name} called as a tool by a model call under the same parent span")
+        executed_by_proposal[matched.node_id].append(entry.node_id)
+
+
+def _generation_link(entry: SpanEntry, nodes_by_id: dict[str, NodeDraft]) -> str | None:
+    """The model call a span link typed ``CAUSED_BY_GENERATION`` names (proposal PR #370), if exactly one."""
+    found: set[str] = set()
+    for link in entry.view.span.links:
+        if link.trace_id != entry.view.span.trace_id:
+            continue
+        if any(kv.key == ATTRIBUTION_LINK_TYPE and kv.value.string_value == _CAUSED_BY_GENERATION for kv in link.attributes):
+            node = nodes_by_id.get(span_node_id(link.span_id.hex()))
+            if node is not None and node.kind is _MODEL_CALL:
+                found.add(node.id)
+    return found.pop() if len(found) == 1 else None
+
+
+def _only_proposal_of(model: str, tool: str | None, by_model: dict[str, list[ProposalNode]]) -> ProposalNode | None:
+    """The linked model call's one proposal of ``tool`` (as written or in function style)."""
+    style = function_style(tool) if tool else None
+    candidates = [
+        proposal for proposal in by_model.get(model, ())
+        if tool is None or proposal.name == tool or function_style(proposal.name) == style
+    ]
+    return candidates[0] if len(candidates) == 1 else None

@@ -6,7 +6,8 @@ An execution with no proposal in the trajectory is checked against every model c
 all of them declared their tools and none declared this one, no model there could legitimately have proposed it.
 Names are compared as written, then in function style (CrewAI's ``Delegate work to coworker`` is the model's
 ``delegate_work_to_coworker``). When no definitions were captured, the runtime's own rejection decides: a span
-whose error, result or recovery event says the tool does not exist (``Node.unknown_tool``). Without either the call
+whose error, result or recovery event says the tool does not exist (``Node.unknown_tool``). A call that ran as an
+agent invocation (a smolagents managed agent, called as a tool) is a delegation. Without either the call
 is not decidable, and neither is a model call whose output was not captured (its proposals are invisible): one
 ``indeterminate`` verifier result says why, never a finding. A proposal and its execution are reported once, on
 the execution.
@@ -34,7 +35,7 @@ def _parent_of_kind(context: DetectorContext, trajectory: Trajectory, node: Node
 
 class HallucinatedToolDetector:
     name = "hallucinated_tool"
-    version = "1.0.0"
+    version = "1.1.0"
     checked_property = "every proposed or executed tool was declared to the model call that proposed it"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> DetectorReport:
@@ -69,7 +70,7 @@ class HallucinatedToolDetector:
                 findings.append(self._finding(execution, where, declared, Severity.HIGH, "executed"))
         for proposal in context.of_kind(NodeKind.TOOL_PROPOSAL):
             context.check_budget()
-            if proposal.id in reported_proposals or not proposal.tool_name:
+            if proposal.id in reported_proposals or not proposal.tool_name or _delegated(trajectory, context, proposal):
                 continue
             model = _parent_of_kind(context, trajectory, proposal, NodeKind.MODEL_CALL)
             declared = model.tool_definitions if model is not None else None
@@ -154,6 +155,14 @@ class HallucinatedToolDetector:
             node_id=node.id,
             evidence=f"tool {node.tool_name} {verb} but not declared to {where} (declared: {shown or 'none'})",
         )
+
+
+def _delegated(trajectory: Trajectory, context: DetectorContext, proposal: Node) -> bool:
+    """The call ran as an agent invocation (a managed agent called as a tool): a delegation, not an unknown tool."""
+    return any(
+        (node := trajectory.node(later)) is not None and node.kind is NodeKind.AGENT_INVOCATION
+        for later in context.index.later.get(proposal.id, ())
+    )
 
 
 def _declares(declared: tuple[str, ...], name: str) -> bool:

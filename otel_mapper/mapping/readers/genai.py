@@ -14,6 +14,9 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.members import (
+    AGENT_INVOCATION as _AGENT_INVOCATION,
+)
+from otel_mapper.mapping.members import (
     EXECUTION_KINDS as _EXECUTION_KINDS,
 )
 from otel_mapper.mapping.members import (
@@ -31,8 +34,9 @@ from otel_mapper.mapping.members import (
 from otel_mapper.mapping.messages import arguments_text, read_input_messages, read_output_messages
 from otel_mapper.mapping.readers.common import fill_error, read_usage
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
+from otel_mapper.mapping.readers.span_events import has_message_events, read_event_content
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
-from semconv import genai
+from semconv import genai, strands
 from semconv.trajectory import NodeKind
 
 CONVENTION = "otel_genai"
@@ -61,10 +65,15 @@ def _operation_kinds() -> dict[str, NodeKind]:
         (genai.MODEL_CALL_OPERATIONS, NodeKind.MODEL_CALL),
         ((genai.Operation.INVOKE_AGENT.value,), NodeKind.AGENT_INVOCATION),
         (genai.TOOL_OPERATIONS, NodeKind.TOOL_EXECUTION),
-        (genai.RETRIEVAL_OPERATIONS, NodeKind.RETRIEVAL),
+        (genai.RETRIEVAL_OPERATIONS, NodeKind.RETRIEVAL),  # search_memory reads a memory store
         (genai.GUARDRAIL_OPERATIONS, NodeKind.GUARDRAIL),
         (genai.HANDOFF_OPERATIONS, NodeKind.HANDOFF),
-        ((genai.Operation.CREATE_AGENT.value,), NodeKind.OTHER),
+        (genai.AGENT_CREATION_OPERATIONS, NodeKind.OTHER),  # builds an agent; invokes nothing
+        # invoke_workflow, plan (the planning model call is its child; the tools it yields are siblings under
+        # invoke_agent), invoke_node, execute_task, ...: steps of the run.
+        (genai.WORKFLOW_OPERATIONS, NodeKind.WORKFLOW_STEP),
+        # The runtime writing to a memory store: a step, not a tool a model proposed.
+        (genai.MEMORY_WRITE_OPERATIONS, NodeKind.WORKFLOW_STEP),
     ):
         for name in names:
             kinds.setdefault(str(name), kind)
@@ -135,6 +144,9 @@ def fill_genai_facts(view: SpanView, facts: SpanFacts) -> None:
     _fill_messages(view, attrs, facts)
     if genai.TOOL_DEFINITIONS in attrs:
         facts.tool_definitions, facts.tool_definition_digests = read_tool_definitions(view.json_attr(genai.TOOL_DEFINITIONS))
+    elif facts.kind is _AGENT_INVOCATION and strands.AGENT_TOOLS in attrs:
+        names = view.str_list_attr(strands.AGENT_TOOLS)
+        facts.tool_definitions = tuple(sorted({name for name in names if name})) if names is not None else None
     fill_error(view, facts)
 
 
@@ -176,6 +188,8 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
         facts.consumed_call_ids.extend(consumed)
         facts.messages.inputs = digests
         facts.input_content_captured = True
+    if view.span.events and (facts.kind is _MODEL_CALL or facts.kind in _EXECUTION_KINDS):
+        _fill_from_events(view, attrs, facts)
     if facts.kind is _MODEL_CALL and (facts.proposals is None or not facts.input_content_captured):
         legacy_out, legacy_in = has_indexed_messages(view)
         if legacy_out or legacy_in:
@@ -184,6 +198,37 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
                 facts.proposals = indexed.proposals
             facts.consumed_call_ids.extend(indexed.consumed_call_ids)
             facts.input_content_captured = facts.input_content_captured or indexed.input_captured
+
+
+def _fill_from_events(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) -> None:
+    """Content the span carries only in events (Strands Agents; GenAI <= v1.36 per-message span events)."""
+    if facts.kind is _MODEL_CALL and genai.OUTPUT_MESSAGES in attrs and genai.INPUT_MESSAGES in attrs:
+        return
+    if not has_message_events(view):
+        return
+    tool_span = facts.kind in _EXECUTION_KINDS
+    events = read_event_content(view, tool_span=tool_span)
+    if events is None:
+        return
+    if tool_span:
+        if events.call_id and not facts.tool_call_id:
+            facts.tool_call_id = events.call_id
+            facts.tool_call_id_evidence = events.evidence
+            facts.dedup_key = facts.dedup_key or f"tool_call:{facts.tool_call_id}"
+        if events.arguments_seen and not facts.arguments_visible:
+            facts.arguments = arguments_text(events.arguments)
+            facts.arguments_visible = facts.arguments is not None
+        facts.result_visible = facts.result_visible or events.result_seen
+        return
+    if events.outputs is not None and facts.proposals is None:
+        facts.proposals, facts.messages.outputs = read_output_messages(events.outputs)
+        facts.message_evidence = events.evidence
+        facts.finish_reasons = facts.finish_reasons or tuple(events.finish_reasons)
+    if events.inputs is not None and not facts.input_content_captured:
+        consumed, facts.messages.inputs = read_input_messages(events.inputs, facts.input_tool_calls, facts.messages.system_inputs)
+        facts.consumed_call_ids.extend(consumed)
+        facts.input_content_captured = True
+        facts.message_evidence = events.evidence
 
 
 def read_tool_definitions(value: object) -> tuple[tuple[str, ...] | None, dict[str, str]]:

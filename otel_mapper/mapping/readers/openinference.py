@@ -21,7 +21,9 @@ from typing import ClassVar, Final
 from otel_mapper.bundle.canonical import digest
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.messages import (
+    SYSTEM_ROLE,
     arguments_text,
+    python_literal,
     message_digest,
     parts_message,
     text_part,
@@ -32,9 +34,9 @@ from otel_mapper.mapping.readers.common import clean_name, fill_error, has_genai
 from otel_mapper.mapping.readers.genai import fill_genai_facts
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
-from otel_mapper.mapping.spans import SpanView, parse_json_text
+from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
-from semconv import langgraph
+from semconv import langgraph, smolagents
 from semconv import openinference as oi
 from semconv.trajectory import NodeKind
 
@@ -44,6 +46,8 @@ logger = logging.getLogger(__name__)
 
 CONVENTION: Final = "openinference"
 MAX_INDEX: Final = 10_000
+MAX_TOOL_MESSAGE: Final = 64 * 1024
+"""A tool span's ``output.value`` is parsed for a ToolMessage's call id only up to this size."""
 MAX_METADATA: Final = 64 * 1024
 """Longer ``metadata`` JSON is not parsed: LangGraph keys are small, a huge blob is user data."""
 
@@ -93,6 +97,8 @@ class OpenInferenceReader:
         facts.graph_parent_id = clean_name(view.str_attr(oi.GRAPH_NODE_PARENT_ID))
         facts.graph_parent_evidence = oi.GRAPH_NODE_PARENT_ID
         facts.agent_name = clean_name(view.str_attr(oi.AGENT_NAME))
+        if kind is NodeKind.AGENT_INVOCATION and smolagents.TOOLS_NAMES in view.attrs:
+            _read_smolagents_run(view, facts)
         if kind is NodeKind.AGENT_INVOCATION and facts.agent_name is None:
             # A root AGENT span that names no agent is a framework's run wrapper (the OpenAI Agents SDK trace span,
             # named after the workflow): its span name is not an agent's.
@@ -138,23 +144,24 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
         facts.proposals = []
         for position in sorted(outputs):  # index order inside one message list is content order, not time
             message = outputs[position]
-            for call in message.calls.values():
-                facts.proposals.append(
-                    ToolCallFact(
-                        call_id=clean_name(call.get(oi.TOOL_CALL_ID_SUFFIX)),
-                        name=clean_name(call.get(oi.TOOL_CALL_NAME_SUFFIX)) or "",
-                        arguments=arguments_text(call.get(oi.TOOL_CALL_ARGUMENTS_SUFFIX)),
-                    )
-                )
+            facts.proposals.extend(_calls(message))
             facts.messages.outputs.append(_message_digest(message))
     if inputs is not None:
         facts.input_content_captured = True
-        for position in sorted(inputs):
-            message = inputs[position]
-            call_id = clean_name(message.fields.get(oi.MESSAGE_TOOL_CALL_ID))
+        last_calls: tuple[int, _FlatMessage] | None = None
+        for position, index in enumerate(sorted(inputs)):
+            message = inputs[index]
+            call_id = clean_name(message.fields.get(oi.MESSAGE_TOOL_CALL_ID)) or _smolagents_response_id(message)
             if call_id:
                 facts.consumed_call_ids.append(call_id)
+            if message.calls:
+                last_calls = (position, message)
+            if message.fields.get(oi.MESSAGE_ROLE) == SYSTEM_ROLE:
+                facts.messages.system_inputs.append(position)
             facts.messages.inputs.append(_message_digest(message))
+        if last_calls is not None:  # conversation-prefix evidence (otel_mapper.mapping.prefix)
+            position, message = last_calls
+            facts.input_tool_calls.extend((position, call) for call in _calls(message))
     if tools:
         names: list[str] = []
         for schema_text in tools:
@@ -180,6 +187,8 @@ class _FlatMessage:
     """Role, content, tool call id and name, by their key suffix."""
     calls: dict[int, dict[str, str | None]] = field(default_factory=dict)
     """Tool calls by index: id, name and arguments by their key suffix."""
+    texts: dict[int, str] = field(default_factory=dict)
+    """Text items of a multimodal content list (``message.contents.K.message_content.text``) by index."""
 
 
 def _group_messages(
@@ -216,11 +225,38 @@ def _add_message_field(view: SpanView, key: str, rest: str, messages: dict[int, 
         message.fields[name] = view.str_attr(key)
     elif name == oi.MESSAGE_CONTENT:
         message.fields[name] = view.text_attr(key)
+    elif name.startswith(oi.MESSAGE_CONTENTS_PREFIX) and name.endswith(oi.MESSAGE_CONTENT_TEXT_SUFFIX):
+        index_text = name[len(oi.MESSAGE_CONTENTS_PREFIX):].partition(".")[0]
+        text = view.text_attr(key)
+        if index_text.isdigit() and int(index_text) < MAX_INDEX and text is not None:
+            message.texts[int(index_text)] = text
     else:
         match = _TOOL_CALL_KEY.match(name)
         if match and int(match.group(1)) < MAX_INDEX:
             call = message.calls.setdefault(int(match.group(1)), {})
             call[match.group(2)] = view.text_attr(key)
+
+
+def _calls(message: _FlatMessage) -> list[ToolCallFact]:
+    return [
+        ToolCallFact(
+            call_id=clean_name(call.get(oi.TOOL_CALL_ID_SUFFIX)),
+            name=clean_name(call.get(oi.TOOL_CALL_NAME_SUFFIX)) or "",
+            arguments=arguments_text(call.get(oi.TOOL_CALL_ARGUMENTS_SUFFIX)),
+        )
+        for call in message.calls.values()
+    ]
+
+
+def _smolagents_response_id(message: _FlatMessage) -> str | None:
+    """The call id smolagents writes at the head of a ``tool-response`` message (``Call id: X``; the first call of
+    the step only)."""
+    if message.fields.get(oi.MESSAGE_ROLE) != smolagents.ROLE_TOOL_RESPONSE or not message.texts:
+        return None
+    first = message.texts[min(message.texts)]
+    if not first.startswith(smolagents.TOOL_RESPONSE_CALL_ID_PREFIX):
+        return None
+    return clean_name(first[len(smolagents.TOOL_RESPONSE_CALL_ID_PREFIX):].partition("\n")[0])
 
 
 def _message_digest(message: _FlatMessage) -> str:
@@ -233,6 +269,7 @@ def _message_digest(message: _FlatMessage) -> str:
         parts.append(tool_result_part(call_id, content))
     elif isinstance(content, str) and content:
         parts.append(text_part(content))
+    parts.extend(text_part(message.texts[position]) for position in sorted(message.texts))
     calls = message.calls
     for position in sorted(calls):
         call = calls[position]
@@ -252,14 +289,50 @@ def _read_tool(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:
         if raw == oi.REDACTED:
             facts.content_redacted = True
         else:
-            facts.arguments = arguments_text(raw)
+            facts.arguments, facts.arguments_json = _tool_input(raw, view.str_attr(oi.INPUT_MIME_TYPE))
             facts.arguments_visible = facts.arguments is not None
     elif oi.TOOL_CALL_FUNCTION_ARGUMENTS in view.attrs:
         facts.arguments = arguments_text(view.text_attr(oi.TOOL_CALL_FUNCTION_ARGUMENTS))
         facts.arguments_visible = facts.arguments is not None
     facts.result_visible = oi.OUTPUT_VALUE in view.attrs
+    if facts.tool_call_id is None and facts.result_visible:
+        facts.tool_call_id = _tool_message_call_id(view)
+        if facts.tool_call_id:
+            facts.tool_call_id_evidence = "tool output: ToolMessage tool_call_id"
     if facts.tool_call_id:
         facts.dedup_key = f"tool_call:{facts.tool_call_id}"
+
+
+def _tool_input(raw: str | None, mime_type: str | None) -> tuple[str | None, bool]:
+    """(argument text, recorded as JSON). ``input.value`` is JSON only when ``input.mime_type`` says so; LangChain
+    then may still hold the Python text of a dict (its ``str(tool_input)``), read as a literal (never executed)."""
+    if raw is None:
+        return None, True
+    if mime_type != oi.MIME_JSON:
+        parsed = parse_json_text(raw)
+        if isinstance(parsed, (dict, list)):  # structured all the same (smolagents records no mime type)
+            return arguments_text(parsed), False
+        return raw[:MAX_TEXT], False
+    parsed = parse_json_text(raw)
+    if isinstance(parsed, str) and raw.strip()[:1] in ("{", "["):
+        literal = python_literal(raw)
+        if isinstance(literal, (dict, list)):
+            return arguments_text(literal), True
+    return arguments_text(raw), True
+
+
+def _tool_message_call_id(view: SpanView) -> str | None:
+    """The ``tool_call_id`` of the LangChain ``ToolMessage`` a tool span returned (``output.value``)."""
+    head = view.str_attr(oi.OUTPUT_VALUE, limit=MAX_TOOL_MESSAGE)
+    if not head or oi.LANGCHAIN_TOOL_CALL_ID not in head or len(head) >= MAX_TOOL_MESSAGE:
+        return None
+    message = parse_json_text(head)
+    if isinstance(message, dict) and isinstance(message.get(oi.LANGCHAIN_SERIALIZED_KWARGS), dict):
+        message = message[oi.LANGCHAIN_SERIALIZED_KWARGS]
+    if not isinstance(message, dict):
+        return None
+    call_id = message.get(oi.LANGCHAIN_TOOL_CALL_ID)
+    return clean_name(call_id) if isinstance(call_id, str) else None
 
 
 def _read_handoff(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:
@@ -279,6 +352,20 @@ def _read_handoff(view: SpanView, facts: SpanFacts, tool_name: str | None) -> No
         if oi.INPUT_VALUE in view.attrs:
             facts.arguments = arguments_text(view.text_attr(oi.INPUT_VALUE))
             facts.arguments_visible = facts.arguments is not None
+
+
+def _read_smolagents_run(view: SpanView, facts: SpanFacts) -> None:
+    """A smolagents ``{agent}.run`` span: the agent's name, and the tools it offers its model (its tools and its
+    managed agents, which the model calls as tools)."""
+    if view.name.endswith(smolagents.RUN_SPAN_SUFFIX):
+        facts.agent_name = facts.agent_name or clean_name(view.name[: -len(smolagents.RUN_SPAN_SUFFIX)])
+    offered = set(view.str_list_attr(smolagents.TOOLS_NAMES) or ())
+    for key in view.keys_with_prefix(smolagents.MANAGED_AGENTS_PREFIX):
+        rest = key[len(smolagents.MANAGED_AGENTS_PREFIX):]
+        index, _, suffix = rest.partition(".")
+        if index.isdigit() and "." + suffix == smolagents.MANAGED_AGENT_NAME_SUFFIX and (managed := clean_name(view.str_attr(key))):
+            offered.add(managed)
+    facts.tool_definitions = tuple(sorted(name for name in offered if name))
 
 
 def _read_metadata(view: SpanView, facts: SpanFacts) -> None:
