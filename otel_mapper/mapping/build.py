@@ -22,7 +22,6 @@ from otel_mapper.mapping.edges import derive_edges
 from otel_mapper.mapping.entries import SpanEntry, assign_node_ids, merge_double_instrumentation, read_spans
 from otel_mapper.mapping.facts import ConventionReader
 from otel_mapper.mapping.graph import CausalIndex, seed_causal_index
-from otel_mapper.mapping.prefix import conversation_prefix_proposals
 from otel_mapper.mapping.nodes import (
     add_references,
     assign_invocations,
@@ -30,6 +29,7 @@ from otel_mapper.mapping.nodes import (
     proposal_nodes,
     trajectory_bindings,
 )
+from otel_mapper.mapping.prefix import conversation_prefix_proposals
 from otel_mapper.mapping.readers import default_readers
 from otel_mapper.model import Declaration, ExternalParent, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope

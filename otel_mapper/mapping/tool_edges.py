@@ -157,15 +157,15 @@ def tool_call_edges(
                 evidence += " (id reused; the only proposal under the same parent)"
         elif facts.tool_name and facts.arguments is not None:
             digest = str(nodes_by_id[entry.node_id].arguments_digest)
-            candidates = by_name_args.get((facts.tool_name, digest), [])
+            candidates = _same_call(by_name_args.get((facts.tool_name, digest), []), facts.tool_call_id)
             styled = ""
             if not candidates:
-                candidates = fallback().by_style_args.get((function_style(facts.tool_name), digest), [])
+                candidates = _same_call(fallback().by_style_args.get((function_style(facts.tool_name), digest), []), facts.tool_call_id)
                 styled = f"; tool name {facts.tool_name} in function style" if candidates else ""
             how = "unique tool name and argument digest match"
             if not candidates and not facts.arguments_json:
                 key = (function_style(facts.tool_name), digest_text(facts.arguments))
-                candidates = fallback().single_input.get(key, [])
+                candidates = _same_call(fallback().single_input.get(key, []), facts.tool_call_id)
                 how = "single-input tool: its plain-text input is the proposal's only argument"
             if not candidates:
                 matched = _only_by_name_beside(entry.node_id, facts.tool_name, by_name, parents, unrecorded_only=True)
@@ -352,3 +352,10 @@ def _only_proposal_of(model: str, tool: str | None, by_model: dict[str, list[Pro
         if tool is None or proposal.name == tool or function_style(proposal.name) == style
     ]
     return candidates[0] if len(candidates) == 1 else None
+
+
+def _same_call(candidates: list[ProposalNode], call_id: str | None) -> list[ProposalNode]:
+    """Proposals an execution may have run: one carrying another call id than the execution's is another call."""
+    if not call_id:
+        return candidates
+    return [proposal for proposal in candidates if not proposal.call_id or proposal.call_id == call_id]

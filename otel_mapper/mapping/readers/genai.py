@@ -8,7 +8,7 @@ instead of ``gen_ai.provider.name``, ``gen_ai.usage.prompt_tokens``/``completion
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar, Final
+from typing import ClassVar, Final, cast
 
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
@@ -36,6 +36,7 @@ from otel_mapper.mapping.readers.common import fill_error, read_usage
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
 from otel_mapper.mapping.readers.span_events import has_message_events, read_event_content
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
+from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai, strands
 from semconv.trajectory import NodeKind
 
@@ -221,11 +222,13 @@ def _fill_from_events(view: SpanView, attrs: Mapping[str, AnyValue], facts: Span
         facts.result_visible = facts.result_visible or events.result_seen
         return
     if events.outputs is not None and facts.proposals is None:
-        facts.proposals, facts.messages.outputs = read_output_messages(events.outputs)
+        facts.proposals, facts.messages.outputs = read_output_messages(cast(Decoded, events.outputs))
         facts.message_evidence = events.evidence
         facts.finish_reasons = facts.finish_reasons or tuple(events.finish_reasons)
     if events.inputs is not None and not facts.input_content_captured:
-        consumed, facts.messages.inputs = read_input_messages(events.inputs, facts.input_tool_calls, facts.messages.system_inputs)
+        consumed, facts.messages.inputs = read_input_messages(
+            cast(Decoded, events.inputs), facts.input_tool_calls, facts.messages.system_inputs
+        )
         facts.consumed_call_ids.extend(consumed)
         facts.input_content_captured = True
         facts.message_evidence = events.evidence

@@ -23,9 +23,9 @@ from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.messages import (
     SYSTEM_ROLE,
     arguments_text,
-    python_literal,
     message_digest,
     parts_message,
+    python_literal,
     text_part,
     tool_call_part,
     tool_result_part,
