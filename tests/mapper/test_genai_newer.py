@@ -75,3 +75,17 @@ def test_unknown_attribution_value_stays_an_untyped_link() -> None:
         span(2, "chat m", attrs={OP: "chat"}, links=[(1, {LINK: "SOMETHING_ELSE"})]),
     ])
     assert has_edge(trajectory, node_id(2), EdgeType.LINKED, node_id(1))
+
+
+def test_mcp_client_and_server_spans_of_one_tool_call_are_one_execution() -> None:
+    mcp = {OP: "execute_tool", "gen_ai.tool.name": "get_weather", "mcp.method.name": "tools/call", "jsonrpc.request.id": "7",
+           "mcp.session.id": "s1"}
+    trajectory = map_spans([
+        span(1, "invoke_agent a", attrs={OP: "invoke_agent"}),
+        span(2, "tools/call get_weather", parent=1, attrs=mcp, kind=3),  # CLIENT
+        span(3, "tools/call get_weather", parent=2, attrs=mcp, kind=2),  # SERVER, across the process boundary
+        span(4, "tools/call get_weather", parent=1, attrs=mcp | {"jsonrpc.request.id": "8"}, kind=3),
+    ])
+    executions = [n for n in trajectory.nodes if n.kind is NodeKind.TOOL_EXECUTION]
+    assert [n.id for n in executions] == [node_id(3), node_id(4)]
+    assert get_node(trajectory, node_id(3)).references[0].span_id.endswith("02")

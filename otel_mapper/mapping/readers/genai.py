@@ -37,7 +37,7 @@ from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, re
 from otel_mapper.mapping.readers.span_events import has_message_events, read_event_content
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from otel_mapper.otlp.anyvalue import Decoded
-from semconv import genai, strands
+from semconv import genai, mcp, strands
 from semconv.trajectory import NodeKind
 
 CONVENTION = "otel_genai"
@@ -170,6 +170,10 @@ def _fill_tool(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) 
         facts.result_visible = True
     if facts.tool_call_id:
         facts.dedup_key = facts.dedup_key or f"tool_call:{facts.tool_call_id}"
+    elif mcp.JSONRPC_REQUEST_ID in attrs and view.str_attr(mcp.METHOD_NAME) == mcp.METHOD_TOOLS_CALL:
+        # An MCP tool call is a client span and, nested in it, the server's span: one call, one node.
+        request = view.str_attr(mcp.JSONRPC_REQUEST_ID)
+        facts.dedup_key = facts.dedup_key or f"mcp:{view.str_attr(mcp.SESSION_ID) or ''}:{request}:{facts.tool_name or ''}"
     if facts.kind is _HANDOFF:
         facts.handoff_to_agent = facts.handoff_to_agent or view.str_attr(genai.TRANSFER_TARGET_NAME)
 
