@@ -115,6 +115,11 @@ SYSTEM_PROMPT = ("You are a customer-support agent for an online shop. Use the t
 SPECIALIST_PROMPT = "You are the billing specialist. Handle refunds and invoices using the tools."
 
 
+# LlamaIndex AgentWorkflow: the framework's `handoff` tool (return_direct), then the billing agent answers.
+SCENARIOS["handoff"]["agent_workflow"] = [
+    {"tool_calls": [("handoff", {"to_agent": "billing_agent", "reason": "refund request for A-1001"})]},
+    *SCENARIOS["handoff"]["agents"][1:]]
+
 # smolagents' managed agent: the manager calls the sub-agent as a tool named after it, with a `task` argument.
 SCENARIOS["handoff"]["managed"] = [
     {"tool_calls": [("billing_agent", {"task": "Refund request for order A-1001: check the order and open a refund."})]},
@@ -133,8 +138,21 @@ def final_answer_tool(steps: list[dict]) -> list[dict]:
     return out
 
 
+def retry_once(steps: list[dict]) -> list[dict]:
+    """The same script for a framework that retries a failed model request once (LlamaIndex's OpenAI LLM with
+    max_retries=2): a 5xx or a too-slow answer fails again on the retry. A 429 is followed by a good answer anyway."""
+    out = []
+    for step in steps:
+        out.append(step)
+        if int(step.get("status", 200)) >= 500 or step.get("delay"):
+            out.append(dict(step))
+    return out
+
+
 def script(name: str, family: str) -> list[dict]:
     spec = SCENARIOS[name]
+    if family.endswith("+retry_once"):
+        return retry_once(script(name, family.removesuffix("+retry_once")))
     if family == "final_answer_tool":
         return final_answer_tool(list(spec.get("managed") or spec["raw"]))
     return list(spec.get(family) or spec["raw"])
