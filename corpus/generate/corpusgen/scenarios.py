@@ -120,6 +120,14 @@ SCENARIOS["handoff"]["agent_workflow"] = [
     {"tool_calls": [("handoff", {"to_agent": "billing_agent", "reason": "refund request for A-1001"})]},
     *SCENARIOS["handoff"]["agents"][1:]]
 
+# CrewAI delegation: the triage agent calls CrewAI's "Delegate work to coworker" tool (function name
+# delegate_work_to_coworker), the coworker runs inside that tool, then the triage agent answers.
+SCENARIOS["handoff"]["crewai"] = [
+    {"tool_calls": [("delegate_work_to_coworker", {
+        "task": "Check order A-1001 and open a refund for it.",
+        "context": "The customer asked for a refund for order A-1001.", "coworker": "billing_agent"})]},
+    *SCENARIOS["handoff"]["raw"][1:]]
+
 # smolagents' managed agent: the manager calls the sub-agent as a tool named after it, with a `task` argument.
 SCENARIOS["handoff"]["managed"] = [
     {"tool_calls": [("billing_agent", {"task": "Refund request for order A-1001: check the order and open a refund."})]},
