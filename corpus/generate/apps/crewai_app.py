@@ -10,6 +10,7 @@ coworker"). Ground truth: tool bodies (ToolRunner; CrewAI's delegation tool is w
 the fake server's log (CrewAI's transport interceptor, `LLM(interceptor=...)`, marks each HTTP request with the
 OpenAI LLM span current when it is sent), and the app's own calls around the wrapped methods.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,6 +39,7 @@ class CrewAIAdapter:
     def setup(self, endpoint):
         from openinference.instrumentation.crewai import CrewAIInstrumentor
         from openinference.instrumentation.openai import OpenAIInstrumentor
+
         self.provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
         CrewAIInstrumentor().instrument(tracer_provider=self.provider)
         OpenAIInstrumentor().instrument(tracer_provider=self.provider)
@@ -73,8 +75,15 @@ def run_crewai(adapter: CrewAIAdapter, scenario: str, base_url: str, truth: Trut
         async def aon_inbound(self, message):
             return message
 
-    llm = LLM(model=f"openai/{MODEL}", base_url=base_url, api_key="sk-corpus-fake", temperature=0.2,
-              timeout=CLIENT_TIMEOUT_S, max_retries=0, interceptor=SpanMark())
+    llm = LLM(
+        model=f"openai/{MODEL}",
+        base_url=base_url,
+        api_key="sk-corpus-fake",
+        temperature=0.2,
+        timeout=CLIENT_TIMEOUT_S,
+        max_retries=0,
+        interceptor=SpanMark(),
+    )
     tools = {name: tool(name)(fn) for name, fn in plain_functions(runner).items()}
 
     agent_spans: dict[str | None, str] = {}
@@ -107,9 +116,18 @@ def run_crewai(adapter: CrewAIAdapter, scenario: str, base_url: str, truth: Trut
     # max_retry_limit=1: CrewAI re-executes a task once after an error (429, 5xx, timeout) inside the same
     # `_execute_core` span; the scripts repeat a failing 5xx / timeout step for that retry (+retry_once).
     def agent(name, system, tool_names, **kw):
-        return Agent(role=name, goal="Answer the customer's request using the tools.", backstory=system,
-                     tools=[tools[n] for n in tool_names], llm=llm, max_iter=10, max_retry_limit=1,
-                     verbose=False, step_callback=lambda step, _n=name: record_agent(_n), **kw)
+        return Agent(
+            role=name,
+            goal="Answer the customer's request using the tools.",
+            backstory=system,
+            tools=[tools[n] for n in tool_names],
+            llm=llm,
+            max_iter=10,
+            max_retry_limit=1,
+            verbose=False,
+            step_callback=lambda step, _n=name: record_agent(_n),
+            **kw,
+        )
 
     truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
     if scenario == "handoff":
@@ -121,9 +139,14 @@ def run_crewai(adapter: CrewAIAdapter, scenario: str, base_url: str, truth: Trut
         start = agent("support_agent", SYSTEM_PROMPT, spec["tools"], allow_delegation=False)
         agents = [start]
     task = Task(description=spec["user"], expected_output="A short answer to the customer.", agent=start)
-    crew = Crew(agents=agents, tasks=[task], process=Process.sequential, verbose=False,
-                before_kickoff_callbacks=[record_crew],
-                task_callback=lambda output: record_agent(task.agent.role))
+    crew = Crew(
+        agents=agents,
+        tasks=[task],
+        process=Process.sequential,
+        verbose=False,
+        before_kickoff_callbacks=[record_crew],
+        task_callback=lambda output: record_agent(task.agent.role),
+    )
     exc: BaseException | None = None
     try:
         crew.kickoff()
@@ -138,15 +161,18 @@ def run_crewai(adapter: CrewAIAdapter, scenario: str, base_url: str, truth: Trut
             break
     if scenario == "handoff":
         coworker = next(((r, s) for r, s in llm_hook_spans if r == "billing_agent"), None)
-        call = next((p for r in truth.server_log for p in r.get("proposed") or []
-                     if p["name"] == "delegate_work_to_coworker"), None)
+        call = next(
+            (p for r in truth.server_log for p in r.get("proposed") or [] if p["name"] == "delegate_work_to_coworker"),
+            None,
+        )
         truth.notes.append(f"before-LLM-call hook spans: {llm_hook_spans}")
         if coworker and call:
             # The coworker runs inside the delegation tool's span (CrewAI calls agent.execute_task from the tool;
             # no Task._execute_core, hence no AGENT span for it): that span executes the call and is the handoff.
             tool_span = coworker[1]
-            truth.record_tool(call["id"], "delegate_work_to_coworker", "ok", span_id=tool_span,
-                              args=json.loads(call["arguments"]))
+            truth.record_tool(
+                call["id"], "delegate_work_to_coworker", "ok", span_id=tool_span, args=json.loads(call["arguments"])
+            )
             from_span = next((sid for sid, role in agent_spans.items() if role == start.role), None)
             truth.handoffs.append({"from_span": from_span, "to_span": tool_span})
 
@@ -158,12 +184,21 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     home = tempfile.mkdtemp(prefix="corpus-crewai-")
-    os.environ.update(HOME=home, CREWAI_STORAGE_DIR=os.path.join(home, "storage"), CREWAI_DISABLE_TELEMETRY="true",
-                      CREWAI_TRACING_ENABLED="false", XDG_DATA_HOME=os.path.join(home, "data"))
+    os.environ.update(
+        HOME=home,
+        CREWAI_STORAGE_DIR=os.path.join(home, "storage"),
+        CREWAI_DISABLE_TELEMETRY="true",
+        CREWAI_TRACING_ENABLED="false",
+        XDG_DATA_HOME=os.path.join(home, "data"),
+    )
     try:
         adapter = CrewAIAdapter()
-        meta = {"library": adapter.library, "convention": adapter.convention, "scenario": a.scenario,
-                "content_captured": adapter.content}
+        meta = {
+            "library": adapter.library,
+            "convention": adapter.convention,
+            "scenario": a.scenario,
+            "content_captured": adapter.content,
+        }
         family = ("crewai" if a.scenario == "handoff" else "raw") + "+retry_once"
         return run_one(meta, adapter, run_crewai, Path(a.out), family=family)
     finally:

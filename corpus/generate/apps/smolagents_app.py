@@ -10,6 +10,7 @@ log (the LLM span is current while the HTTP request is sent; smolagents' own rat
 request from inside the same `generate` call, hence the same span), and smolagents' step callbacks (run with the
 agent's run span current; one ActionStep = one `Step N` span).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,6 +41,7 @@ class SmolagentsAdapter:
 
     def setup(self, endpoint):
         from openinference.instrumentation.smolagents import SmolagentsInstrumentor
+
         self.provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
         SmolagentsInstrumentor().instrument(tracer_provider=self.provider)
 
@@ -63,10 +65,13 @@ def run_smolagents(adapter: SmolagentsAdapter, scenario: str, base_url: str, tru
             runner.record_other("final_answer", {"answer": answer})
             return super().forward(answer)
 
-    model = OpenAIServerModel(model_id=MODEL, api_base=base_url, api_key="sk-corpus-fake",
-                              client_kwargs={"max_retries": 0, "timeout": CLIENT_TIMEOUT_S,
-                                             "http_client": sync_http_client()},
-                              temperature=0.2)
+    model = OpenAIServerModel(
+        model_id=MODEL,
+        api_base=base_url,
+        api_key="sk-corpus-fake",
+        client_kwargs={"max_retries": 0, "timeout": CLIENT_TIMEOUT_S, "http_client": sync_http_client()},
+        temperature=0.2,
+    )
     # smolagents retries rate-limit errors itself (3 attempts, 60 s base wait): keep its retry, one retry, no wait.
     model.retryer.max_attempts = 2
     model.retryer.wait_seconds = 0.0
@@ -87,15 +92,26 @@ def run_smolagents(adapter: SmolagentsAdapter, scenario: str, base_url: str, tru
             action_steps[0] += 1
 
     def make_agent(name, instructions, tool_names, managed=(), description=None):
-        return ToolCallingAgent(tools=[tools[n] for n in tool_names] + [FinalAnswerTool()], model=model,
-                                name=name, description=description, instructions=instructions,
-                                managed_agents=list(managed), max_steps=10, verbosity_level=LogLevel.OFF,
-                                step_callbacks=[step_callback])
+        return ToolCallingAgent(
+            tools=[tools[n] for n in tool_names] + [FinalAnswerTool()],
+            model=model,
+            name=name,
+            description=description,
+            instructions=instructions,
+            managed_agents=list(managed),
+            max_steps=10,
+            verbosity_level=LogLevel.OFF,
+            step_callbacks=[step_callback],
+        )
 
     truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", [])) | {"final_answer"}
     if scenario == "handoff":
-        billing = make_agent("billing_agent", SPECIALIST_PROMPT, spec["specialist_tools"],
-                             description="The billing specialist: refunds and invoices.")
+        billing = make_agent(
+            "billing_agent",
+            SPECIALIST_PROMPT,
+            spec["specialist_tools"],
+            description="The billing specialist: refunds and invoices.",
+        )
         start = make_agent("triage_agent", SYSTEM_PROMPT, spec["tools"], managed=[billing])
         truth.offered_tools.add("billing_agent")
     else:
@@ -118,11 +134,14 @@ def run_smolagents(adapter: SmolagentsAdapter, scenario: str, base_url: str, tru
         truth.notes.append("smolagents' own Retrying re-sent the request after HTTP 429 inside the same generate()")
     # Node counts that differ from one-per-request / one-per-body: model-call spans are distinct spans (a retried
     # request shares its span), workflow steps are smolagents' ActionSteps (one `Step N` CHAIN span each).
-    truth.kind_counts = {"model_call": len({r.get("otel_span") for r in truth.server_log}),
-                         "workflow_step": action_steps[0]}
+    truth.kind_counts = {
+        "model_call": len({r.get("otel_span") for r in truth.server_log}),
+        "workflow_step": action_steps[0],
+    }
     if scenario == "handoff" and "billing_agent" in agent_spans:
-        call = next((p for r in truth.server_log for p in r.get("proposed") or [] if p["name"] == "billing_agent"),
-                    None)
+        call = next(
+            (p for r in truth.server_log for p in r.get("proposed") or [] if p["name"] == "billing_agent"), None
+        )
         truth.handoffs.append({"from_span": agent_spans.get("triage_agent"), "to_span": agent_spans["billing_agent"]})
         if call:  # the managed agent's run executes the manager's `billing_agent` call (no TOOL span for it)
             truth.flow_overrides[call["id"]] = {"executed_by_span": agent_spans["billing_agent"]}
@@ -137,14 +156,18 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     adapter = SmolagentsAdapter()
-    meta = {"library": adapter.library, "convention": adapter.convention, "scenario": a.scenario,
-            "content_captured": adapter.content,
-            # smolagents' retry after a 429 happens inside one `generate` call: the LLM span is OK and nothing on
-            # it (status, events, attributes) shows the failed attempt.
-            "retry_evidence": False,
-            # smolagents sends earlier tool calls and their results as text messages ("Calling tools: [{'id':
-            # 'call_…', ...}]" as assistant, "Observation: …" as user), not as role=tool messages.
-            "tool_results_as_text": True}
+    meta = {
+        "library": adapter.library,
+        "convention": adapter.convention,
+        "scenario": a.scenario,
+        "content_captured": adapter.content,
+        # smolagents' retry after a 429 happens inside one `generate` call: the LLM span is OK and nothing on
+        # it (status, events, attributes) shows the failed attempt.
+        "retry_evidence": False,
+        # smolagents sends earlier tool calls and their results as text messages ("Calling tools: [{'id':
+        # 'call_…', ...}]" as assistant, "Observation: …" as user), not as role=tool messages.
+        "tool_results_as_text": True,
+    }
     return run_one(meta, adapter, run_smolagents, Path(a.out), family="final_answer_tool")
 
 

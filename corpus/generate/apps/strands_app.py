@@ -8,6 +8,7 @@ conventions are used: messages and tool-call ids in span events. Ground truth: t
 current while the HTTP request is sent), and Strands' own hooks: `BeforeInvocationEvent` (fires with the agent's
 `invoke_agent` span current) and the Swarm's `BeforeNodeCallEvent` (with the swarm span current).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,12 +17,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from strands.types.tools import ToolContext  # noqa: E402  (module level: the tool decorator resolves annotations)
 from corpusgen import tools as T  # noqa: E402
-from corpusgen.frameworks import MODEL, CLIENT_TIMEOUT_S, ToolRunner, async_http_client, terminal_status_for  # noqa: E402
+from corpusgen.frameworks import CLIENT_TIMEOUT_S, MODEL, ToolRunner, async_http_client, terminal_status_for  # noqa: E402
 from corpusgen.harness import otlp_sdk_pipeline, run_one  # noqa: E402
 from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # noqa: E402
 from corpusgen.truth import Truth, current_ids  # noqa: E402
+from strands.types.tools import ToolContext  # noqa: E402  (module level: the tool decorator resolves annotations)
 
 LIBRARY = "strands-agents"
 
@@ -49,8 +50,13 @@ def run_strands(adapter: StrandsAdapter, scenario: str, base_url: str, truth: Tr
 
     spec = SCENARIOS[scenario]
     runner = ToolRunner(truth, truth.server_log)
-    client = openai.AsyncOpenAI(base_url=base_url, api_key="sk-corpus-fake", max_retries=0,
-                                timeout=CLIENT_TIMEOUT_S, http_client=async_http_client())
+    client = openai.AsyncOpenAI(
+        base_url=base_url,
+        api_key="sk-corpus-fake",
+        max_retries=0,
+        timeout=CLIENT_TIMEOUT_S,
+        http_client=async_http_client(),
+    )
     model = OpenAIModel(client=client, model_id=MODEL, params={"temperature": 0.2}, stream=False)
 
     class AgentTruth(HookProvider):
@@ -78,6 +84,7 @@ def run_strands(adapter: StrandsAdapter, scenario: str, base_url: str, truth: Tr
     def make(name):
         def body(tool_context: ToolContext, **kwargs):
             return runner.run(name, kwargs, call_id=tool_context.tool_use["toolUseId"])
+
         return body
 
     @tool(name="get_weather", description=T.DESCRIPTIONS["get_weather"], context=True)
@@ -104,8 +111,9 @@ def run_strands(adapter: StrandsAdapter, scenario: str, base_url: str, truth: Tr
     def search_docs(query: str, tool_context: ToolContext) -> str:
         return make("search_docs")(tool_context, query=query)
 
-    registry = {t.tool_name: t for t in (get_weather, lookup_order, update_record, delete_file, get_file_info,
-                                         search_docs)}
+    registry = {
+        t.tool_name: t for t in (get_weather, lookup_order, update_record, delete_file, get_file_info, search_docs)
+    }
     retry = ModelRetryStrategy(max_attempts=2, initial_delay=0, max_delay=0)  # one retry after a 429, no wait
     truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
     if scenario == "handoff":
@@ -120,10 +128,15 @@ def run_strands(adapter: StrandsAdapter, scenario: str, base_url: str, truth: Tr
         def _create_handoff_tool(self):
             orig = super()._create_handoff_tool()
 
-            @tool(name="handoff_to_agent", description=orig.tool_spec["description"],
-                  inputSchema=orig.tool_spec["inputSchema"], context=True)
-            def handoff_to_agent(agent_name: str, message: str, tool_context: ToolContext,
-                                 context: dict | None = None) -> dict:
+            @tool(
+                name="handoff_to_agent",
+                description=orig.tool_spec["description"],
+                inputSchema=orig.tool_spec["inputSchema"],
+                context=True,
+            )
+            def handoff_to_agent(
+                agent_name: str, message: str, tool_context: ToolContext, context: dict | None = None
+            ) -> dict:
                 args = {"agent_name": agent_name, "message": message}
                 if context:
                     args["context"] = context
@@ -137,17 +150,27 @@ def run_strands(adapter: StrandsAdapter, scenario: str, base_url: str, truth: Tr
         """ExecuteToolStage middleware: a call to a tool the agent does not have still gets Strands' execute_tool
         span; its ToolResultEvent is yielded from inside that span (the span is current when it reaches us)."""
         from strands.types.events import ToolResultEvent
+
         async for event in next_fn(context):
             if context.tool is None and isinstance(event, ToolResultEvent):
                 tu = context.tool_use
-                runner.record_other(tu["name"], dict(tu.get("input") or {}), status="unknown_tool",
-                                    call_id=tu["toolUseId"])
+                runner.record_other(
+                    tu["name"], dict(tu.get("input") or {}), status="unknown_tool", call_id=tu["toolUseId"]
+                )
             yield event
 
     def agent(name, system, tool_names):
         from strands.middleware import ExecuteToolStage
-        a = Agent(name=name, model=model, system_prompt=system, tools=[registry[n] for n in tool_names],
-                  hooks=[AgentTruth()], retry_strategy=retry, callback_handler=None)
+
+        a = Agent(
+            name=name,
+            model=model,
+            system_prompt=system,
+            tools=[registry[n] for n in tool_names],
+            hooks=[AgentTruth()],
+            retry_strategy=retry,
+            callback_handler=None,
+        )
         a.add_middleware(ExecuteToolStage, unknown_tool_truth)
         return a
 
@@ -180,8 +203,12 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     adapter = StrandsAdapter()
-    meta = {"library": adapter.library, "convention": adapter.convention, "scenario": a.scenario,
-            "content_captured": adapter.content}
+    meta = {
+        "library": adapter.library,
+        "convention": adapter.convention,
+        "scenario": a.scenario,
+        "content_captured": adapter.content,
+    }
     family = "swarm" if a.scenario == "handoff" else "raw"
     return run_one(meta, adapter, run_strands, Path(a.out), family=family)
 

@@ -10,6 +10,7 @@
   logged when the server answers, so before the tool runs; turns are sequential, so FIFO per (name, arguments) is
   exact; calls of one turn have distinct (name, arguments) in every scenario).
 """
+
 from __future__ import annotations
 
 import json
@@ -35,15 +36,17 @@ async def _amark(request) -> None:
 def sync_http_client():
     import httpx
     import openai
-    return openai.DefaultHttpxClient(event_hooks={"request": [_mark]},
-                                     limits=httpx.Limits(max_keepalive_connections=0))
+
+    return openai.DefaultHttpxClient(event_hooks={"request": [_mark]}, limits=httpx.Limits(max_keepalive_connections=0))
 
 
 def async_http_client():
     import httpx
     import openai
-    return openai.DefaultAsyncHttpxClient(event_hooks={"request": [_amark]},
-                                          limits=httpx.Limits(max_keepalive_connections=0))
+
+    return openai.DefaultAsyncHttpxClient(
+        event_hooks={"request": [_amark]}, limits=httpx.Limits(max_keepalive_connections=0)
+    )
 
 
 def canonical_args(args) -> str:
@@ -150,13 +153,13 @@ def plain_functions(runner: ToolRunner) -> dict:
         """
         return runner.run("search_docs", {"query": query})
 
-    return {f.__name__: f for f in (get_weather, lookup_order, update_record, delete_file, get_file_info,
-                                    search_docs)}
+    return {f.__name__: f for f in (get_weather, lookup_order, update_record, delete_file, get_file_info, search_docs)}
 
 
 def terminal_status_for(truth: Truth, runner: ToolRunner, exc: BaseException | None) -> None:
     """Terminal status from how the run ended (the exception the app saw, unwrapped) and the app's policy."""
     import openai
+
     seen: list[BaseException] = []
     e = exc
     while e is not None and e not in seen and len(seen) < 10:
