@@ -40,6 +40,10 @@ MATRIX = {
     "openinference-openai-agents": ("openinference", "apps.agents", AGENTS_SCENARIOS),
     "traceloop-openai-agents": ("traceloop", "apps.agents", AGENTS_SCENARIOS),
     "openai-agents-v2": ("agents-v2", "apps.agents", AGENTS_SCENARIOS),
+    "strands-agents": ("strands", "apps.strands_app", ALL_SCENARIOS),
+    "openinference-crewai": ("crewai", "apps.crewai_app", ALL_SCENARIOS),
+    "openinference-smolagents": ("smolagents", "apps.smolagents_app", ALL_SCENARIOS),
+    "openinference-llama-index": ("llamaindex", "apps.llamaindex_app", ALL_SCENARIOS),
 }
 
 

@@ -9,6 +9,7 @@ that is current when the HTTP request is sent, i.e. the instrumentation's model-
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +20,20 @@ CREATED = 1790000000  # fixed, so responses are deterministic
 
 def _estimate_tokens(obj) -> int:
     return max(1, len(json.dumps(obj, sort_keys=True)) // 4)
+
+
+def _ids_in_text(scenario: str, messages: list) -> list[str]:
+    pattern = re.compile(rf"call_{re.escape(scenario)}_\d+")
+    found: list[str] = []
+    for m in messages:
+        content = m.get("content") if isinstance(m, dict) else None
+        texts = [content] if isinstance(content, str) else [
+            p.get("text") for p in content or [] if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        for text in texts:
+            for call_id in pattern.findall(text or ""):
+                if call_id not in found:
+                    found.append(call_id)
+    return found
 
 
 class ScriptedServer:
@@ -94,6 +109,9 @@ class ScriptedServer:
                 "agent": headers.get("x-corpus-agent"),
                 "tools_offered": [t.get("function", {}).get("name") for t in body.get("tools") or []],
                 "tool_results_in_input": [m.get("tool_call_id") for m in messages if m.get("role") == "tool"],
+                # ids of this server's earlier tool calls quoted in message text (frameworks that replay tool calls
+                # and results as plain text, e.g. smolagents' "Calling tools: [{'id': 'call_…', ...}]")
+                "tool_call_ids_in_text": _ids_in_text(self.scenario, messages),
                 "n_input_messages": len(messages),
             }
             self.log.append(entry)

@@ -44,6 +44,7 @@ class Truth:
         self.notes: list[str] = []
         self.offered_tools: set[str] = set()
         self.flow_overrides: dict[str, dict] = {}  # call_id -> fields (e.g. a handoff span as executor)
+        self.server_log: list[dict] = []  # the fake server's request log (live), for apps that resolve call ids
 
     def record_tool(self, call_id, name, status, span_id=None, args=None):
         if span_id is None:
@@ -75,13 +76,19 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     usage_seen = meta.get("usage_recorded", True)             # token usage on model-call spans
     halluc_seen = meta.get("unknown_tool_evidence", content)  # tool definitions, or the rejection in content/status
     args_seen = meta.get("tool_arguments_recorded", content)  # tool-call arguments on model output or tool spans
+    # A 429 that the framework retried inside the same model-call span leaves no trace in the span (smolagents).
+    retry_seen = meta.get("retry_evidence", True)
     delivered = [r for r in server_log if r.get("status") == 200 and r.get("outcome") == "ok"]
     proposals = [(r, p) for r in delivered for p in r.get("proposed", [])]
     exec_by_call = {t["call_id"]: t for t in truth.tools if t["call_id"]}
 
+    results_as_text = meta.get("tool_results_as_text", False)  # results replayed as text, quoting the call id
+
     def first_consumer(call_id):
         for r in server_log:
             if call_id in (r.get("tool_results_in_input") or []):
+                return r.get("span")
+            if results_as_text and call_id in (r.get("tool_call_ids_in_text") or []):
                 return r.get("span")
         return None
 
@@ -136,7 +143,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
                              "anchor_span": r.get("span")})
     for r in server_log:
         if r.get("status") == 429:
-            findings.append({"category": "rate_limited", "status": "fail", "anchor_span": r.get("span")})
+            findings.append({"category": "rate_limited", "status": "fail" if retry_seen else "indeterminate",
+                             "anchor_span": r.get("span")})
         elif (r.get("status") or 0) >= 500:
             findings.append({"category": "model_error", "status": "fail", "anchor_span": r.get("span")})
         elif r.get("outcome") == "timeout":
@@ -170,7 +178,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         "findings": findings,
         "terminal_status": truth.terminal_status,
         "recorded_by_library": {"model_output": out_seen, "model_input": in_seen, "token_usage": usage_seen,
-                                "unknown_tool_evidence": halluc_seen},
+                                "unknown_tool_evidence": halluc_seen}
+        | ({"retry_evidence": retry_seen} if "retry_evidence" in meta else {}),
         "ground_truth": {
             "model_requests": [{k: r.get(k) for k in ("seq", "status", "outcome", "span", "usage")}
                                | {"proposed_tool_call_ids": [p["id"] for p in r.get("proposed", [])]}
