@@ -15,9 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from apps.raw import OpenInferenceAdapter, TraceloopAdapter  # noqa: E402
 from corpusgen.harness import otlp_sdk_pipeline, run_one  # noqa: E402
 from corpusgen.raw_loop_anthropic import OpenModelSpans, run_raw_anthropic  # noqa: E402
+
+from apps.raw import OpenInferenceAdapter, TraceloopAdapter  # noqa: E402
 
 
 class OpenInferenceAnthropicAdapter(OpenInferenceAdapter):
