@@ -35,7 +35,10 @@ def classify(span):
         return {"agent": "agent_invocation", "tool": "tool_execution", "workflow": "workflow_step",
                 "task": "workflow_step", "handoff": "handoff"}.get(tl, "other")
     op = a.get("gen_ai.operation.name")
-    return {"invoke_agent": "agent_invocation", "chat": "model_call", "execute_tool": "tool_execution",
+    if a.get("mcp.method.name") and not op:
+        return "mcp_client"  # the MCP SDK's CLIENT span of a request; a tools/call executes at its SERVER span
+    return {"invoke_agent": "agent_invocation", "chat": "model_call", "generate_content": "model_call",
+            "execute_tool": "tool_execution",
             "invoke_workflow": "workflow_step", "unknown": "workflow_step", "agent_handoff": "handoff",
             "guardrail_check": "guardrail",
             # Strands: one span per event-loop cycle, one per multi-agent (Swarm) run

@@ -45,6 +45,15 @@ MATRIX = {
     "openinference-smolagents": ("smolagents", "apps.smolagents_app", ALL_SCENARIOS),
     "openinference-llama-index": ("llamaindex", "apps.llamaindex_app", ALL_SCENARIOS),
 }
+# Frameworks B: Google ADK, Agno, MCP-served tools, Anthropic client (apps/adk_app.py, agno_app.py, mcp_app.py,
+# anthropic_app.py; NOTES-frameworks-b.md).
+MATRIX.update({
+    "adk-native": ("adk", "apps.adk_app", ALL_SCENARIOS),
+    "openinference-agno": ("agno", "apps.agno_app", ALL_SCENARIOS),
+    "mcp-native-genai": ("mcp", "apps.mcp_app", ALL_SCENARIOS),
+    "openinference-anthropic": ("anthropic", "apps.anthropic_app", ALL_SCENARIOS),
+    "traceloop-anthropic": ("anthropic", "apps.anthropic_app", ALL_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

@@ -5,6 +5,10 @@ is logged: that log is the ground truth for model calls (which request proposed 
 carried which tool result, which request failed and how). The app adds an `x-corpus-otel-span` header (the OTel span
 that is current when the HTTP request is sent, i.e. the instrumentation's model-call span) and, under the Agents SDK,
 `x-corpus-sdk-span` (the SDK's current span id); both are logged against the request's sequence number.
+
+`POST /v1/messages` answers the same script in the Anthropic Messages API shape (see `fake_anthropic.py`): content
+blocks `text` / `tool_use` (ids `toolu_<scenario>_<n>`), `stop_reason` `tool_use` / `end_turn`, usage as
+`input_tokens` / `output_tokens`, and Anthropic-style error bodies for 429 / 500.
 """
 from __future__ import annotations
 
@@ -98,6 +102,9 @@ class ScriptedServer:
 
     # -- answering ---------------------------------------------------------------------------------------------
     def _answer(self, path: str, body: dict, headers) -> tuple[int, dict, float, dict]:
+        if path.endswith("/messages"):
+            from .fake_anthropic import answer_messages
+            return answer_messages(self, path, body, headers)
         with self._lock:
             seq = len(self.log) + 1
             messages = body.get("messages") or []

@@ -70,6 +70,18 @@ SCENARIOS: dict[str, dict] = {
                   {"tool_calls": [("lookup_order", {"order_id": "A-1001"})]},
                   {"text": "Order A-1001 (129.90 EUR) was shipped and is within the 30-day refund window; "
                            "I have opened a refund request."}],
+        # Agno Team: the leader delegates with its own tool, the member answers, the leader answers the user.
+        "agno": [{"tool_calls": [("delegate_task_to_member", {"member_id": "billing_agent",
+                                                              "task": "Refund request for order A-1001"})]},
+                 {"tool_calls": [("lookup_order", {"order_id": "A-1001"})]},
+                 {"text": "Order A-1001 (129.90 EUR) was shipped and is within the 30-day refund window; "
+                          "I have opened a refund request."},
+                 {"text": "The billing team has opened a refund for order A-1001 (129.90 EUR)."}],
+        # Google ADK: the LLM-driven transfer is ADK's transfer_to_agent tool; the sub-agent then answers.
+        "adk": [{"tool_calls": [("transfer_to_agent", {"agent_name": "billing_agent"})]},
+                {"tool_calls": [("lookup_order", {"order_id": "A-1001"})]},
+                {"text": "Order A-1001 (129.90 EUR) was shipped and is within the 30-day refund window; "
+                         "I have opened a refund request."}],
     },
     "model_429": {
         "user": "What's the weather in Rome?",

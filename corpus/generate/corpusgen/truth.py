@@ -141,9 +141,20 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
                 and p["id"] not in truth.flow_overrides:
             findings.append({"category": "hallucinated_tool", "status": "fail" if halluc_seen else "indeterminate",
                              "anchor_span": r.get("span")})
+    # A library whose model-call span covers a client-side retry (several HTTP requests, one span) records one model
+    # call for them, and a failed attempt inside it leaves no evidence of its own (declared by the app).
+    calls_by_span = bool(meta.get("model_calls_by_span"))
+    span_uses: dict = {}
+    for r in server_log:
+        span_uses[r.get("span")] = span_uses.get(r.get("span"), 0) + 1
+
+    def hidden_attempt(r) -> bool:
+        return calls_by_span and r.get("span") is not None and span_uses[r.get("span")] > 1
+
     for r in server_log:
         if r.get("status") == 429:
-            findings.append({"category": "rate_limited", "status": "fail" if retry_seen else "indeterminate",
+            findings.append({"category": "rate_limited",
+                             "status": "fail" if retry_seen and not hidden_attempt(r) else "indeterminate",
                              "anchor_span": r.get("span")})
         elif (r.get("status") or 0) >= 500:
             findings.append({"category": "model_error", "status": "fail", "anchor_span": r.get("span")})
@@ -157,7 +168,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
 
     kinds = {
         "agent_invocation": len(truth.agents),
-        "model_call": len(server_log),
+        "model_call": (len({r.get("span") for r in server_log if r.get("span")})
+                       + sum(1 for r in server_log if not r.get("span"))) if calls_by_span else len(server_log),
         "tool_execution": len(truth.tools),
         "tool_proposal": len(proposals) if out_seen else sum(1 for _, p in proposals if replayed(p["id"])),
         "workflow_step": len(truth.workflows),
