@@ -117,8 +117,9 @@ class Node:
     arguments_json: bool = True
     """Whether the convention records ``arguments`` as JSON; plain-text inputs (a single-input tool's bare string) are
     not JSON claims."""
-    unknown_tool: str | None = None
-    """A tool this span's runtime said does not exist (its error or the tool result names it)."""
+    unknown_tools: tuple[str, ...] = ()
+    """Tools the runtime said do not exist: named by this span's error, tool result or recovery event, or by the
+    tool results this model call received (sorted)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, order=True)

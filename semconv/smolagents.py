@@ -26,3 +26,7 @@ MANAGED_AGENT_NAME: Final = "smolagents.managed_agents.{index}.name"
 MANAGED_AGENTS_PREFIX: Final = "smolagents.managed_agents."
 MANAGED_AGENT_NAME_SUFFIX: Final = ".name"
 TOOLS_NAMES: Final = "smolagents.tools_names"
+ROLE_TOOL_CALL: Final = "tool-call"
+TOOL_CALL_TEXT_PREFIX: Final = "Calling tools:\n"
+"""A ``tool-call`` message replays the step's calls as the Python text of a list of
+``{'id', 'type': 'function', 'function': {'name', 'arguments'}}`` dicts after this prefix."""

@@ -31,6 +31,7 @@ from otel_mapper.mapping.nodes import (
 )
 from otel_mapper.mapping.prefix import conversation_prefix_proposals
 from otel_mapper.mapping.readers import default_readers
+from otel_mapper.mapping.step_ids import inherit_step_call_ids
 from otel_mapper.model import Declaration, ExternalParent, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
 
@@ -70,6 +71,7 @@ def map_trace(envelopes: Sequence[SpanEnvelope], options: MappingOptions | None 
     entries = read_spans(envelopes, readers, notes)
     by_span_id = assign_node_ids(entries, notes)
     merge_double_instrumentation(entries, by_span_id, notes)
+    inherit_step_call_ids(entries)
     conversation_prefix_proposals(entries, notes)
 
     nodes_by_id: dict[str, NodeDraft] = {}

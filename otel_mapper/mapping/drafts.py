@@ -52,7 +52,7 @@ class NodeDraft:
     handoff_from: str | None = None
     handoff_to: str | None = None
     arguments_json: bool = True
-    unknown_tool: str | None = None
+    unknown_tools: tuple[str, ...] = ()
 
     def freeze(self) -> Node:
         """The frozen node: equal to ``Node(**fields)``, at about half the cost.

@@ -11,7 +11,8 @@ Evidence, in the order applied:
    to a proposal only on a unique (tool name, argument digest) match;
 4. ``gen_ai.request.previous_response.id`` -> ``depends_on``;
 5. message content: model call B ``depends_on`` model call A when B's input holds A's output message (digests);
-6. handoffs: the receiving agent ``handoff_from`` the handoff span; agent-graph parent ids;
+6. handoffs: the receiving agent ``handoff_from`` the handoff span, or the framework handoff tool whose arguments
+   name it (:mod:`semconv.handoff_tools`); agent-graph parent ids;
 7. authoritative runtime sequence numbers -> ``sequenced_after`` (ordering, not causation).
 """
 
@@ -48,6 +49,9 @@ from otel_mapper.mapping.members import (
 )
 from otel_mapper.mapping.members import (
     SEQUENCED_AFTER as _SEQUENCED_AFTER,
+)
+from otel_mapper.mapping.members import (
+    TOOL_EXECUTION as _TOOL_EXECUTION,
 )
 from otel_mapper.mapping.tool_edges import ProposalNode, tool_call_edges
 from otel_mapper.model import Declaration, Edge
@@ -212,7 +216,7 @@ def _handoff_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
         facts = entry.facts
         if not entry.primary or entry.node_id is None:
             continue
-        if facts.kind is _HANDOFF and facts.handoff_to_agent:
+        if (facts.kind is _HANDOFF or facts.kind is _TOOL_EXECUTION) and facts.handoff_to_agent:
             candidates = agents_by_name.get(facts.handoff_to_agent, ())
             if not candidates:
                 continue
@@ -221,7 +225,8 @@ def _handoff_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
             # The receiving agent must not be an ancestor of the handoff itself.
             targets = [node for node in candidates if not encloses(intervals, node, entry.node_id)]
             if len(targets) == 1:
-                edges.add(targets[0], _HANDOFF_FROM, entry.node_id, f"handoff to_agent={facts.handoff_to_agent}")
+                how = "handoff to_agent" if facts.kind is _HANDOFF else f"handoff tool {facts.tool_name} names agent"
+                edges.add(targets[0], _HANDOFF_FROM, entry.node_id, f"{how}={facts.handoff_to_agent}")
         if facts.kind is _AGENT_INVOCATION and facts.graph_parent_id:
             sources = [node for node in agents_by_graph_id.get(facts.graph_parent_id, ()) if node != entry.node_id]
             if len(sources) == 1:

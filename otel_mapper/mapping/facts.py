@@ -99,6 +99,12 @@ class SpanFacts:
     """Content was present but replaced by a redaction sentinel (e.g. OpenInference ``__REDACTED__``)."""
     unknown_tool: str | None = None
     """A tool the runtime said does not exist, read from this span's error or tool result (the name it gave)."""
+    child_tool_call_id: str | None = None
+    """The call id a framework's step span records for the one tool call it ran (LlamaIndex ``call_tool``'s
+    ``ToolCallResult``): the id of the tool span under it, which records none."""
+    rejected_results: list[tuple[str | None, str | None]] = field(default_factory=list)
+    """Tool results in the model input that are runtime rejections of an unknown tool: (call id, tool it names);
+    the call id names the tool when the text does not (CrewAI's bare ``Tool not found``)."""
 
 
 def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
@@ -128,6 +134,8 @@ def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
         keeper.consumed_call_ids = list(other.consumed_call_ids)
     if not keeper.input_tool_calls:
         keeper.input_tool_calls = list(other.input_tool_calls)
+    if not keeper.rejected_results:
+        keeper.rejected_results = list(other.rejected_results)
     if keeper.tool_call_id == other.tool_call_id and not keeper.tool_call_id_evidence:
         keeper.tool_call_id_evidence = other.tool_call_id_evidence
     if not keeper.messages.inputs:

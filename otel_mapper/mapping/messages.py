@@ -13,11 +13,13 @@ import orjson
 from otel_mapper.bundle.canonical import digest, dumps_canonical
 from otel_mapper.mapping.facts import ToolCallFact
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, parse_json_text
+from otel_mapper.mapping.tool_names import MAX_REJECTION_TEXT, rejection
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai, smolagents
 
 __all__ = [
     "MESSAGE_DIGEST_CANONICALIZATION",
+    "add_rejection",
     "arguments_text",
     "message_digest",
     "parts_message",
@@ -56,6 +58,22 @@ def unwrap_call_arguments(value: Decoded) -> Decoded:
     if isinstance(args, list) and len(args) == 1 and isinstance(args[0], dict) and not kwargs:
         return args[0]
     return value
+
+
+def add_rejection(rejected: list[tuple[str | None, str | None]], call_id: str | None, result: Decoded) -> None:
+    """Record a tool result that rejects an unknown tool: a bounded text head, or the text items of a list result."""
+    texts: list[str] = []
+    if isinstance(result, str):
+        texts.append(result)
+    elif isinstance(result, list):
+        texts.extend(
+            str(item.get("text")) for item in result[:8] if isinstance(item, dict) and isinstance(item.get("text"), str)
+        )
+    for text in texts:
+        found, named = rejection(text[:MAX_REJECTION_TEXT])
+        if found and (named or call_id):
+            rejected.append((call_id, named))
+            return
 
 
 def python_literal(text: str) -> Decoded:
@@ -187,7 +205,10 @@ def read_output_messages(value: Decoded) -> tuple[list[ToolCallFact], list[str]]
 
 
 def read_input_messages(
-    value: Decoded, calls: list[tuple[int, ToolCallFact]] | None = None, system: list[int] | None = None
+    value: Decoded,
+    calls: list[tuple[int, ToolCallFact]] | None = None,
+    system: list[int] | None = None,
+    rejected: list[tuple[str | None, str | None]] | None = None,
 ) -> tuple[list[str], list[str]]:
     """Ids of tool results in the input, and the digest of each input message (in input order). With ``calls``,
     also the tool calls of the last assistant message in the input that has any, with its position, and with
@@ -210,6 +231,8 @@ def read_input_messages(
                 call_id = part.get("id")
                 if call_id:
                     consumed.append(str(call_id)[:MAX_NAME])
+                if rejected is not None:
+                    add_rejection(rejected, str(call_id)[:MAX_NAME] if call_id else None, normal.get("response"))
             elif part_type == genai.PART_TOOL_CALL and calls is not None:
                 if message_calls is None:
                     message_calls = []

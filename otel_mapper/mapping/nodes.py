@@ -114,7 +114,7 @@ def node_draft(entry: SpanEntry, node_id: str, trace_id: str) -> NodeDraft:
         handoff_from=facts.handoff_from_agent if facts.kind is _HANDOFF else None,
         handoff_to=facts.handoff_to_agent if facts.kind is _HANDOFF else None,
         arguments_json=facts.arguments_json,
-        unknown_tool=facts.unknown_tool,
+        unknown_tools=(facts.unknown_tool,) if facts.unknown_tool else (),
     )
 
 

@@ -42,8 +42,11 @@ from otel_mapper.mapping.members import (
 from otel_mapper.mapping.members import (
     TOOL_EXECUTION as _TOOL_EXECUTION,
 )
-from otel_mapper.mapping.readers.rejections import function_style
+from otel_mapper.mapping.members import (
+    WORKFLOW_STEP as _WORKFLOW_STEP,
+)
 from otel_mapper.mapping.spans import parse_json_text
+from otel_mapper.mapping.tool_names import function_style
 from otel_mapper.model import Declaration, span_node_id
 from semconv import genai
 from semconv.openai_agents import DEFAULT_HANDOFF_TOOL_PREFIX
@@ -168,10 +171,12 @@ def tool_call_edges(
                 candidates = _same_call(fallback().single_input.get(key, []), facts.tool_call_id)
                 how = "single-input tool: its plain-text input is the proposal's only argument"
             if not candidates:
-                matched = _only_by_name_beside(entry.node_id, facts.tool_name, by_name, parents, unrecorded_only=True)
+                matched, several = _only_by_name_beside(entry.node_id, facts.tool_name, by_name, parents, unrecorded_only=True)
                 if matched is not None:
                     edges.add(entry.node_id, _CAUSED_BY, matched.node_id, _BESIDE_EVIDENCE.format(tool=facts.tool_name))
                     executed_by_proposal[matched.node_id].append(entry.node_id)
+                elif several:
+                    ambiguous.append(entry.node_id)
                 continue
             if len(candidates) == 1:
                 matched = candidates[0]
@@ -192,7 +197,10 @@ def tool_call_edges(
                 ambiguous.append(entry.node_id)
                 continue
         elif facts.kind is _TOOL_EXECUTION and facts.tool_name and not facts.tool_call_id:
-            matched = _only_by_name_beside(entry.node_id, facts.tool_name, by_name, parents, unrecorded_only=False)
+            matched, several = _only_by_name_beside(entry.node_id, facts.tool_name, by_name, parents, unrecorded_only=False)
+            if several:
+                ambiguous.append(entry.node_id)
+                continue
             evidence = _BESIDE_EVIDENCE.format(tool=facts.tool_name)
         elif facts.kind is _HANDOFF and not facts.tool_name:
             # The target was not recorded (OpenLLMetry's Agents SDK spans say "unknown"): the handoff runs the one
@@ -222,12 +230,15 @@ def tool_call_edges(
         if executions:
             nodes_by_id[proposal_id].status = _DISPATCHED
 
+    _rejected_results(entries, by_call_id, nodes_by_id)
+
     for entry in entries:
         if not entry.primary or entry.node_id is None or not entry.facts.consumed_call_ids:
             continue
-        if entry.facts.kind is not _MODEL_CALL:
+        if entry.facts.kind is not _MODEL_CALL and entry.facts.kind is not _WORKFLOW_STEP:
             # Agent spans often repeat the whole conversation (contrib invoke_agent, OTel invoke_agent): their
-            # input is a summary of their children's work, not something consumed before it ran.
+            # input is a summary of their children's work, not something consumed before it ran. (A workflow step
+            # reports consumed results only where its input is what it was given: LlamaIndex's run_agent_step.)
             continue
         for call_id in dict.fromkeys(entry.facts.consumed_call_ids):
             proposed = by_call_id.get(call_id)
@@ -242,6 +253,8 @@ def tool_call_edges(
                 continue
             ran = executed_by_proposal.get(consumed.node_id)
             where = f" ({entry.facts.message_evidence})" if entry.facts.message_evidence else ""
+            if entry.facts.kind is _WORKFLOW_STEP:
+                where += " (the step's input event)"
             for execution in (ran or [consumed.node_id])[:MAX_EXECUTIONS_PER_CALL]:
                 edges.add(entry.node_id, _DEPENDS_ON, execution, f"tool result {call_id} in model input{where}")
     if ambiguous:
@@ -291,13 +304,14 @@ class _Fallbacks:
 
 def _only_by_name_beside(
     node: str, tool: str, by_name: dict[str, list[ProposalNode]], parents: dict[str, str], *, unrecorded_only: bool
-) -> ProposalNode | None:
+) -> tuple[ProposalNode | None, bool]:
     """The one proposal of ``tool`` (as written or in function style) whose model call shares ``node``'s parent span,
     when arguments cannot be compared: the execution recorded none, or (``unrecorded_only``) the proposal did not.
-    A per-turn span (smolagents ``Step N``, an Agents SDK turn) holds one model call and the tools it asked for."""
+    A per-turn span (smolagents ``Step N``, an Agents SDK turn) holds one model call and the tools it asked for.
+    Returns (the proposal, whether several matched: ambiguous, no edge)."""
     parent = parents.get(node)
     if parent is None:
-        return None
+        return None, False
     style = function_style(tool)
     candidates = [
         proposal
@@ -306,7 +320,7 @@ def _only_by_name_beside(
         for proposal in proposals
         if parents.get(proposal.model_node) == parent and (proposal.arguments_digest is None or not unrecorded_only)
     ]
-    return candidates[0] if len(candidates) == 1 else None
+    return (candidates[0] if len(candidates) == 1 else None), len(candidates) > 1
 
 
 def _delegation_edges(
@@ -323,7 +337,7 @@ def _delegation_edges(
         facts = entry.facts
         if not entry.primary or entry.node_id is None or facts.kind is not _AGENT_INVOCATION or not facts.agent_name:
             continue
-        matched = _only_by_name_beside(entry.node_id, facts.agent_name, by_name, parents, unrecorded_only=False)
+        matched, _ = _only_by_name_beside(entry.node_id, facts.agent_name, by_name, parents, unrecorded_only=False)
         if matched is None or matched.node_id in taken:
             continue
         edges.add(entry.node_id, _CAUSED_BY, matched.node_id,
@@ -359,3 +373,22 @@ def _same_call(candidates: list[ProposalNode], call_id: str | None) -> list[Prop
     if not call_id:
         return candidates
     return [proposal for proposal in candidates if not proposal.call_id or proposal.call_id == call_id]
+
+
+def _rejected_results(
+    entries: list[SpanEntry], by_call_id: dict[str, list[ProposalNode]], nodes_by_id: dict[str, NodeDraft]
+) -> None:
+    """Tools the runtime rejected in results a model call received, named by the text or by the proposal of the
+    result's call id, become that model call's ``unknown_tools``."""
+    for entry in entries:
+        if not entry.primary or entry.node_id is None or not entry.facts.rejected_results:
+            continue
+        names = set(nodes_by_id[entry.node_id].unknown_tools)
+        for call_id, named in entry.facts.rejected_results:
+            if named:
+                names.add(named)
+                continue
+            proposed = {proposal.name for proposal in by_call_id.get(call_id or "", ()) if proposal.name}
+            if len(proposed) == 1:
+                names.update(proposed)
+        nodes_by_id[entry.node_id].unknown_tools = tuple(sorted(names))

@@ -6,7 +6,7 @@ An execution with no proposal in the trajectory is checked against every model c
 all of them declared their tools and none declared this one, no model there could legitimately have proposed it.
 Names are compared as written, then in function style (CrewAI's ``Delegate work to coworker`` is the model's
 ``delegate_work_to_coworker``). When no definitions were captured, the runtime's own rejection decides: a span
-whose error, result or recovery event says the tool does not exist (``Node.unknown_tool``). A call that ran as an
+whose error, result or recovery event says the tool does not exist (``Node.unknown_tools``). A call that ran as an
 agent invocation (a smolagents managed agent, called as a tool) is a delegation. Without either the call
 is not decidable, and neither is a model call whose output was not captured (its proposals are invisible): one
 ``indeterminate`` verifier result says why, never a finding. A proposal and its execution are reported once, on
@@ -16,7 +16,7 @@ the execution.
 from __future__ import annotations
 
 from otel_mapper.diagnosis import Finding
-from otel_mapper.mapping.readers.rejections import function_style
+from otel_mapper.mapping.tool_names import function_style
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext, DetectorReport
 from semconv.trajectory import DeclarationCategory, FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
@@ -100,14 +100,15 @@ class HallucinatedToolDetector:
         found: dict[str, dict[str, str]] = {}
         for nodes in context.nodes_by_kind.values():
             for node in nodes:
-                if node.unknown_tool is None:
+                if not node.unknown_tools:
                     continue
                 context.check_budget()
                 for key in {node.invocation or "", ""}:
                     names = found.setdefault(key, {})
-                    for name in (node.unknown_tool, function_style(node.unknown_tool)):
-                        if name not in names or node.id < names[name]:
-                            names[name] = node.id  # the smallest id: the same witness whatever the node order
+                    for tool in node.unknown_tools:
+                        for name in (tool, function_style(tool)):
+                            if name not in names or node.id < names[name]:
+                                names[name] = node.id  # the smallest id: the same witness whatever the node order
         return found
 
     @staticmethod

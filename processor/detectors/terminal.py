@@ -22,6 +22,7 @@ from otel_mapper.mapping.edges import is_containment
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
 from processor.detectors.causal import carried_on
+from processor.detectors.failures import TIMEOUT_MARKERS
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, TerminalStatus
 
 _MAX_TURNS_MARKERS = ("max turns", "max_turns", "maxturns", "recursion limit", "usagelimitexceeded")
@@ -88,7 +89,9 @@ def terminal_status(trajectory: Trajectory, findings: Sequence[Finding], context
             text = _text(node)
             if any(marker in text for marker in _MAX_TURNS_MARKERS):
                 return TerminalStatus.MAX_TURNS
-            if any(marker in text for marker in _CANCEL_MARKERS):
+            if any(marker in text for marker in _CANCEL_MARKERS) and not any(marker in text for marker in TIMEOUT_MARKERS):
+                # "Request timed out or interrupted ... or request cancellation" (Anthropic's APITimeoutError) is a
+                # timeout whose text mentions cancelling, not a cancelled run.
                 return TerminalStatus.CANCELLED
         for finding in findings:  # ranked order: the primary cause names the end
             if finding.status is FindingStatus.FAIL and finding.recovered is not True:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from otel_mapper.diagnosis import Finding
+from otel_mapper.mapping.tool_names import function_style
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
 from processor.detectors.failures import FailureClass, failure_findings
@@ -22,10 +23,18 @@ class ToolErrorDetector:
     checked_property = "every tool execution completed without error"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
+        rejected = {
+            (node.invocation or "", function_style(tool))
+            for nodes in context.nodes_by_kind.values()
+            for node in nodes
+            for tool in node.unknown_tools
+        }
+
+        def unknown_tool(node: Node) -> bool:
+            """The runtime said this tool does not exist: on the tool span itself, or in the result the model got."""
+            style = function_style(node.tool_name or "")
+            return bool(node.tool_name) and ((node.invocation or "", style) in rejected or ("", style) in rejected)
+
         return failure_findings(
-            trajectory, context, (NodeKind.TOOL_EXECUTION,), FailureClass.OTHER, FindingCategory.TOOL_ERROR, _unknown_tool
+            trajectory, context, (NodeKind.TOOL_EXECUTION,), FailureClass.OTHER, FindingCategory.TOOL_ERROR, unknown_tool
         )
-
-
-def _unknown_tool(node: Node) -> bool:
-    return node.unknown_tool is not None and node.unknown_tool == node.tool_name

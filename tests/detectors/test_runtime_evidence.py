@@ -27,7 +27,7 @@ from .support import TrajectoryBuilder, report, run
 def test_rejection_on_the_turn_span_decides_a_proposal_without_tool_definitions() -> None:
     b = TrajectoryBuilder()
     agent = b.agent()
-    turn = b.node(NodeKind.WORKFLOW_STEP, "turn", parent=agent, status=NodeStatus.FAILED, unknown_tool="fetch_invoice")
+    turn = b.node(NodeKind.WORKFLOW_STEP, "turn", parent=agent, status=NodeStatus.FAILED, unknown_tools=("fetch_invoice",))
     model = b.model(parent=turn)
     proposal = b.proposal("fetch_invoice", model, status=NodeStatus.PROPOSED)
     result = report(HallucinatedToolDetector(), b.build())
@@ -39,7 +39,7 @@ def test_rejection_on_the_turn_span_decides_a_proposal_without_tool_definitions(
 def test_rejection_of_another_tool_decides_nothing() -> None:
     b = TrajectoryBuilder()
     agent = b.agent()
-    b.node(NodeKind.WORKFLOW_STEP, "turn", parent=agent, unknown_tool="other_tool")
+    b.node(NodeKind.WORKFLOW_STEP, "turn", parent=agent, unknown_tools=("other_tool",))
     b.proposal("fetch_invoice", b.model(parent=agent))
     result = report(HallucinatedToolDetector(), b.build())
     assert not result.findings and result.undecided == 1
@@ -48,7 +48,7 @@ def test_rejection_of_another_tool_decides_nothing() -> None:
 def test_execution_whose_own_result_rejects_it_is_hallucinated_not_a_tool_error() -> None:
     b = TrajectoryBuilder()
     agent = b.agent()
-    execution = b.tool("fetch_invoice", parent=agent, status=NodeStatus.FAILED, unknown_tool="fetch_invoice",
+    execution = b.tool("fetch_invoice", parent=agent, status=NodeStatus.FAILED, unknown_tools=("fetch_invoice",),
                        error_message="Unknown tool: fetch_invoice")
     trajectory = b.build()
     (finding,) = report(HallucinatedToolDetector(), trajectory).findings
@@ -159,3 +159,35 @@ def test_orphans_are_local_roots() -> None:
     trajectory = b.build()
     trajectory = replace(trajectory, root_node_ids=(), external_parents=(ExternalParent(node=step, trace_id="t", span_id="lost"),))
     assert _terminal(trajectory) is TerminalStatus.ERROR
+
+
+def test_loop_of_executions_without_arguments_fails_on_the_identical_proposals() -> None:
+    from processor.detectors.tool_loop import ToolLoopDetector
+
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    previous: list[str] = []
+    for _ in range(4):
+        model = b.model(parent=agent, after=previous)
+        b.proposal("get_weather", model, arguments={"city": "Oslo"}, status=NodeStatus.PROPOSED)
+        previous = [b.tool("get_weather", parent=agent)]  # MCP: the tool span records no arguments
+    (finding,) = run(ToolLoopDetector(), b.build())
+    assert finding.status is FindingStatus.FAIL and "proposed get_weather 4 times" in finding.evidence
+
+
+def test_loop_without_any_arguments_stays_indeterminate() -> None:
+    from processor.detectors.tool_loop import ToolLoopDetector
+
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    for _ in range(4):
+        b.tool("get_weather", parent=agent)
+    (finding,) = run(ToolLoopDetector(), b.build())
+    assert finding.status is FindingStatus.INDETERMINATE
+
+
+def test_a_timeout_whose_text_mentions_cancellation_is_not_a_cancelled_run() -> None:
+    b = TrajectoryBuilder()
+    b.agent(status=NodeStatus.FAILED, error_type="APITimeoutError",
+            error_message="Request timed out or interrupted. This could be due to a network timeout, dropped connection, or request cancellation.")
+    assert _terminal(b.build()) is not TerminalStatus.CANCELLED

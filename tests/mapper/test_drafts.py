@@ -46,7 +46,7 @@ def _every_field_set() -> dict[str, object]:
         "handoff_from": "a",
         "handoff_to": "b",
         "arguments_json": False,
-        "unknown_tool": "fetch_invoice",
+        "unknown_tools": ("fetch_invoice",),
     }
 
 

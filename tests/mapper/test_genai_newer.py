@@ -89,3 +89,30 @@ def test_mcp_client_and_server_spans_of_one_tool_call_are_one_execution() -> Non
     executions = [n for n in trajectory.nodes if n.kind is NodeKind.TOOL_EXECUTION]
     assert [n.id for n in executions] == [node_id(3), node_id(4)]
     assert get_node(trajectory, node_id(3)).references[0].span_id.endswith("02")
+
+
+def test_mcp_sdk_client_span_without_genai_attributes_merges_with_its_server_span() -> None:
+    """mcp 2.x: CLIENT ``MCP send tools/call <tool>`` carries only the method and the request id."""
+    server = {OP: "execute_tool", "gen_ai.tool.name": "delete_file", "mcp.method.name": "tools/call", "jsonrpc.request.id": "4"}
+    call = [{"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "delete_file", "arguments": {"path": "/tmp/a"}}]}]
+    trajectory = map_spans([
+        span(1, "invoke_agent a", attrs={OP: "invoke_agent", "gen_ai.agent.name": "a"}),
+        span(2, "chat m", parent=1, attrs={OP: "chat", "gen_ai.output.messages": json.dumps(call)}),
+        span(3, "MCP send tools/call delete_file", parent=1, attrs={"mcp.method.name": "tools/call", "jsonrpc.request.id": "4"}, kind=3),
+        span(4, "tools/call delete_file", parent=3, attrs=server, kind=2),
+        span(5, "MCP send tools/list", attrs={"mcp.method.name": "tools/list", "jsonrpc.request.id": "2"}, kind=3),
+    ])
+    assert [n.id for n in trajectory.nodes if n.kind is NodeKind.TOOL_EXECUTION] == [node_id(4)]
+    assert get_node(trajectory, node_id(5)).kind is NodeKind.OTHER
+    # hung where the client span was, the execution is the one delete_file proposal's beside it
+    assert has_edge(trajectory, node_id(4), EdgeType.CAUSED_BY, node_id(1))
+    assert has_edge(trajectory, node_id(4), EdgeType.CAUSED_BY, node_id(2, "call:c1"))
+
+
+def test_rejection_in_a_tool_result_the_model_received_names_the_tool() -> None:
+    call = {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "fetch_invoice", "arguments": {}}]}
+    result = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "response": "ERROR: Unknown tool: fetch_invoice"}]}
+    trajectory = map_spans([
+        span(1, "chat m", attrs={OP: "chat", "gen_ai.input.messages": json.dumps([call, result])}),
+    ])
+    assert get_node(trajectory, node_id(1)).unknown_tools == ("fetch_invoice",)

@@ -73,7 +73,7 @@ def test_the_fixture_exercises_every_new_kind_of_evidence() -> None:
                  "tool result p1 in model input"):
         assert kind in evidence, kind
     nodes = {node.id: node for node in map_spans(_trace()).nodes}
-    assert any(node.unknown_tool == "ghost" for node in nodes.values())
+    assert any(node.unknown_tools == ("ghost",) for node in nodes.values())
 
 
 @SETTINGS

@@ -168,3 +168,69 @@ def test_crewai_delegation_tool_is_the_models_function_style_name() -> None:
     (edge,) = [e for e in edges_from(trajectory, node_id(4)) if "#call" in e.to_node]
     assert edge.to_node == node_id(3, "call:call_d") and "function style" in edge.evidence
     assert not run_detector(HallucinatedToolDetector(), trajectory)
+
+
+LI = "openinference.instrumentation.llama_index"
+
+
+def test_llama_index_run_is_the_agent_and_prepare_spans_are_not_calls() -> None:
+    trajectory = map_spans([
+        span(1, "FunctionAgent.run", attrs={KIND: "CHAIN"}),
+        span(2, "BaseWorkflowAgent.run_agent_step", parent=1, attrs={KIND: "CHAIN"}),
+        span(3, "OpenAI._prepare_chat_with_tools", parent=2, attrs={KIND: "LLM", "llm.model_name": "gpt-4o-mini"}),
+        _llm(4, 2, calls=[("call_1", "get_weather", '{"city": "Paris"}')]),
+    ], scope=LI)
+    assert get_node(trajectory, node_id(1)).kind is NodeKind.AGENT_INVOCATION
+    assert get_node(trajectory, node_id(3)).kind is NodeKind.OTHER
+    assert get_node(trajectory, node_id(4)).kind is NodeKind.MODEL_CALL
+
+
+def test_llama_index_call_tool_step_gives_its_tool_span_the_call_id() -> None:
+    result = "ToolCallResult(tool_name='get_weather', tool_kwargs={'city': 'Paris'}, tool_id='call_1', tool_output=..."
+    tool_message = "ChatMessage(role=<MessageRole.TOOL: 'tool'>, additional_kwargs={'tool_call_id': 'call_1'}, blocks=[...])"
+    trajectory = map_spans([
+        span(1, "FunctionAgent.run", attrs={KIND: "CHAIN"}),
+        span(2, "BaseWorkflowAgent.run_agent_step", parent=1, attrs={KIND: "CHAIN"}),
+        _llm(3, 2, calls=[("call_1", "get_weather", '{"city": "Paris"}')]),
+        span(4, "BaseWorkflowAgent.call_tool", parent=1, attrs={KIND: "CHAIN", "output.value": result}),
+        span(5, "FunctionTool.acall", parent=4, attrs={KIND: "TOOL", "tool.name": "get_weather", "input.value": '{"kwargs": {"city": "Paris"}}'}),
+        span(6, "BaseWorkflowAgent.run_agent_step", parent=1, attrs={KIND: "CHAIN", "input.value": f'{{"ev": "AgentSetup(input=[{tool_message}])"}}'}),
+    ], scope=LI)
+    tool = get_node(trajectory, node_id(5))
+    assert tool.tool_call_id == "call_1"
+    (edge,) = [e for e in edges_from(trajectory, node_id(5)) if "#call" in e.to_node]
+    assert edge.to_node == node_id(3, "call:call_1") and "parent step" in edge.evidence
+    assert has_edge(trajectory, node_id(6), EdgeType.DEPENDS_ON, node_id(5))  # the next step was given the result
+
+
+def test_smolagents_replayed_calls_are_consumed_by_the_next_model_call() -> None:
+    spans = _smolagents()
+    spans[-1] = _llm(6, 5, calls=[("call_2", "final_answer", '{"answer": "Sunny"}')], inputs=[
+        {"role": "user", "texts": ["weather"]},
+        {"role": "tool-call", "texts": ["Calling tools:\n[{'id': 'call_1', 'type': 'function', 'function': {'name': 'get_weather', 'arguments': {'city': 'Paris'}}}]"]},
+        {"role": "tool-response", "texts": ["Observation:\nSunny"]},
+    ])
+    assert has_edge(map_spans(spans), node_id(6), EdgeType.DEPENDS_ON, node_id(4))
+
+
+def test_crewai_bare_tool_not_found_result_rejects_the_call_it_answers() -> None:
+    """CrewAI runs no span for an unknown tool; the next request answers the call with ``Tool not found``."""
+    inputs_prefix = "llm.input_messages."
+    llm = _llm(5, 2, calls=[("call_2", "lookup_order", '{"order_id": "A-1"}')], tools=["lookup_order"])
+    llm.attributes.extend(span(0, "x", attrs={
+        inputs_prefix + "0.message.role": "user", inputs_prefix + "0.message.content": "invoice?",
+        inputs_prefix + "1.message.role": "assistant",
+        inputs_prefix + "1.message.tool_calls.0.tool_call.id": "call_1",
+        inputs_prefix + "1.message.tool_calls.0.tool_call.function.name": "fetch_invoice",
+        inputs_prefix + "2.message.role": "tool", inputs_prefix + "2.message.tool_call_id": "call_1",
+        inputs_prefix + "2.message.content": "Tool not found",
+    }).attributes)
+    trajectory = map_spans([
+        span(1, "crew.kickoff", attrs={KIND: "CHAIN"}),
+        span(2, "Support._execute_core", parent=1, attrs={KIND: "AGENT"}),
+        _llm(3, 2, calls=[("call_1", "fetch_invoice", '{"order_id": "A-1"}')]),
+        llm,
+    ])
+    assert get_node(trajectory, node_id(5)).unknown_tools == ("fetch_invoice",)
+    (finding,) = run_detector(HallucinatedToolDetector(), trajectory)
+    assert finding.node_id == node_id(3, "call:call_1") and node_id(5) in finding.related_nodes

@@ -99,4 +99,4 @@ def test_unknown_tool_result_is_a_rejection_of_the_call() -> None:
                     attrs={**SYSTEM, "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "fetch_invoice",
                            "gen_ai.tool.call.id": "tooluse_1", "gen_ai.tool.status": "error"},
                     events=[_event("gen_ai.choice", message=[{"text": "Unknown tool: fetch_invoice"}], id="tooluse_1")])
-    assert get_node(map_spans(spans), node_id(4)).unknown_tool == "fetch_invoice"
+    assert get_node(map_spans(spans), node_id(4)).unknown_tools == ("fetch_invoice",)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from otel_mapper.mapping.readers.rejections import function_style, unknown_tool_named
+from otel_mapper.mapping.tool_names import function_style, unknown_tool_named
 from tests.support.spans import get_node, map_spans, node_id, span
 
 
@@ -46,16 +46,16 @@ def test_a_tool_span_only_counts_a_rejection_of_its_own_tool() -> None:
         span(2, "execute_tool b", attrs={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "b",
                                         "gen_ai.tool.call.result": "Unknown tool: b"}),
     ])
-    assert get_node(trajectory, node_id(1)).unknown_tool is None
-    assert get_node(trajectory, node_id(2)).unknown_tool == "b"
+    assert get_node(trajectory, node_id(1)).unknown_tools == ()
+    assert get_node(trajectory, node_id(2)).unknown_tools == ("b",)
 
 
 def test_a_model_output_mentioning_an_unknown_tool_is_not_the_runtime_rejecting_it() -> None:
     trajectory = map_spans([span(1, "ChatCompletion", attrs={"openinference.span.kind": "LLM", "output.value": "Unknown tool: b"})])
-    assert get_node(trajectory, node_id(1)).unknown_tool is None
+    assert get_node(trajectory, node_id(1)).unknown_tools == ()
 
 
 def test_smolagents_step_recovery_event_carries_the_rejection() -> None:
     trajectory = map_spans([span(1, "Step 1", attrs={"openinference.span.kind": "CHAIN"}, events=[
         ("agent.step_recovery", {"message": "Unknown tool fetch_invoice, should be one of: get_weather.", "severity": "expected"})])])
-    assert get_node(trajectory, node_id(1)).unknown_tool == "fetch_invoice"
+    assert get_node(trajectory, node_id(1)).unknown_tools == ("fetch_invoice",)

@@ -126,10 +126,12 @@ def run_adk(adapter, scenario: str, base_url: str, truth: Truth) -> None:
 
     def before_tool(tool, args, tool_context):
         if tool.name == "transfer_to_agent":
+            # ADK's agent transfer (its span typed TransferToAgentTool) is a handoff node, as the Agents SDK's
+            # transfer runs as its handoff span: the call's executor is that span, not a tool execution.
             _, span_id = current_ids()
             transfers.append({"span": span_id, "call_id": tool_context.function_call_id,
                               "agents_before": len(truth.agents)})
-            truth.record_tool(tool_context.function_call_id, tool.name, "ok", args=dict(args))
+            truth.flow_overrides[tool_context.function_call_id] = {"executed_by_span": span_id}
         return None
 
     def on_tool_error(tool, args, tool_context, error):
@@ -195,6 +197,8 @@ def run_adk(adapter, scenario: str, base_url: str, truth: Truth) -> None:
     for t in transfers:
         member = truth.agents[t["agents_before"]] if len(truth.agents) > t["agents_before"] else None
         truth.handoffs.append({"from_span": t["span"], "to_span": member["span_id"] if member else None})
+    if transfers:
+        truth.kind_counts["handoff"] = len(transfers)
 
 
 def main() -> int:

@@ -166,6 +166,10 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         findings.append({"category": "budget_exceeded", "status": "fail" if usage_seen else "indeterminate",
                          "anchor_span": anchor})
 
+    # A finding is a claim anchored on a span: two failed requests retried inside one model-call span (LlamaIndex's
+    # tenacity retry) are one failed call in the trace, so identical claims are one.
+    findings = [dict(item) for item in dict.fromkeys(tuple(sorted(f.items())) for f in findings)]
+
     kinds = {
         "agent_invocation": len(truth.agents),
         "model_call": (len({r.get("span") for r in server_log if r.get("span")})

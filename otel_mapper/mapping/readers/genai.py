@@ -32,7 +32,7 @@ from otel_mapper.mapping.members import (
     WORKFLOW_STEP as _WORKFLOW_STEP,
 )
 from otel_mapper.mapping.messages import arguments_text, read_input_messages, read_output_messages
-from otel_mapper.mapping.readers.common import fill_error, read_usage
+from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, read_usage
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
 from otel_mapper.mapping.readers.span_events import has_message_events, read_event_content
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
@@ -171,11 +171,14 @@ def _fill_tool(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) 
     if facts.tool_call_id:
         facts.dedup_key = facts.dedup_key or f"tool_call:{facts.tool_call_id}"
     elif mcp.JSONRPC_REQUEST_ID in attrs and view.str_attr(mcp.METHOD_NAME) == mcp.METHOD_TOOLS_CALL:
-        # An MCP tool call is a client span and, nested in it, the server's span: one call, one node.
+        # An MCP tool call is a client span and, nested in it, the server's span: one call, one node (the request id
+        # is per session; sessions are told apart by their id, and by nesting when there is none).
         request = view.str_attr(mcp.JSONRPC_REQUEST_ID)
         facts.dedup_key = facts.dedup_key or f"mcp:{view.str_attr(mcp.SESSION_ID) or ''}:{request}:{facts.tool_name or ''}"
     if facts.kind is _HANDOFF:
         facts.handoff_to_agent = facts.handoff_to_agent or view.str_attr(genai.TRANSFER_TARGET_NAME)
+    elif facts.kind is _TOOL_EXECUTION:
+        fill_handoff_target(facts)
 
 
 def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) -> None:
@@ -189,6 +192,7 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
             view.json_attr(genai.INPUT_MESSAGES),
             facts.input_tool_calls if model else None,
             facts.messages.system_inputs if model else None,
+            facts.rejected_results if model else None,
         )
         facts.consumed_call_ids.extend(consumed)
         facts.messages.inputs = digests
@@ -223,6 +227,8 @@ def _fill_from_events(view: SpanView, attrs: Mapping[str, AnyValue], facts: Span
         if events.arguments_seen and not facts.arguments_visible:
             facts.arguments = arguments_text(events.arguments)
             facts.arguments_visible = facts.arguments is not None
+            if facts.kind is _TOOL_EXECUTION:
+                fill_handoff_target(facts)
         facts.result_visible = facts.result_visible or events.result_seen
         return
     if events.outputs is not None and facts.proposals is None:
@@ -231,7 +237,7 @@ def _fill_from_events(view: SpanView, attrs: Mapping[str, AnyValue], facts: Span
         facts.finish_reasons = facts.finish_reasons or tuple(events.finish_reasons)
     if events.inputs is not None and not facts.input_content_captured:
         consumed, facts.messages.inputs = read_input_messages(
-            cast(Decoded, events.inputs), facts.input_tool_calls, facts.messages.system_inputs
+            cast(Decoded, events.inputs), facts.input_tool_calls, facts.messages.system_inputs, facts.rejected_results
         )
         facts.consumed_call_ids.extend(consumed)
         facts.input_content_captured = True

@@ -22,6 +22,7 @@ from otel_mapper.bundle.canonical import digest
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.messages import (
     SYSTEM_ROLE,
+    add_rejection,
     arguments_text,
     message_digest,
     parts_message,
@@ -30,13 +31,13 @@ from otel_mapper.mapping.messages import (
     tool_call_part,
     tool_result_part,
 )
-from otel_mapper.mapping.readers.common import clean_name, fill_error, has_genai, read_usage
+from otel_mapper.mapping.readers.common import clean_name, fill_error, fill_handoff_target, has_genai, read_usage
 from otel_mapper.mapping.readers.genai import fill_genai_facts
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
-from semconv import langgraph, smolagents
+from semconv import langgraph, llama_index, smolagents
 from semconv import openinference as oi
 from semconv.trajectory import NodeKind
 
@@ -70,6 +71,7 @@ _USAGE_OUT: Final = (oi.LLM_TOKEN_COUNT_COMPLETION,)
 _USAGE_CACHED: Final = (oi.LLM_TOKEN_COUNT_CACHE_READ,)
 _RESPONSE_ID = re.compile(r'^\s*\{\s*"id"\s*:\s*"([^"\\]{1,256})"')
 """OpenAI response bodies serialise ``id`` first; reading the head avoids decoding the whole body."""
+_LLAMA_TOOL_MESSAGE: Final = re.compile(llama_index.TOOL_MESSAGE_REPR)
 _TOOL_CALL_KEY = re.compile(r"^message\.tool_calls\.(\d+)\.(tool_call\.(?:id|function\.name|function\.arguments))$")
 
 
@@ -85,6 +87,8 @@ class OpenInferenceReader:
     def read(self, view: SpanView) -> SpanFacts:
         kind_value = (view.str_attr(oi.SPAN_KIND) or "").upper()
         kind = _KINDS.get(kind_value, NodeKind.OTHER)
+        if view.scope_name == llama_index.SCOPE_NAME:
+            kind = _llama_index_kind(view, kind)
         tool_name = clean_name(view.str_attr(oi.TOOL_NAME))
         name = view.name
         if kind is NodeKind.TOOL_EXECUTION and name.startswith(oi.HANDOFF_SPAN_PREFIX):
@@ -113,6 +117,13 @@ class OpenInferenceReader:
             facts.usage_is_aggregate = True
         if oi.METADATA in view.attrs:
             _read_metadata(view, facts)
+        if view.scope_name == llama_index.SCOPE_NAME and kind is NodeKind.WORKFLOW_STEP:
+            if view.name.endswith(llama_index.CALL_TOOL_SUFFIX):
+                facts.child_tool_call_id = _llama_index_tool_id(view)
+            elif view.name.endswith(llama_index.RUN_AGENT_STEP_SUFFIX):
+                # The step is given the conversation, tool results included, before its model turn runs.
+                text = view.str_attr(oi.INPUT_VALUE, limit=MAX_TOOL_MESSAGE) or ""
+                facts.consumed_call_ids.extend(dict.fromkeys(_LLAMA_TOOL_MESSAGE.findall(text)))
         if has_genai(view):
             fill_genai_facts(view, facts)
         else:
@@ -120,6 +131,28 @@ class OpenInferenceReader:
         if facts.failed and is_control_flow(facts.error_type, facts.error_message):
             facts.failed = False
         return facts
+
+
+def _llama_index_kind(view: SpanView, kind: NodeKind) -> NodeKind:
+    """LlamaIndex's agent run is a CHAIN; its ``_prepare_chat_with_tools`` LLM spans send no request."""
+    if kind is NodeKind.WORKFLOW_STEP and view.name in llama_index.AGENT_RUN_SPANS:
+        return NodeKind.AGENT_INVOCATION
+    if kind is NodeKind.MODEL_CALL and view.name.endswith(llama_index.PREPARE_CHAT_SUFFIX):
+        return NodeKind.OTHER
+    return kind
+
+
+def _llama_index_tool_id(view: SpanView) -> str | None:
+    """The call id in the ``ToolCallResult`` repr a ``call_tool`` step outputs (``tool_id='call_...'``)."""
+    text = view.str_attr(oi.OUTPUT_VALUE, limit=MAX_TOOL_MESSAGE)
+    if not text:
+        return None
+    start = text.find(llama_index.TOOL_ID_REPR)
+    if start < 0:
+        return None
+    start += len(llama_index.TOOL_ID_REPR)
+    end = text.find("'", start)
+    return clean_name(text[start:end]) if end > start else None
 
 
 def _read_llm(view: SpanView, facts: SpanFacts) -> None:
@@ -149,11 +182,15 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
     if inputs is not None:
         facts.input_content_captured = True
         last_calls: tuple[int, _FlatMessage] | None = None
-        for position, index in enumerate(sorted(inputs)):
-            message = inputs[index]
+        ordered = [inputs[index] for index in sorted(inputs)]
+        for position, message in enumerate(ordered):
             call_id = clean_name(message.fields.get(oi.MESSAGE_TOOL_CALL_ID)) or _smolagents_response_id(message)
             if call_id:
                 facts.consumed_call_ids.append(call_id)
+                add_rejection(facts.rejected_results, call_id, message.fields.get(oi.MESSAGE_CONTENT))
+            answered = position + 1 < len(ordered) and ordered[position + 1].fields.get(oi.MESSAGE_ROLE) == smolagents.ROLE_TOOL_RESPONSE
+            if answered:
+                facts.consumed_call_ids.extend(_smolagents_replayed_ids(message))
             if message.calls:
                 last_calls = (position, message)
             if message.fields.get(oi.MESSAGE_ROLE) == SYSTEM_ROLE:
@@ -248,6 +285,21 @@ def _calls(message: _FlatMessage) -> list[ToolCallFact]:
     ]
 
 
+def _smolagents_replayed_ids(message: _FlatMessage) -> list[str]:
+    """Call ids of a smolagents ``tool-call`` message (``Calling tools:`` and the calls' Python text, read as a
+    literal, never run): the ``tool-response`` message after it carries their results."""
+    if message.fields.get(oi.MESSAGE_ROLE) != smolagents.ROLE_TOOL_CALL or not message.texts:
+        return []
+    text = message.texts[min(message.texts)]
+    if not text.startswith(smolagents.TOOL_CALL_TEXT_PREFIX):
+        return []
+    calls = python_literal(text[len(smolagents.TOOL_CALL_TEXT_PREFIX):])
+    if not isinstance(calls, list):
+        return []
+    ids = [call.get("id") for call in calls[:256] if isinstance(call, dict)]
+    return [name for value in ids if isinstance(value, str) and (name := clean_name(value))]
+
+
 def _smolagents_response_id(message: _FlatMessage) -> str | None:
     """The call id smolagents writes at the head of a ``tool-response`` message (``Call id: X``; the first call of
     the step only)."""
@@ -295,6 +347,7 @@ def _read_tool(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:
         facts.arguments = arguments_text(view.text_attr(oi.TOOL_CALL_FUNCTION_ARGUMENTS))
         facts.arguments_visible = facts.arguments is not None
     facts.result_visible = oi.OUTPUT_VALUE in view.attrs
+    fill_handoff_target(facts)
     if facts.tool_call_id is None and facts.result_visible:
         facts.tool_call_id = _tool_message_call_id(view)
         if facts.tool_call_id:
