@@ -45,10 +45,17 @@ from otel_mapper.mapping.members import (
 from otel_mapper.mapping.members import (
     WORKFLOW_STEP as _WORKFLOW_STEP,
 )
-from otel_mapper.mapping.spans import parse_json_text
+from otel_mapper.mapping.tool_joins import (
+    ATTRIBUTION_LINK_TYPE,
+    CAUSED_BY_GENERATION,
+    Fallbacks,
+    generation_link,
+    only_by_name_beside,
+    only_proposal_of,
+    same_call,
+)
 from otel_mapper.mapping.tool_names import function_style
-from otel_mapper.model import Declaration, span_node_id
-from semconv import genai
+from otel_mapper.model import Declaration
 from semconv.openai_agents import DEFAULT_HANDOFF_TOOL_PREFIX
 from semconv.trajectory import DeclarationCategory, DeclarationEffect
 
@@ -58,8 +65,6 @@ MAX_EXECUTIONS_PER_CALL: Final = 8
 """A consuming model call depends on at most this many executions of one tool call (framework retries)."""
 PROPOSAL_EVIDENCE: Final = "tool_call part in model output"
 _HANDOFF_TOOL_PREFIX: Final = DEFAULT_HANDOFF_TOOL_PREFIX
-ATTRIBUTION_LINK_TYPE: Final = genai.ATTRIBUTION_LINK_TYPE
-_CAUSED_BY_GENERATION: Final = genai.AttributionLinkType.CAUSED_BY_GENERATION.value
 _BESIDE_EVIDENCE: Final = (
     "the only proposal of tool {tool} by a model call under the same parent span (arguments not recorded on both sides)"
 )
@@ -102,7 +107,7 @@ def tool_call_edges(
             by_name_args[(proposal.name, proposal.arguments_digest)].append(proposal)
         if proposal.name:
             by_name[proposal.name].append(proposal)
-    fallbacks: list[_Fallbacks] = []
+    fallbacks: list[Fallbacks] = []
     grouped: list[dict[str, list[ProposalNode]]] = []
 
     def by_model(items: list[ProposalNode]) -> dict[str, list[ProposalNode]]:
@@ -113,11 +118,11 @@ def tool_call_edges(
             grouped.append(groups)
         return grouped[0]
 
-    def fallback() -> _Fallbacks:
+    def fallback() -> Fallbacks:
         """Joins by function-style name and by single-input argument, built on first need (most traces match
         names as written)."""
         if not fallbacks:
-            fallbacks.append(_Fallbacks.build(proposals, nodes_by_id))
+            fallbacks.append(Fallbacks.build(proposals, nodes_by_id))
         return fallbacks[0]
     parents = edges.containment_parents()
     ambiguous: list[str] = []
@@ -142,12 +147,12 @@ def tool_call_edges(
             continue
         matched: ProposalNode | None = None
         evidence = ""
-        generation = _generation_link(entry, nodes_by_id) if entry.view.span.links else None
+        generation = generation_link(entry, nodes_by_id) if entry.view.span.links else None
         if generation is not None and not (facts.tool_call_id and facts.tool_call_id in by_call_id):
-            matched = _only_proposal_of(generation, facts.tool_name, by_model(proposals))
+            matched = only_proposal_of(generation, facts.tool_name, by_model(proposals))
             if matched is not None:
                 edges.add(entry.node_id, _CAUSED_BY, matched.node_id,
-                          f"span link ({ATTRIBUTION_LINK_TYPE}={_CAUSED_BY_GENERATION}) to the model call that proposed it")
+                          f"span link ({ATTRIBUTION_LINK_TYPE}={CAUSED_BY_GENERATION}) to the model call that proposed it")
                 executed_by_proposal[matched.node_id].append(entry.node_id)
                 continue
         if facts.tool_call_id and facts.tool_call_id in by_call_id:
@@ -160,18 +165,18 @@ def tool_call_edges(
                 evidence += " (id reused; the only proposal under the same parent)"
         elif facts.tool_name and facts.arguments is not None:
             digest = str(nodes_by_id[entry.node_id].arguments_digest)
-            candidates = _same_call(by_name_args.get((facts.tool_name, digest), []), facts.tool_call_id)
+            candidates = same_call(by_name_args.get((facts.tool_name, digest), []), facts.tool_call_id)
             styled = ""
             if not candidates:
-                candidates = _same_call(fallback().by_style_args.get((function_style(facts.tool_name), digest), []), facts.tool_call_id)
+                candidates = same_call(fallback().by_style_args.get((function_style(facts.tool_name), digest), []), facts.tool_call_id)
                 styled = f"; tool name {facts.tool_name} in function style" if candidates else ""
             how = "unique tool name and argument digest match"
             if not candidates and not facts.arguments_json:
                 key = (function_style(facts.tool_name), digest_text(facts.arguments))
-                candidates = _same_call(fallback().single_input.get(key, []), facts.tool_call_id)
+                candidates = same_call(fallback().single_input.get(key, []), facts.tool_call_id)
                 how = "single-input tool: its plain-text input is the proposal's only argument"
             if not candidates:
-                matched, several = _only_by_name_beside(entry.node_id, facts.tool_name, by_name, parents, unrecorded_only=True)
+                matched, several = only_by_name_beside(entry.node_id, facts.tool_name, by_name, parents, unrecorded_only=True)
                 if matched is not None:
                     edges.add(entry.node_id, _CAUSED_BY, matched.node_id, _BESIDE_EVIDENCE.format(tool=facts.tool_name))
                     executed_by_proposal[matched.node_id].append(entry.node_id)
@@ -197,7 +202,7 @@ def tool_call_edges(
                 ambiguous.append(entry.node_id)
                 continue
         elif facts.kind is _TOOL_EXECUTION and facts.tool_name and not facts.tool_call_id:
-            matched, several = _only_by_name_beside(entry.node_id, facts.tool_name, by_name, parents, unrecorded_only=False)
+            matched, several = only_by_name_beside(entry.node_id, facts.tool_name, by_name, parents, unrecorded_only=False)
             if several:
                 ambiguous.append(entry.node_id)
                 continue
@@ -271,58 +276,6 @@ def tool_call_edges(
         )
 
 
-def _only_argument(arguments: str | None) -> str | None:
-    """Digest of the value of a proposal's only argument when it is a string (what a single-input tool receives)."""
-    if arguments is None:
-        return None
-    parsed = parse_json_text(arguments)
-    if isinstance(parsed, dict) and len(parsed) == 1:
-        (value,) = parsed.values()
-        if isinstance(value, str):
-            return digest_text(value)
-    return None
-
-
-@dataclass(slots=True)
-class _Fallbacks:
-    by_style_args: dict[tuple[str, str], list[ProposalNode]]
-    single_input: dict[tuple[str, str], list[ProposalNode]]
-
-    @classmethod
-    def build(cls, proposals: list[ProposalNode], nodes_by_id: dict[str, NodeDraft]) -> _Fallbacks:
-        by_style_args: dict[tuple[str, str], list[ProposalNode]] = defaultdict(list)
-        single_input: dict[tuple[str, str], list[ProposalNode]] = defaultdict(list)
-        for proposal in proposals:
-            if proposal.name and proposal.arguments_digest:
-                style = function_style(proposal.name)
-                by_style_args[(style, proposal.arguments_digest)].append(proposal)
-                only = _only_argument(nodes_by_id[proposal.node_id].arguments)
-                if only is not None:
-                    single_input[(style, only)].append(proposal)
-        return cls(by_style_args=by_style_args, single_input=single_input)
-
-
-def _only_by_name_beside(
-    node: str, tool: str, by_name: dict[str, list[ProposalNode]], parents: dict[str, str], *, unrecorded_only: bool
-) -> tuple[ProposalNode | None, bool]:
-    """The one proposal of ``tool`` (as written or in function style) whose model call shares ``node``'s parent span,
-    when arguments cannot be compared: the execution recorded none, or (``unrecorded_only``) the proposal did not.
-    A per-turn span (smolagents ``Step N``, an Agents SDK turn) holds one model call and the tools it asked for.
-    Returns (the proposal, whether several matched: ambiguous, no edge)."""
-    parent = parents.get(node)
-    if parent is None:
-        return None, False
-    style = function_style(tool)
-    candidates = [
-        proposal
-        for name, proposals in by_name.items()
-        if name == tool or function_style(name) == style
-        for proposal in proposals
-        if parents.get(proposal.model_node) == parent and (proposal.arguments_digest is None or not unrecorded_only)
-    ]
-    return (candidates[0] if len(candidates) == 1 else None), len(candidates) > 1
-
-
 def _delegation_edges(
     entries: list[SpanEntry],
     by_name: dict[str, list[ProposalNode]],
@@ -337,42 +290,12 @@ def _delegation_edges(
         facts = entry.facts
         if not entry.primary or entry.node_id is None or facts.kind is not _AGENT_INVOCATION or not facts.agent_name:
             continue
-        matched, _ = _only_by_name_beside(entry.node_id, facts.agent_name, by_name, parents, unrecorded_only=False)
+        matched, _ = only_by_name_beside(entry.node_id, facts.agent_name, by_name, parents, unrecorded_only=False)
         if matched is None or matched.node_id in taken:
             continue
         edges.add(entry.node_id, _CAUSED_BY, matched.node_id,
                   f"managed agent {facts.agent_name} called as a tool by a model call under the same parent span")
         executed_by_proposal[matched.node_id].append(entry.node_id)
-
-
-def _generation_link(entry: SpanEntry, nodes_by_id: dict[str, NodeDraft]) -> str | None:
-    """The model call a span link typed ``CAUSED_BY_GENERATION`` names (proposal PR #370), if exactly one."""
-    found: set[str] = set()
-    for link in entry.view.span.links:
-        if link.trace_id != entry.view.span.trace_id:
-            continue
-        if any(kv.key == ATTRIBUTION_LINK_TYPE and kv.value.string_value == _CAUSED_BY_GENERATION for kv in link.attributes):
-            node = nodes_by_id.get(span_node_id(link.span_id.hex()))
-            if node is not None and node.kind is _MODEL_CALL:
-                found.add(node.id)
-    return found.pop() if len(found) == 1 else None
-
-
-def _only_proposal_of(model: str, tool: str | None, by_model: dict[str, list[ProposalNode]]) -> ProposalNode | None:
-    """The linked model call's one proposal of ``tool`` (as written or in function style)."""
-    style = function_style(tool) if tool else None
-    candidates = [
-        proposal for proposal in by_model.get(model, ())
-        if tool is None or proposal.name == tool or function_style(proposal.name) == style
-    ]
-    return candidates[0] if len(candidates) == 1 else None
-
-
-def _same_call(candidates: list[ProposalNode], call_id: str | None) -> list[ProposalNode]:
-    """Proposals an execution may have run: one carrying another call id than the execution's is another call."""
-    if not call_id:
-        return candidates
-    return [proposal for proposal in candidates if not proposal.call_id or proposal.call_id == call_id]
 
 
 def _rejected_results(

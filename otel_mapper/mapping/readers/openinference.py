@@ -15,28 +15,30 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
 from typing import ClassVar, Final
 
 from otel_mapper.bundle.canonical import digest
-from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
+from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.messages import (
     SYSTEM_ROLE,
     add_rejection,
     arguments_text,
-    message_digest,
-    parts_message,
     python_literal,
-    text_part,
-    tool_call_part,
-    tool_result_part,
 )
 from otel_mapper.mapping.readers.common import clean_name, fill_error, fill_handoff_target, has_genai, read_usage
 from otel_mapper.mapping.readers.genai import fill_genai_facts
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
+from otel_mapper.mapping.readers.openinference_frameworks import (
+    LLAMA_TOOL_MESSAGE,
+    llama_index_kind,
+    llama_index_tool_id,
+    read_smolagents_run,
+    smolagents_replayed_ids,
+    smolagents_response_id,
+)
+from otel_mapper.mapping.readers.openinference_messages import FlatMessage, calls_of, group_messages, message_digest_of
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
-from otel_mapper.otlp.anyvalue import Decoded
 from semconv import langgraph, llama_index, smolagents
 from semconv import openinference as oi
 from semconv.trajectory import NodeKind
@@ -46,7 +48,6 @@ __all__ = ["CONVENTION", "OpenInferenceReader"]
 logger = logging.getLogger(__name__)
 
 CONVENTION: Final = "openinference"
-MAX_INDEX: Final = 10_000
 MAX_TOOL_MESSAGE: Final = 64 * 1024
 """A tool span's ``output.value`` is parsed for a ToolMessage's call id only up to this size."""
 MAX_METADATA: Final = 64 * 1024
@@ -71,8 +72,6 @@ _USAGE_OUT: Final = (oi.LLM_TOKEN_COUNT_COMPLETION,)
 _USAGE_CACHED: Final = (oi.LLM_TOKEN_COUNT_CACHE_READ,)
 _RESPONSE_ID = re.compile(r'^\s*\{\s*"id"\s*:\s*"([^"\\]{1,256})"')
 """OpenAI response bodies serialise ``id`` first; reading the head avoids decoding the whole body."""
-_LLAMA_TOOL_MESSAGE: Final = re.compile(llama_index.TOOL_MESSAGE_REPR)
-_TOOL_CALL_KEY = re.compile(r"^message\.tool_calls\.(\d+)\.(tool_call\.(?:id|function\.name|function\.arguments))$")
 
 
 class OpenInferenceReader:
@@ -88,7 +87,7 @@ class OpenInferenceReader:
         kind_value = (view.str_attr(oi.SPAN_KIND) or "").upper()
         kind = _KINDS.get(kind_value, NodeKind.OTHER)
         if view.scope_name == llama_index.SCOPE_NAME:
-            kind = _llama_index_kind(view, kind)
+            kind = llama_index_kind(view, kind)
         tool_name = clean_name(view.str_attr(oi.TOOL_NAME))
         name = view.name
         if kind is NodeKind.TOOL_EXECUTION and name.startswith(oi.HANDOFF_SPAN_PREFIX):
@@ -102,7 +101,7 @@ class OpenInferenceReader:
         facts.graph_parent_evidence = oi.GRAPH_NODE_PARENT_ID
         facts.agent_name = clean_name(view.str_attr(oi.AGENT_NAME))
         if kind is NodeKind.AGENT_INVOCATION and smolagents.TOOLS_NAMES in view.attrs:
-            _read_smolagents_run(view, facts)
+            read_smolagents_run(view, facts)
         if kind is NodeKind.AGENT_INVOCATION and facts.agent_name is None:
             # A root AGENT span that names no agent is a framework's run wrapper (the OpenAI Agents SDK trace span,
             # named after the workflow): its span name is not an agent's.
@@ -119,11 +118,11 @@ class OpenInferenceReader:
             _read_metadata(view, facts)
         if view.scope_name == llama_index.SCOPE_NAME and kind is NodeKind.WORKFLOW_STEP:
             if view.name.endswith(llama_index.CALL_TOOL_SUFFIX):
-                facts.child_tool_call_id = _llama_index_tool_id(view)
+                facts.child_tool_call_id = llama_index_tool_id(view)
             elif view.name.endswith(llama_index.RUN_AGENT_STEP_SUFFIX):
                 # The step is given the conversation, tool results included, before its model turn runs.
                 text = view.str_attr(oi.INPUT_VALUE, limit=MAX_TOOL_MESSAGE) or ""
-                facts.consumed_call_ids.extend(dict.fromkeys(_LLAMA_TOOL_MESSAGE.findall(text)))
+                facts.consumed_call_ids.extend(dict.fromkeys(LLAMA_TOOL_MESSAGE.findall(text)))
         if has_genai(view):
             fill_genai_facts(view, facts)
         else:
@@ -131,28 +130,6 @@ class OpenInferenceReader:
         if facts.failed and is_control_flow(facts.error_type, facts.error_message):
             facts.failed = False
         return facts
-
-
-def _llama_index_kind(view: SpanView, kind: NodeKind) -> NodeKind:
-    """LlamaIndex's agent run is a CHAIN; its ``_prepare_chat_with_tools`` LLM spans send no request."""
-    if kind is NodeKind.WORKFLOW_STEP and view.name in llama_index.AGENT_RUN_SPANS:
-        return NodeKind.AGENT_INVOCATION
-    if kind is NodeKind.MODEL_CALL and view.name.endswith(llama_index.PREPARE_CHAT_SUFFIX):
-        return NodeKind.OTHER
-    return kind
-
-
-def _llama_index_tool_id(view: SpanView) -> str | None:
-    """The call id in the ``ToolCallResult`` repr a ``call_tool`` step outputs (``tool_id='call_...'``)."""
-    text = view.str_attr(oi.OUTPUT_VALUE, limit=MAX_TOOL_MESSAGE)
-    if not text:
-        return None
-    start = text.find(llama_index.TOOL_ID_REPR)
-    if start < 0:
-        return None
-    start += len(llama_index.TOOL_ID_REPR)
-    end = text.find("'", start)
-    return clean_name(text[start:end]) if end > start else None
 
 
 def _read_llm(view: SpanView, facts: SpanFacts) -> None:
@@ -172,33 +149,33 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
         if match:
             facts.response_id = match.group(1)
             facts.dedup_key = f"response:{facts.response_id}"
-    inputs, outputs, tools = _group_messages(view)
+    inputs, outputs, tools = group_messages(view)
     if outputs is not None:
         facts.proposals = []
         for position in sorted(outputs):  # index order inside one message list is content order, not time
             message = outputs[position]
-            facts.proposals.extend(_calls(message))
-            facts.messages.outputs.append(_message_digest(message))
+            facts.proposals.extend(calls_of(message))
+            facts.messages.outputs.append(message_digest_of(message))
     if inputs is not None:
         facts.input_content_captured = True
-        last_calls: tuple[int, _FlatMessage] | None = None
+        last_calls: tuple[int, FlatMessage] | None = None
         ordered = [inputs[index] for index in sorted(inputs)]
         for position, message in enumerate(ordered):
-            call_id = clean_name(message.fields.get(oi.MESSAGE_TOOL_CALL_ID)) or _smolagents_response_id(message)
+            call_id = clean_name(message.fields.get(oi.MESSAGE_TOOL_CALL_ID)) or smolagents_response_id(message)
             if call_id:
                 facts.consumed_call_ids.append(call_id)
                 add_rejection(facts.rejected_results, call_id, message.fields.get(oi.MESSAGE_CONTENT))
             answered = position + 1 < len(ordered) and ordered[position + 1].fields.get(oi.MESSAGE_ROLE) == smolagents.ROLE_TOOL_RESPONSE
             if answered:
-                facts.consumed_call_ids.extend(_smolagents_replayed_ids(message))
+                facts.consumed_call_ids.extend(smolagents_replayed_ids(message))
             if message.calls:
                 last_calls = (position, message)
             if message.fields.get(oi.MESSAGE_ROLE) == SYSTEM_ROLE:
                 facts.messages.system_inputs.append(position)
-            facts.messages.inputs.append(_message_digest(message))
+            facts.messages.inputs.append(message_digest_of(message))
         if last_calls is not None:  # conversation-prefix evidence (otel_mapper.mapping.prefix)
             position, message = last_calls
-            facts.input_tool_calls.extend((position, call) for call in _calls(message))
+            facts.input_tool_calls.extend((position, call) for call in calls_of(message))
     if tools:
         names: list[str] = []
         for schema_text in tools:
@@ -214,123 +191,6 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
     redacted = oi.REDACTED
     if any(view.str_attr(key, limit=len(redacted) + 1) == redacted for key in (oi.INPUT_VALUE, oi.OUTPUT_VALUE)):
         facts.content_redacted = True
-
-
-@dataclass(slots=True)
-class _FlatMessage:
-    """One ``llm.{input,output}_messages.N`` message regrouped from its flattened keys."""
-
-    fields: dict[str, str | None] = field(default_factory=dict)
-    """Role, content, tool call id and name, by their key suffix."""
-    calls: dict[int, dict[str, str | None]] = field(default_factory=dict)
-    """Tool calls by index: id, name and arguments by their key suffix."""
-    texts: dict[int, str] = field(default_factory=dict)
-    """Text items of a multimodal content list (``message.contents.K.message_content.text``) by index."""
-
-
-def _group_messages(
-    view: SpanView,
-) -> tuple[dict[int, _FlatMessage] | None, dict[int, _FlatMessage] | None, list[str]]:
-    """Flattened ``llm.{input,output}_messages.N.message.*`` regrouped per message (one pass over the keys)."""
-    inputs: dict[int, _FlatMessage] | None = None
-    outputs: dict[int, _FlatMessage] | None = None
-    tools: list[str] = []
-    for key in view.attrs:
-        if not key.startswith(oi.LLM_PREFIX):
-            continue
-        if key.startswith(oi.LLM_INPUT_MESSAGES):
-            inputs = {} if inputs is None else inputs
-            _add_message_field(view, key, key[len(oi.LLM_INPUT_MESSAGES):], inputs)
-        elif key.startswith(oi.LLM_OUTPUT_MESSAGES):
-            outputs = {} if outputs is None else outputs
-            _add_message_field(view, key, key[len(oi.LLM_OUTPUT_MESSAGES):], outputs)
-        elif key.startswith(oi.LLM_TOOLS) and key.endswith(oi.TOOL_JSON_SCHEMA_SUFFIX) and len(tools) < 1024:
-            text = view.text_attr(key)
-            if text:
-                tools.append(text)
-    return inputs, outputs, tools
-
-
-def _add_message_field(view: SpanView, key: str, rest: str, messages: dict[int, _FlatMessage]) -> None:
-    index_text, _, name = rest.partition(".")
-    if not index_text.isdigit() or int(index_text) >= MAX_INDEX:
-        return
-    message = messages.get(int(index_text))
-    if message is None:
-        message = messages[int(index_text)] = _FlatMessage()
-    if name in (oi.MESSAGE_ROLE, oi.MESSAGE_TOOL_CALL_ID, oi.MESSAGE_NAME):
-        message.fields[name] = view.str_attr(key)
-    elif name == oi.MESSAGE_CONTENT:
-        message.fields[name] = view.text_attr(key)
-    elif name.startswith(oi.MESSAGE_CONTENTS_PREFIX) and name.endswith(oi.MESSAGE_CONTENT_TEXT_SUFFIX):
-        index_text = name[len(oi.MESSAGE_CONTENTS_PREFIX):].partition(".")[0]
-        text = view.text_attr(key)
-        if index_text.isdigit() and int(index_text) < MAX_INDEX and text is not None:
-            message.texts[int(index_text)] = text
-    else:
-        match = _TOOL_CALL_KEY.match(name)
-        if match and int(match.group(1)) < MAX_INDEX:
-            call = message.calls.setdefault(int(match.group(1)), {})
-            call[match.group(2)] = view.text_attr(key)
-
-
-def _calls(message: _FlatMessage) -> list[ToolCallFact]:
-    return [
-        ToolCallFact(
-            call_id=clean_name(call.get(oi.TOOL_CALL_ID_SUFFIX)),
-            name=clean_name(call.get(oi.TOOL_CALL_NAME_SUFFIX)) or "",
-            arguments=arguments_text(call.get(oi.TOOL_CALL_ARGUMENTS_SUFFIX)),
-        )
-        for call in message.calls.values()
-    ]
-
-
-def _smolagents_replayed_ids(message: _FlatMessage) -> list[str]:
-    """Call ids of a smolagents ``tool-call`` message (``Calling tools:`` and the calls' Python text, read as a
-    literal, never run): the ``tool-response`` message after it carries their results."""
-    if message.fields.get(oi.MESSAGE_ROLE) != smolagents.ROLE_TOOL_CALL or not message.texts:
-        return []
-    text = message.texts[min(message.texts)]
-    if not text.startswith(smolagents.TOOL_CALL_TEXT_PREFIX):
-        return []
-    calls = python_literal(text[len(smolagents.TOOL_CALL_TEXT_PREFIX):])
-    if not isinstance(calls, list):
-        return []
-    ids = [call.get("id") for call in calls[:256] if isinstance(call, dict)]
-    return [name for value in ids if isinstance(value, str) and (name := clean_name(value))]
-
-
-def _smolagents_response_id(message: _FlatMessage) -> str | None:
-    """The call id smolagents writes at the head of a ``tool-response`` message (``Call id: X``; the first call of
-    the step only)."""
-    if message.fields.get(oi.MESSAGE_ROLE) != smolagents.ROLE_TOOL_RESPONSE or not message.texts:
-        return None
-    first = message.texts[min(message.texts)]
-    if not first.startswith(smolagents.TOOL_RESPONSE_CALL_ID_PREFIX):
-        return None
-    return clean_name(first[len(smolagents.TOOL_RESPONSE_CALL_ID_PREFIX):].partition("\n")[0])
-
-
-def _message_digest(message: _FlatMessage) -> str:
-    """Digest of the message in GenAI parts shape: the same message digests the same in every convention."""
-    parts: list[dict[str, Decoded]] = []
-    role = message.fields.get(oi.MESSAGE_ROLE)
-    content = message.fields.get(oi.MESSAGE_CONTENT)
-    call_id = message.fields.get(oi.MESSAGE_TOOL_CALL_ID)
-    if call_id:
-        parts.append(tool_result_part(call_id, content))
-    elif isinstance(content, str) and content:
-        parts.append(text_part(content))
-    parts.extend(text_part(message.texts[position]) for position in sorted(message.texts))
-    calls = message.calls
-    for position in sorted(calls):
-        call = calls[position]
-        parts.append(
-            tool_call_part(
-                call.get(oi.TOOL_CALL_ID_SUFFIX), call.get(oi.TOOL_CALL_NAME_SUFFIX), call.get(oi.TOOL_CALL_ARGUMENTS_SUFFIX)
-            )
-        )
-    return message_digest(parts_message(role, parts))
 
 
 def _read_tool(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:
@@ -405,20 +265,6 @@ def _read_handoff(view: SpanView, facts: SpanFacts, tool_name: str | None) -> No
         if oi.INPUT_VALUE in view.attrs:
             facts.arguments = arguments_text(view.text_attr(oi.INPUT_VALUE))
             facts.arguments_visible = facts.arguments is not None
-
-
-def _read_smolagents_run(view: SpanView, facts: SpanFacts) -> None:
-    """A smolagents ``{agent}.run`` span: the agent's name, and the tools it offers its model (its tools and its
-    managed agents, which the model calls as tools)."""
-    if view.name.endswith(smolagents.RUN_SPAN_SUFFIX):
-        facts.agent_name = facts.agent_name or clean_name(view.name[: -len(smolagents.RUN_SPAN_SUFFIX)])
-    offered = set(view.str_list_attr(smolagents.TOOLS_NAMES) or ())
-    for key in view.keys_with_prefix(smolagents.MANAGED_AGENTS_PREFIX):
-        rest = key[len(smolagents.MANAGED_AGENTS_PREFIX):]
-        index, _, suffix = rest.partition(".")
-        if index.isdigit() and "." + suffix == smolagents.MANAGED_AGENT_NAME_SUFFIX and (managed := clean_name(view.str_attr(key))):
-            offered.add(managed)
-    facts.tool_definitions = tuple(sorted(name for name in offered if name))
 
 
 def _read_metadata(view: SpanView, facts: SpanFacts) -> None:
