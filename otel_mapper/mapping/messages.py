@@ -214,10 +214,14 @@ def read_input_messages(
     also the tool calls of the last assistant message in the input that has any, with its position, and with
     ``system`` the positions of system messages (conversation-prefix evidence, :mod:`otel_mapper.mapping.prefix`:
     the call that produced a replayed message is found from the next call's input, whose last tool-calling message
-    it is, so earlier ones are not read again in every later input)."""
+    it is, so earlier ones are not read again in every later input). With ``rejected``, the tool results after
+    that message (the ones new to this call; earlier ones were read where they were new) that are a runtime's
+    rejection of an unknown tool, as (call id, tool named)."""
     consumed: list[str] = []
     digests: list[str] = []
     last_calls: tuple[int, list[tuple[dict[str, Decoded], dict[str, Decoded]]]] | None = None
+    last_call_position = -1
+    results: list[tuple[int, str | None, Decoded]] = []
     for position, message in enumerate(_messages(value)):
         if system is not None and message.get("role") == SYSTEM_ROLE:
             system.append(position)
@@ -232,12 +236,19 @@ def read_input_messages(
                 if call_id:
                     consumed.append(str(call_id)[:MAX_NAME])
                 if rejected is not None:
-                    add_rejection(rejected, str(call_id)[:MAX_NAME] if call_id else None, normal.get("response"))
-            elif part_type == genai.PART_TOOL_CALL and calls is not None:
+                    results.append((position, str(call_id)[:MAX_NAME] if call_id else None, normal.get("response")))
+            elif part_type == genai.PART_TOOL_CALL:
+                last_call_position = position
+                if calls is None:
+                    continue
                 if message_calls is None:
                     message_calls = []
                     last_calls = (position, message_calls)
                 message_calls.append((part, normal))
+    if rejected is not None:
+        for position, call_id, response in results:
+            if position > last_call_position:
+                add_rejection(rejected, call_id, response)
     if calls is not None and last_calls is not None:
         position, found = last_calls
         for part, normal in found:

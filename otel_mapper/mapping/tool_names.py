@@ -28,17 +28,19 @@ _PATTERNS: Final = tuple(
 )
 _MARKERS: Final = ("tool not found", "unknown tool", "not found", "not a valid tool", "doesn't exist", "does not exist",
                    "no tool named", "is not available", "is not registered")
+_NOT_ALNUM: Final = re.compile(r"[^0-9a-z]+")
+
+
 def function_style(name: str) -> str:
     """A tool name as function-calling APIs spell it: casefolded, runs of other characters as one ``_``
     (CrewAI's ``Delegate work to coworker`` is ``delegate_work_to_coworker`` to the model)."""
-    return re.sub(r"[^0-9a-z]+", "_", name.casefold()).strip("_")
+    return _NOT_ALNUM.sub("_", name.casefold()).strip("_")
 
 
 def unknown_tool_named(text: str) -> str | None:
     """The tool a rejection text names, or ``None`` when the text is not a rejection naming one."""
     head = text[:MAX_REJECTION_TEXT]
-    lowered = head.lower()
-    if not any(marker in lowered for marker in _MARKERS):
+    if _MARKER_SEARCH.search(head) is None:
         return None
     for pattern in _PATTERNS:
         match = pattern.search(head)
@@ -49,6 +51,8 @@ def unknown_tool_named(text: str) -> str | None:
     return None
 
 
+_MARKER_SEARCH: Final = re.compile("|".join(re.escape(marker) for marker in _MARKERS), re.IGNORECASE)
+"""One scan for any marker (most texts are ordinary results and stop here)."""
 _NAMELESS: Final = re.compile(r"^\W*(?:error\W*)?(?:tool not found|unknown tool|no such tool)\W*$", re.IGNORECASE)
 """A rejection that names no tool (CrewAI answers the model ``Tool not found``); only read where a call id says
 which call it answers."""

@@ -159,12 +159,13 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
     if inputs is not None:
         facts.input_content_captured = True
         last_calls: tuple[int, FlatMessage] | None = None
+        results: list[tuple[int, str, str | None]] = []
         ordered = [inputs[index] for index in sorted(inputs)]
         for position, message in enumerate(ordered):
             call_id = clean_name(message.fields.get(oi.MESSAGE_TOOL_CALL_ID)) or smolagents_response_id(message)
             if call_id:
                 facts.consumed_call_ids.append(call_id)
-                add_rejection(facts.rejected_results, call_id, message.fields.get(oi.MESSAGE_CONTENT))
+                results.append((position, call_id, message.fields.get(oi.MESSAGE_CONTENT)))
             answered = position + 1 < len(ordered) and ordered[position + 1].fields.get(oi.MESSAGE_ROLE) == smolagents.ROLE_TOOL_RESPONSE
             if answered:
                 facts.consumed_call_ids.extend(smolagents_replayed_ids(message))
@@ -173,6 +174,10 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
             if message.fields.get(oi.MESSAGE_ROLE) == SYSTEM_ROLE:
                 facts.messages.system_inputs.append(position)
             facts.messages.inputs.append(message_digest_of(message))
+        after = last_calls[0] if last_calls is not None else -1
+        for result_position, result_id, content in results:
+            if result_position > after:  # results new to this call (earlier ones were read where they were new)
+                add_rejection(facts.rejected_results, result_id, content)
         if last_calls is not None:  # conversation-prefix evidence (otel_mapper.mapping.prefix)
             position, message = last_calls
             facts.input_tool_calls.extend((position, call) for call in calls_of(message))
