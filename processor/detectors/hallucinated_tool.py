@@ -177,8 +177,11 @@ def _agent_tools(trajectory: Trajectory, node: Node) -> tuple[str, ...] | None:
 
 
 def _rejection_of(rejected: dict[str, dict[str, str]], node: Node) -> str | None:
-    """The node recording a runtime rejection of this node's tool, in its invocation first, else anywhere."""
+    """The node recording a runtime rejection of this node's tool: its own span, else one in its invocation, else
+    anywhere."""
     assert node.tool_name is not None
+    if node.tool_name in node.unknown_tools:
+        return node.id
     for key in (node.invocation or "", ""):
         names = rejected.get(key, {})
         witness = names.get(node.tool_name) or names.get(function_style(node.tool_name))
