@@ -114,6 +114,12 @@ class Node:
     """Handoff nodes: the agent handing off, when the span names it."""
     handoff_to: str | None = None
     """Handoff nodes: the receiving agent, when the span names it (``None``: target not recorded)."""
+    arguments_json: bool = True
+    """Whether the convention records ``arguments`` as JSON; plain-text inputs (a single-input tool's bare string) are
+    not JSON claims."""
+    unknown_tools: tuple[str, ...] = ()
+    """Tools the runtime said do not exist: named by this span's error, tool result or recovery event, or by the
+    tool results this model call received (sorted)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, order=True)

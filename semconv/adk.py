@@ -42,3 +42,6 @@ INVOKE_AGENT_PREFIX: Final = "invoke_agent"
 EXECUTE_TOOL_PREFIX: Final = "execute_tool"
 MERGED_TOOLS_NAME: Final = "(merged tools)"
 """``gen_ai.tool.name`` of the span wrapping a parallel tool batch; each tool also has its own span."""
+TRANSFER_TOOL_TYPE: Final = "TransferToAgentTool"
+"""``gen_ai.tool.type`` of ADK's own agent-transfer tool (``transfer_to_agent``): the span of a handoff, typed as
+such by ADK, as the OpenAI Agents SDK's transfer runs as its handoff span."""

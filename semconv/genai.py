@@ -120,6 +120,11 @@ WORKFLOW_OPERATIONS: Final = frozenset(
     {"invoke_workflow", "plan", "agent_step", "invoke_node", "execute_task", "invoke_swarm", "invoke_graph"}
 )
 RETRIEVAL_OPERATIONS: Final = frozenset({"retrieval", "embeddings", "vector_db_retrieve", "search_memory"})
+MEMORY_WRITE_OPERATIONS: Final = frozenset(
+    {"create_memory_store", "create_memory", "update_memory", "upsert_memory", "delete_memory", "delete_memory_store"}
+)
+"""Memory operations that change a memory store (``gen_ai.memory.client`` spans); ``search_memory`` reads one."""
+AGENT_CREATION_OPERATIONS: Final = frozenset({"create_agent"})
 GUARDRAIL_OPERATIONS: Final = frozenset({"apply_guardrail", "guardrail_check"})
 HANDOFF_OPERATIONS: Final = frozenset({"agent_handoff", "handoff"})
 
@@ -136,3 +141,16 @@ TOOL_MESSAGE_EVENT: Final = "gen_ai.tool.message"
 CHOICE_EVENT: Final = "gen_ai.choice"
 """Deprecated per-message events (body fields: ``content``, ``role``, ``tool_calls``, ``id``; choice: ``index``,
 ``finish_reason``, ``message``)."""
+
+# --- span-link attribution (proposal: semantic-conventions-genai PR #370, for issue #309) -------------------
+ATTRIBUTION_LINK_TYPE: Final = "gen_ai.attribution.link_type"
+"""On a span link: how the linked span caused this one. Still a proposal; read as evidence when present."""
+
+
+class AttributionLinkType(StrEnum):
+    CAUSED_BY_GENERATION = "CAUSED_BY_GENERATION"
+    """On ``execute_tool``: the linked span is the inference span whose output held this tool call."""
+    RETRY_OF = "RETRY_OF"
+    """The linked span is the previous attempt of this operation."""
+    INFORMED_BY = "INFORMED_BY"
+    """On an inference span: the linked span is a tool execution whose result informed this generation."""

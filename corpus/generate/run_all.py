@@ -40,7 +40,20 @@ MATRIX = {
     "openinference-openai-agents": ("openinference", "apps.agents", AGENTS_SCENARIOS),
     "traceloop-openai-agents": ("traceloop", "apps.agents", AGENTS_SCENARIOS),
     "openai-agents-v2": ("agents-v2", "apps.agents", AGENTS_SCENARIOS),
+    "strands-agents": ("strands", "apps.strands_app", ALL_SCENARIOS),
+    "openinference-crewai": ("crewai", "apps.crewai_app", ALL_SCENARIOS),
+    "openinference-smolagents": ("smolagents", "apps.smolagents_app", ALL_SCENARIOS),
+    "openinference-llama-index": ("llamaindex", "apps.llamaindex_app", ALL_SCENARIOS),
 }
+# Frameworks B: Google ADK, Agno, MCP-served tools, Anthropic client (apps/adk_app.py, agno_app.py, mcp_app.py,
+# anthropic_app.py; NOTES-frameworks-b.md).
+MATRIX.update({
+    "adk-native": ("adk", "apps.adk_app", ALL_SCENARIOS),
+    "openinference-agno": ("agno", "apps.agno_app", ALL_SCENARIOS),
+    "mcp-native-genai": ("mcp", "apps.mcp_app", ALL_SCENARIOS),
+    "openinference-anthropic": ("anthropic", "apps.anthropic_app", ALL_SCENARIOS),
+    "traceloop-anthropic": ("anthropic", "apps.anthropic_app", ALL_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

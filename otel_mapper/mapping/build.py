@@ -38,8 +38,10 @@ from otel_mapper.mapping.nodes import (
     proposal_nodes,
     trajectory_bindings,
 )
+from otel_mapper.mapping.prefix import conversation_prefix_proposals
 from otel_mapper.mapping.readers import default_readers
-from otel_mapper.mapping.run_state import RunState, kept_span, with_spans
+from otel_mapper.mapping.run_state import RunState, copy_facts, kept_span, with_spans
+from otel_mapper.mapping.step_ids import inherit_step_call_ids
 from otel_mapper.model import CompletenessStatus, Declaration, ExternalParent, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
 
@@ -94,16 +96,20 @@ def parent_is_remote(span: Span) -> bool:
 
 
 def top_arrived(entries: Sequence[SpanEntry], by_span_id: Mapping[str, SpanEntry]) -> bool:
-    """Whether the run's top span is here: a span without a parent, or one whose missing parent is in another
-    process. A missing parent of this process has not ended yet (spans are exported as they end): the run may
-    still be under way."""
+    """Whether the run's top span is here: a span without a parent; or, when the run hangs under a span of
+    another process, no span waiting for a parent of its own process. A missing parent of this process has not
+    ended yet (spans are exported as they end): the run may still be under way. Order-free: every entry counts."""
+    if any(entry.view.parent_span_id is None for entry in entries):
+        return True
+    remote = False
     for entry in entries:
         parent = entry.view.parent_span_id
-        if parent is None:
-            return True
-        if parent not in by_span_id and parent_is_remote(entry.view.span):
-            return True
-    return False
+        if parent in by_span_id:
+            continue
+        if not parent_is_remote(entry.view.span):
+            return False
+        remote = True
+    return remote
 
 
 def map_trace(
@@ -124,8 +130,11 @@ def map_trace(
     new_entries, failures = read_spans(envelopes, readers)
     if prior is not None:
         failures += prior.reader_failures
+        # Stages after reading may complete facts (ids from a parent step, proposals from a later prefix):
+        # they work on copies, so the kept facts stay as the readers read them.
         entries = [
-            SpanEntry(view=kept.view, facts=kept.facts, node_id=kept.node_id, primary=kept.primary, earlier=True)
+            SpanEntry(view=kept.view, facts=copy_facts(kept.facts), node_id=kept.node_id, primary=kept.primary,
+                      earlier=True)
             for kept in prior.spans
         ]
         entries.extend(new_entries)
@@ -135,11 +144,13 @@ def map_trace(
         notes.append(reader_failures_declaration(failures))
     by_span_id = assign_node_ids(entries, notes)
     kept = (
-        tuple(kept_span(entry.view, entry.facts, entry.node_id, entry.primary) for entry in new_entries)
+        tuple(kept_span(entry.view, copy_facts(entry.facts), entry.node_id, entry.primary) for entry in new_entries)
         if options.keep_run
         else ()
     )
     merge_double_instrumentation(entries, by_span_id, notes)
+    inherit_step_call_ids(entries)
+    conversation_prefix_proposals(entries, notes)
 
     nodes_by_id: dict[str, NodeDraft] = {}
     roots: set[str] = set()

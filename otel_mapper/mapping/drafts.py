@@ -51,6 +51,8 @@ class NodeDraft:
     references: tuple[SpanRef, ...] = ()
     handoff_from: str | None = None
     handoff_to: str | None = None
+    arguments_json: bool = True
+    unknown_tools: tuple[str, ...] = ()
 
     def freeze(self) -> Node:
         """The frozen node: equal to ``Node(**fields)``, at about half the cost.

@@ -3,13 +3,16 @@ position (DESIGN invariant 1, AT-7.2a).
 
 Evidence, in the order applied:
 1. span parent links -> ``caused_by`` (``parent_span_id``);
-2. span links -> typed where the link says so, else ``linked`` (never read as succession, AT-4.4a);
+2. span links -> typed where the link says so (``agent_trajectory.link.type``, or the proposed
+   ``gen_ai.attribution.link_type``: ``CAUSED_BY_GENERATION``, ``RETRY_OF``, ``INFORMED_BY``), else ``linked``
+   (never read as succession, AT-4.4a);
 3. tool-call ids: proposal ``caused_by`` the model call that output it; execution ``caused_by`` the proposal;
    the model call whose input holds the result ``depends_on`` the execution. Tool spans without an id are joined
    to a proposal only on a unique (tool name, argument digest) match;
 4. ``gen_ai.request.previous_response.id`` -> ``depends_on``;
 5. message content: model call B ``depends_on`` model call A when B's input holds A's output message (digests);
-6. handoffs: the receiving agent ``handoff_from`` the handoff span; agent-graph parent ids;
+6. handoffs: the receiving agent ``handoff_from`` the handoff span, or the framework handoff tool whose arguments
+   name it (:mod:`semconv.handoff_tools`); agent-graph parent ids;
 7. authoritative runtime sequence numbers -> ``sequenced_after`` (ordering, not causation).
 """
 
@@ -47,8 +50,12 @@ from otel_mapper.mapping.members import (
 from otel_mapper.mapping.members import (
     SEQUENCED_AFTER as _SEQUENCED_AFTER,
 )
+from otel_mapper.mapping.members import (
+    TOOL_EXECUTION as _TOOL_EXECUTION,
+)
 from otel_mapper.mapping.tool_edges import ProposalNode, tool_call_edges
 from otel_mapper.model import Declaration, Edge
+from semconv import genai
 from semconv.trajectory import LINK_TYPE, EdgeType
 
 __all__ = ["CONTAINMENT_EVIDENCE", "EdgeSet", "LINK_TYPE_ATTRIBUTE", "ProposalNode", "derive_edges", "is_containment"]
@@ -57,6 +64,16 @@ LINK_TYPE_ATTRIBUTE: Final = LINK_TYPE
 CONTAINMENT_EVIDENCE: Final = "parent_span_id"
 """Evidence prefix of the ``caused_by`` edge a span's parent link became: the child runs inside its parent."""
 _LINK_TYPES = {EdgeType.CAUSED_BY, EdgeType.DEPENDS_ON, EdgeType.RETRIES, EdgeType.HANDOFF_FROM}
+ATTRIBUTION_LINK_TYPE: Final = genai.ATTRIBUTION_LINK_TYPE
+_ATTRIBUTION_TYPES: Final = {
+    # The tool call ran because of that generation (execute_tool -> inference span).
+    genai.AttributionLinkType.CAUSED_BY_GENERATION.value: EdgeType.CAUSED_BY,
+    # This operation retries the linked attempt.
+    genai.AttributionLinkType.RETRY_OF.value: EdgeType.RETRIES,
+    # The linked tool result informed this generation (inference span -> execute_tool).
+    genai.AttributionLinkType.INFORMED_BY.value: EdgeType.DEPENDS_ON,
+}
+"""``gen_ai.attribution.link_type`` values (semantic-conventions-genai PR #370, a proposal) -> the edge they prove."""
 MAX_SEQUENCE_FANIN = 16
 """A node is ``sequenced_after`` at most this many nodes of the previous runtime step."""
 
@@ -129,12 +146,18 @@ def _link_edges(entries: list[SpanEntry], by_span_id: dict[str, SpanEntry], edge
             if target is None or target.node_id is None:
                 continue
             edge_type = _LINKED
+            attribution: str | None = None
             for kv in link.attributes:
                 if kv.key == LINK_TYPE_ATTRIBUTE and kv.value.string_value in _LINK_TYPES:
                     edge_type = EdgeType(kv.value.string_value)
+                elif kv.key == ATTRIBUTION_LINK_TYPE and kv.value.string_value in _ATTRIBUTION_TYPES:
+                    attribution = kv.value.string_value
             evidence = f"span link to {link.span_id.hex()}"
             if edge_type is not _LINKED:
                 evidence += f" ({LINK_TYPE_ATTRIBUTE}={edge_type.value})"
+            elif attribution is not None:
+                edge_type = _ATTRIBUTION_TYPES[attribution]
+                evidence += f" ({ATTRIBUTION_LINK_TYPE}={attribution})"
             edges.add(entry.node_id, edge_type, target.node_id, evidence)
 
 
@@ -193,7 +216,7 @@ def _handoff_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
         facts = entry.facts
         if not entry.primary or entry.node_id is None:
             continue
-        if facts.kind is _HANDOFF and facts.handoff_to_agent:
+        if (facts.kind is _HANDOFF or facts.kind is _TOOL_EXECUTION) and facts.handoff_to_agent:
             candidates = agents_by_name.get(facts.handoff_to_agent, ())
             if not candidates:
                 continue
@@ -202,7 +225,8 @@ def _handoff_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
             # The receiving agent must not be an ancestor of the handoff itself.
             targets = [node for node in candidates if not encloses(intervals, node, entry.node_id)]
             if len(targets) == 1:
-                edges.add(targets[0], _HANDOFF_FROM, entry.node_id, f"handoff to_agent={facts.handoff_to_agent}")
+                how = "handoff to_agent" if facts.kind is _HANDOFF else f"handoff tool {facts.tool_name} names agent"
+                edges.add(targets[0], _HANDOFF_FROM, entry.node_id, f"{how}={facts.handoff_to_agent}")
         if facts.kind is _AGENT_INVOCATION and facts.graph_parent_id:
             sources = [node for node in agents_by_graph_id.get(facts.graph_parent_id, ()) if node != entry.node_id]
             if len(sources) == 1:

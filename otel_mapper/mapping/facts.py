@@ -24,6 +24,9 @@ class ToolCallFact:
     name: str
     arguments: str | None
     """Argument text (bounded); ``None`` when not captured."""
+    evidence: str = ""
+    """Where the call was read when not from the span's own output attributes (e.g. ``span event gen_ai.choice``);
+    named on the proposal's edge."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -32,6 +35,8 @@ class MessageDigests:
 
     inputs: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
+    system_inputs: list[int] = field(default_factory=list)
+    """Positions of system messages in ``inputs`` (instructions an agent framework may swap on a handoff)."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -46,8 +51,14 @@ class SpanFacts:
     agent_name: str | None = None
     tool_name: str | None = None
     tool_call_id: str | None = None
+    tool_call_id_evidence: str = ""
+    """Where ``tool_call_id`` was read when not from the convention's call-id attribute (a span event, the tool's
+    output); named on the execution's edge."""
     arguments: str | None = None
     arguments_visible: bool = False
+    arguments_json: bool = True
+    """Whether the convention records ``arguments`` as JSON (False: plain text, e.g. OpenInference ``input.value``
+    whose ``input.mime_type`` is not JSON, such as the bare input of a single-input LangChain tool)."""
     result_visible: bool = False
     model: str | None = None
     provider: str | None = None
@@ -61,6 +72,11 @@ class SpanFacts:
     consumed_call_ids: list[str] = field(default_factory=list)
     """Ids of tool results present in the model input (``tool_call_response`` parts, tool messages)."""
     input_content_captured: bool = False
+    input_tool_calls: list[tuple[int, ToolCallFact]] = field(default_factory=list)
+    """Tool calls of assistant messages in the model input, with the message's position in the input (content
+    order of one message list): conversation-prefix evidence of which earlier call proposed them."""
+    message_evidence: str = ""
+    """Where the messages were read when not from the span's attributes (e.g. ``span events``); named on edges."""
     messages: MessageDigests = field(default_factory=MessageDigests)
     tool_definitions: tuple[str, ...] | None = None
     tool_definition_digests: dict[str, str] = field(default_factory=dict)
@@ -81,6 +97,14 @@ class SpanFacts:
     """Key under which two spans describe the same call (double instrumentation): response id or tool-call id."""
     content_redacted: bool = False
     """Content was present but replaced by a redaction sentinel (e.g. OpenInference ``__REDACTED__``)."""
+    unknown_tool: str | None = None
+    """A tool the runtime said does not exist, read from this span's error or tool result (the name it gave)."""
+    child_tool_call_id: str | None = None
+    """The call id a framework's step span records for the one tool call it ran (LlamaIndex ``call_tool``'s
+    ``ToolCallResult``): the id of the tool span under it, which records none."""
+    rejected_results: list[tuple[str | None, str | None]] = field(default_factory=list)
+    """Tool results in the model input that are runtime rejections of an unknown tool: (call id, tool it names);
+    the call id names the tool when the text does not (CrewAI's bare ``Tool not found``)."""
 
 
 def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
@@ -94,7 +118,7 @@ def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
         "agent_name", "tool_name", "tool_call_id", "arguments", "model", "provider", "usage",
         "response_id", "previous_response_id", "proposals", "tool_definitions", "error_type",
         "error_message", "http_status", "handoff_from_agent", "handoff_to_agent", "graph_node_id",
-        "graph_parent_id", "sequence",
+        "graph_parent_id", "sequence", "unknown_tool",
     ):
         if getattr(keeper, name) is None and getattr(other, name) is not None:
             setattr(keeper, name, getattr(other, name))
@@ -108,8 +132,15 @@ def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
     keeper.finish_reasons = keeper.finish_reasons or other.finish_reasons
     if not keeper.consumed_call_ids:
         keeper.consumed_call_ids = list(other.consumed_call_ids)
+    if not keeper.input_tool_calls:
+        keeper.input_tool_calls = list(other.input_tool_calls)
+    if not keeper.rejected_results:
+        keeper.rejected_results = list(other.rejected_results)
+    if keeper.tool_call_id == other.tool_call_id and not keeper.tool_call_id_evidence:
+        keeper.tool_call_id_evidence = other.tool_call_id_evidence
     if not keeper.messages.inputs:
         keeper.messages.inputs = list(other.messages.inputs)
+        keeper.messages.system_inputs = list(other.messages.system_inputs)
     if not keeper.messages.outputs:
         keeper.messages.outputs = list(other.messages.outputs)
     if not keeper.tool_definition_digests:

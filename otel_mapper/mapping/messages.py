@@ -4,6 +4,7 @@ results and per-message digests. Shared by every reader whose convention uses th
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from typing import Final, cast
 
@@ -12,14 +13,17 @@ import orjson
 from otel_mapper.bundle.canonical import digest, dumps_canonical
 from otel_mapper.mapping.facts import ToolCallFact
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, parse_json_text
+from otel_mapper.mapping.tool_names import MAX_REJECTION_TEXT, rejection
 from otel_mapper.otlp.anyvalue import Decoded
-from semconv import genai
+from semconv import genai, smolagents
 
 __all__ = [
     "MESSAGE_DIGEST_CANONICALIZATION",
+    "add_rejection",
     "arguments_text",
     "message_digest",
     "parts_message",
+    "python_literal",
     "read_input_messages",
     "read_output_messages",
     "text_part",
@@ -29,25 +33,59 @@ __all__ = [
 ]
 
 MAX_MESSAGES = 10_000
+SYSTEM_ROLE: Final = "system"
 MAX_PARTS = 1_000
 _CALL_WRAPPER_KEYS = frozenset({"args", "kwargs"})
+_CALL_RECORD_KEYS = _CALL_WRAPPER_KEYS | {smolagents.CALL_RECORD_FLAG}
 
 
 def unwrap_call_arguments(value: Decoded) -> Decoded:
     """The keyword arguments of a decorator's call record, else ``value`` unchanged.
 
-    Decorator-based instrumentations (OpenLLMetry ``traceloop.entity.input``, OpenInference ``@tool``) record a
-    tool's input as ``{"args": [], "kwargs": {...}}`` or ``{"kwargs": {...}}`` while the model proposed the bare
-    object. Applied to both sides of the (tool name, argument digest) join so they canonicalise identically;
-    positional arguments cannot be matched to names, so a call record with any is left as it is.
+    Decorator-based instrumentations (OpenLLMetry ``traceloop.entity.input``, OpenInference ``@tool``, CrewAI's
+    ``BaseTool.run``, smolagents' ``Tool.__call__`` with its ``sanitize_inputs_outputs`` flag) record a tool's input
+    as ``{"args": [], "kwargs": {...}}`` or ``{"kwargs": {...}}`` while the model proposed the bare object; smolagents
+    also calls a tool with the whole argument dict as its one positional argument. Applied to both sides of the
+    (tool name, argument digest) join so they canonicalise identically; other positional arguments cannot be
+    matched to names, so a call record with any is left as it is.
     """
-    if not isinstance(value, dict) or not value or not set(value) <= _CALL_WRAPPER_KEYS:
+    if not isinstance(value, dict) or not value or not set(value) <= _CALL_RECORD_KEYS or not set(value) & _CALL_WRAPPER_KEYS:
         return value
     kwargs = value.get("kwargs")
     args = value.get("args")
     if isinstance(kwargs, dict) and (args is None or args == []):
         return kwargs
+    if isinstance(args, list) and len(args) == 1 and isinstance(args[0], dict) and not kwargs:
+        return args[0]
     return value
+
+
+def add_rejection(rejected: list[tuple[str | None, str | None]], call_id: str | None, result: Decoded) -> None:
+    """Record a tool result that rejects an unknown tool: a bounded text head, or the text items of a list result."""
+    texts: list[str] = []
+    if isinstance(result, str):
+        texts.append(result)
+    elif isinstance(result, list):
+        texts.extend(
+            str(item.get("text")) for item in result[:8] if isinstance(item, dict) and isinstance(item.get("text"), str)
+        )
+    for text in texts:
+        found, named = rejection(text[:MAX_REJECTION_TEXT])
+        if found and (named or call_id):
+            rejected.append((call_id, named))
+            return
+
+
+def python_literal(text: str) -> Decoded:
+    """A Python literal's value (``{'city': 'Paris'}``, as LangChain's ``str(tool_input)`` writes it), else
+    ``None``. ``ast.literal_eval`` builds literals only and never runs code; the text is size-bounded."""
+    if len(text) > MAX_TEXT:
+        return None
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return cast(Decoded, value) if isinstance(value, (dict, list, str, int, float, bool)) else None
 
 
 def arguments_text(arguments: Decoded) -> str | None:
@@ -166,16 +204,64 @@ def read_output_messages(value: Decoded) -> tuple[list[ToolCallFact], list[str]]
     return proposals, digests
 
 
-def read_input_messages(value: Decoded) -> tuple[list[str], list[str]]:
-    """Ids of tool results in the input, and the digest of each input message (in input order)."""
+def read_input_messages(
+    value: Decoded,
+    calls: list[tuple[int, ToolCallFact]] | None = None,
+    system: list[int] | None = None,
+    rejected: list[tuple[str | None, str | None]] | None = None,
+) -> tuple[list[str], list[str]]:
+    """Ids of tool results in the input, and the digest of each input message (in input order). With ``calls``,
+    also the tool calls of the last assistant message in the input that has any, with its position, and with
+    ``system`` the positions of system messages (conversation-prefix evidence, :mod:`otel_mapper.mapping.prefix`:
+    the call that produced a replayed message is found from the next call's input, whose last tool-calling message
+    it is, so earlier ones are not read again in every later input). With ``rejected``, the tool results after
+    that message (the ones new to this call; earlier ones were read where they were new) that are a runtime's
+    rejection of an unknown tool, as (call id, tool named)."""
     consumed: list[str] = []
     digests: list[str] = []
-    for message in _messages(value):
+    last_calls: tuple[int, list[tuple[dict[str, Decoded], dict[str, Decoded]]]] | None = None
+    last_call_position = -1
+    results: list[tuple[int, str | None, Decoded]] = []
+    for position, message in enumerate(_messages(value)):
+        if system is not None and message.get("role") == SYSTEM_ROLE:
+            system.append(position)
         parts = _parts(message)
-        digests.append(_parts_digest(message.get("role"), [_normal_part(part) for part in parts]))
-        for part in parts:
-            if part.get(genai.PART_TYPE) == genai.PART_TOOL_CALL_RESPONSE:
+        normal_parts = [_normal_part(part) for part in parts]
+        digests.append(_parts_digest(message.get("role"), normal_parts))
+        message_calls: list[tuple[dict[str, Decoded], dict[str, Decoded]]] | None = None
+        for part, normal in zip(parts, normal_parts, strict=True):
+            part_type = part.get(genai.PART_TYPE)
+            if part_type == genai.PART_TOOL_CALL_RESPONSE:
                 call_id = part.get("id")
                 if call_id:
                     consumed.append(str(call_id)[:MAX_NAME])
+                if rejected is not None:
+                    results.append((position, str(call_id)[:MAX_NAME] if call_id else None, normal.get("response")))
+            elif part_type == genai.PART_TOOL_CALL:
+                last_call_position = position
+                if calls is None:
+                    continue
+                if message_calls is None:
+                    message_calls = []
+                    last_calls = (position, message_calls)
+                message_calls.append((part, normal))
+    if rejected is not None:
+        for position, call_id, response in results:
+            if position > last_call_position:
+                add_rejection(rejected, call_id, response)
+    if calls is not None and last_calls is not None:
+        position, found = last_calls
+        for part, normal in found:
+            call_id = part.get("id")
+            name = part.get("name")
+            calls.append(
+                (
+                    position,
+                    ToolCallFact(
+                        call_id=str(call_id)[:MAX_NAME] if call_id else None,
+                        name=str(name)[:MAX_NAME] if name else "",
+                        arguments=_arguments_text(part.get("arguments"), normal["arguments"]),
+                    ),
+                )
+            )
     return consumed, digests

@@ -42,7 +42,7 @@ from otel_mapper.mapping.members import (
 from otel_mapper.mapping.members import (
     TOOL_PROPOSAL as _TOOL_PROPOSAL,
 )
-from otel_mapper.mapping.tool_edges import ProposalNode
+from otel_mapper.mapping.tool_edges import PROPOSAL_EVIDENCE, ProposalNode
 from otel_mapper.model import Bindings, Node, SpanRef, ToolDefinition, derived_node_id
 from semconv.trajectory import Authority, NodeKind
 
@@ -113,6 +113,8 @@ def node_draft(entry: SpanEntry, node_id: str, trace_id: str) -> NodeDraft:
         end_unix_nano=span.end_time_unix_nano,
         handoff_from=facts.handoff_from_agent if facts.kind is _HANDOFF else None,
         handoff_to=facts.handoff_to_agent if facts.kind is _HANDOFF else None,
+        arguments_json=facts.arguments_json,
+        unknown_tools=(facts.unknown_tool,) if facts.unknown_tool else (),
     )
 
 
@@ -169,7 +171,8 @@ def proposal_nodes(entries: list[SpanEntry], nodes_by_id: dict[str, NodeDraft]) 
                 start_unix_nano=start,
                 end_unix_nano=end,
             )
-            proposals.append(ProposalNode(node_id, entry.node_id, call.call_id, call.name, args_digest))
+            evidence = call.evidence or (f"{PROPOSAL_EVIDENCE} ({facts.message_evidence})" if facts.message_evidence else PROPOSAL_EVIDENCE)
+            proposals.append(ProposalNode(node_id, entry.node_id, call.call_id, call.name, args_digest, evidence))
     return proposals
 
 

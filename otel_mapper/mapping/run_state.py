@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from sys import intern
 from typing import Final
 
@@ -156,13 +156,26 @@ def _share_strings(facts: SpanFacts) -> None:
 
 
 def copy_facts(facts: SpanFacts) -> SpanFacts:
-    """A copy whose lists and dicts are its own: the mapper merges into copies, so kept facts never change."""
+    """A copy whose lists and dicts are its own (and its message digests'): mapping stages after the readers
+    complete facts in place (merging double instrumentation, ids from a parent step, proposals from a later
+    prefix), so they work on copies and kept facts never change."""
     copied = copy.copy(facts)
-    copied.proposals = None if facts.proposals is None else list(facts.proposals)
-    copied.consumed_call_ids = list(facts.consumed_call_ids)
-    copied.messages = MessageDigests(inputs=list(facts.messages.inputs), outputs=list(facts.messages.outputs))
-    copied.tool_definition_digests = dict(facts.tool_definition_digests)
+    for name in _CONTAINER_FIELDS:
+        value = getattr(facts, name)
+        if isinstance(value, list):
+            setattr(copied, name, list(value))
+        elif isinstance(value, dict):
+            setattr(copied, name, dict(value))
+    messages = copy.copy(facts.messages)
+    for name in _MESSAGE_FIELDS:
+        setattr(messages, name, list(getattr(facts.messages, name)))
+    copied.messages = messages
     return copied
+
+
+_CONTAINER_FIELDS: Final = tuple(item.name for item in fields(SpanFacts) if item.name != "messages")
+"""Every field is checked: a list or dict value is copied (tuples and strings are immutable already)."""
+_MESSAGE_FIELDS: Final = tuple(item.name for item in fields(MessageDigests))
 
 
 def kept_size(spans: Iterable[KeptSpan], known: set[str] | None = None) -> int:

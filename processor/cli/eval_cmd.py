@@ -3,10 +3,13 @@
 Walks ``DIR`` for ``labels.json`` files next to ``trace.otlp.json``, maps the labelled trace, runs the chain with
 ``--config FILE`` (default ``DIR/config.yaml`` when present; the file's ``detectors:`` section, or the whole file
 if it has none) and prints per category TP / FP / FN, precision, recall, anchor accuracy (the finding sits on the
-labelled span) and terminal-status accuracy, then the misses with trace path and evidence. ``--json`` prints the
-same as one JSON object. Predicted ``indeterminate`` findings are counted apart: they are neither hits nor false
-alarms unless a label says ``indeterminate``. A root cause is *unfounded* when the diagnosis has no failed finding
-of its category or the labels have no ``fail`` finding of it; a correct chain has none.
+labelled span) and terminal-status accuracy, then model->tool link recall, the same scores per convention (the
+library directory each trace sits in), and the misses with trace path and evidence. ``--json`` prints the same as
+one JSON object. Predicted ``indeterminate`` findings are counted apart: they are neither hits nor false alarms
+unless a label says ``indeterminate``. A root cause is *unfounded* when the diagnosis has no failed finding of its
+category or the labels have no ``fail`` finding of it; a correct chain has none. How labels are matched and when an
+anchor is undecidable: :mod:`processor.cli.eval_score`; which tool calls count for link recall:
+:mod:`processor.cli.eval_links`.
 
 Exit status: 0 when it ran (whatever the scores), 2 on a usage or config problem or when ``DIR`` holds no labelled
 trace.
@@ -17,56 +20,26 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
 import yaml
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.diagnosis import Diagnosis, Finding
 from otel_mapper.model import Trajectory
+from processor.cli.eval_links import SpanTexts, score_links, span_texts
+from processor.cli.eval_score import ConventionReport, Report, Tally, score_trace
 from processor.detectors.chain import DetectorChain
 from processor.detectors.config import DetectorsConfig, parse_detectors
 from processor.detectors.registry import check_enabled, load_detectors
-from semconv.trajectory import ROOT_CAUSE_NONE, FindingStatus
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "evaluate", "run"]
 
 logger = logging.getLogger(__name__)
 
 LABELS = "labels.json"
 TRACE = "trace.otlp.json"
-MAX_EVIDENCE = 160
-
-
-@dataclass(slots=True)
-class Tally:
-    tp: int = 0
-    fp: int = 0
-    fn: int = 0
-    anchored: int = 0
-    indeterminate: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        precision = self.tp / (self.tp + self.fp) if self.tp + self.fp else None
-        recall = self.tp / (self.tp + self.fn) if self.tp + self.fn else None
-        return {"tp": self.tp, "fp": self.fp, "fn": self.fn, "precision": precision, "recall": recall,
-                "anchor_accuracy": self.anchored / self.tp if self.tp else None, "indeterminate": self.indeterminate}
-
-
-@dataclass(slots=True)
-class Report:
-    categories: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
-    traces: int = 0
-    terminal_right: int = 0
-    misses: list[dict[str, Any]] = field(default_factory=list)
-    failures: list[dict[str, str]] = field(default_factory=list)
-    root_causes: int = 0
-    """Traces whose diagnosis names a root cause (anything but ``none``)."""
-    unfounded_root_causes: int = 0
-    """Root causes that no failed finding of the diagnosis, or no ``fail`` label of the trace, supports."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,7 +62,7 @@ def _load_config(path: Path | None) -> tuple[DetectorsConfig, list[str]]:
     return config, errors
 
 
-def _map(trace_file: Path, trace_id: str | None) -> Trajectory:
+def _map(trace_file: Path, trace_id: str | None) -> tuple[Trajectory, SpanTexts]:
     from otel_mapper.mapping.build import map_trace
     from otel_mapper.otlp.envelopes import split_request
     from otel_mapper.otlp.json_codec import decode_json_lines
@@ -102,73 +75,16 @@ def _map(trace_file: Path, trace_id: str | None) -> Trajectory:
     if not groups:
         raise ValueError("no spans in the trace file")
     chosen = trace_id if trace_id in groups else max(sorted(groups), key=lambda key: len(groups[key]))
-    return map_trace(groups[chosen]).trajectory
+    spans: list[Span] = [envelope.span for envelope in groups[chosen]]
+    return map_trace(groups[chosen]).trajectory, span_texts(spans)
 
 
-def _span_of(trajectory: Trajectory, finding: Finding) -> str:
-    node = trajectory.node(finding.node_id)
-    return node.source.span_id if node else ""
-
-
-def _score(report: Report, where: str, labels: dict[str, Any], trajectory: Trajectory, diagnosis: Diagnosis) -> None:
-    predicted: dict[str, list[Finding]] = defaultdict(list)
-    for item in diagnosis.chain:
-        predicted[item.finding.category.value].append(item.finding)
-    expected: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for label in labels.get("findings") or []:
-        expected[str(label.get("category"))].append(label)
-    for category in sorted(set(predicted) | set(expected)):
-        tally = report.categories[category]
-        free = list(predicted.get(category, []))
-        for label in expected.get(category, []):
-            status = label.get("status", "fail")
-            candidates = [f for f in free if f.status.value == status]
-            on_span = [f for f in candidates if _span_of(trajectory, f) == label.get("anchor_span")]
-            chosen = on_span[0] if on_span else candidates[0] if candidates else None
-            if chosen is None:
-                tally.fn += 1
-                near = next((f for f in free if f.status.value != status), None)
-                note = f"predicted {near.status.value}: {near.evidence[:MAX_EVIDENCE]}" if near else "no finding"
-                report.misses.append({"trace": where, "category": category, "kind": "missed", "span": label.get("anchor_span"), "evidence": note})
-                continue
-            free.remove(chosen)
-            tally.tp += 1
-            if on_span:
-                tally.anchored += 1
-            else:
-                report.misses.append({"trace": where, "category": category, "kind": "wrong anchor", "span": _span_of(trajectory, chosen),
-                                      "evidence": f"labelled {label.get('anchor_span')}; found: {chosen.evidence[:MAX_EVIDENCE]}"})
-        for finding in free:
-            if finding.status.value == "indeterminate":
-                tally.indeterminate += 1
-                continue
-            tally.fp += 1
-            report.misses.append({"trace": where, "category": category, "kind": "false alarm", "span": _span_of(trajectory, finding),
-                                  "evidence": finding.evidence[:MAX_EVIDENCE]})
-    report.traces += 1
-    _score_root_cause(report, where, labels, diagnosis)
-    expected_terminal = labels.get("terminal_status")
-    if expected_terminal == diagnosis.terminal_status.value:
-        report.terminal_right += 1
-    elif expected_terminal is not None:
-        report.misses.append({"trace": where, "category": "terminal_status", "kind": "wrong terminal status", "span": "",
-                              "evidence": f"labelled {expected_terminal}, got {diagnosis.terminal_status.value}"})
-
-
-def _score_root_cause(report: Report, where: str, labels: dict[str, Any], diagnosis: Diagnosis) -> None:
-    """A root cause is founded when a failed finding of its category exists and a ``fail`` label names it."""
-    cause = diagnosis.root_cause
-    if cause == ROOT_CAUSE_NONE:
-        return
-    report.root_causes += 1
-    failed = {item.finding.category.value for item in diagnosis.chain if item.finding.status is FindingStatus.FAIL}
-    labelled = {str(label.get("category")) for label in labels.get("findings") or [] if label.get("status", "fail") == "fail"}
-    if cause in failed and cause in labelled:
-        return
-    report.unfounded_root_causes += 1
-    why = "no failed finding of that category" if cause not in failed else "no fail label of that category"
-    report.misses.append({"trace": where, "category": "root_cause", "kind": "unfounded root cause", "span": "",
-                          "evidence": f"root cause {cause}: {why}"})
+def _convention(labels_file: Path, directory: Path) -> str:
+    """The library directory a trace sits in (``traces/<library>/<scenario>/labels.json``)."""
+    scenario = labels_file.parent
+    if scenario == directory or scenario.parent == directory.parent:
+        return scenario.name
+    return scenario.parent.name
 
 
 def evaluate(directory: Path, config: DetectorsConfig) -> Report:
@@ -181,13 +97,26 @@ def evaluate(directory: Path, config: DetectorsConfig) -> Report:
         where = str(labels_file.parent.relative_to(directory)) or "."
         try:
             labels = orjson.loads(labels_file.read_bytes())
-            trajectory = _map(trace_file, labels.get("trace_id"))
+            trajectory, texts = _map(trace_file, labels.get("trace_id"))
             diagnosis = chain.run(trajectory)
+            links = score_links(labels, trajectory, texts)
         except Exception as exc:  # one broken trace is reported, the rest are still scored
             report.failures.append({"trace": where, "error": f"{type(exc).__name__}: {str(exc)[:200]}"})
             continue
-        _score(report, where, labels, trajectory, diagnosis)
+        score_trace(report, where, _convention(labels_file, directory), labels, trajectory, diagnosis, links)
     return report
+
+
+def _convention_json(convention: ConventionReport) -> dict[str, Any]:
+    return {
+        "traces": convention.traces,
+        "terminal_status_accuracy": convention.terminal_right / convention.traces if convention.traces else None,
+        "root_causes": convention.root_causes,
+        "unfounded_root_causes": convention.unfounded_root_causes,
+        "links": convention.links.as_dict(),
+        "findings": convention.total().as_dict(),
+        "categories": {name: tally.as_dict() for name, tally in sorted(convention.categories.items())},
+    }
 
 
 def _as_json(report: Report) -> dict[str, Any]:
@@ -197,6 +126,8 @@ def _as_json(report: Report) -> dict[str, Any]:
         "root_causes": report.root_causes,
         "unfounded_root_causes": report.unfounded_root_causes,
         "categories": {name: tally.as_dict() for name, tally in sorted(report.categories.items())},
+        "links": report.links.as_dict(),
+        "conventions": {name: _convention_json(item) for name, item in sorted(report.conventions.items())},
         "misses": report.misses,
         "failures": report.failures,
     }
@@ -206,15 +137,41 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _category_line(name: str, tally: Tally, width: int = 24) -> str:
+    row = tally.as_dict()
+    return (f"{name:<{width}} {tally.tp:>4} {tally.fp:>4} {tally.fn:>4} {_fmt(row['precision']):>5} {_fmt(row['recall']):>6} "
+            f"{_fmt(row['anchor_accuracy']):>6} {tally.indeterminate:>5}")
+
+
+def _print_conventions(report: Report, out: TextIO) -> None:
+    print(f"\nper convention:\n{'convention':<28} {'traces':>6} {'links':>9} {'link_rec':>8} {'wrong':>5} {'prec':>5} "
+          f"{'recall':>6} {'anchor':>6} {'undec':>5} {'terminal':>8} {'unfounded':>9}", file=out)
+    for name, item in sorted(report.conventions.items()):
+        links = item.links.as_dict()
+        total = item.total().as_dict()
+        print(f"{name:<28} {item.traces:>6} {f'{item.links.recovered}/{item.links.evidenced}':>9} {_fmt(links['recall']):>8} "
+              f"{item.links.wrong:>5} {_fmt(total['precision']):>5} {_fmt(total['recall']):>6} {_fmt(total['anchor_accuracy']):>6} "
+              f"{total['anchor_undecidable']:>5} {f'{item.terminal_right}/{item.traces}':>8} {item.unfounded_root_causes:>9}", file=out)
+    print(f"\nper convention and category:\n{'convention / category':<52} {'TP':>4} {'FP':>4} {'FN':>4} {'prec':>5} "
+          f"{'recall':>6} {'anchor':>6} {'indet':>5}", file=out)
+    for name, item in sorted(report.conventions.items()):
+        for category, tally in sorted(item.categories.items()):
+            print(_category_line(f"{name} / {category}", tally, 52), file=out)
+
+
 def _print_text(report: Report, out: TextIO) -> None:
     print(f"{'category':<24} {'TP':>4} {'FP':>4} {'FN':>4} {'prec':>5} {'recall':>6} {'anchor':>6} {'indet':>5}", file=out)
     for name, tally in sorted(report.categories.items()):
-        row = tally.as_dict()
-        print(f"{name:<24} {tally.tp:>4} {tally.fp:>4} {tally.fn:>4} {_fmt(row['precision']):>5} {_fmt(row['recall']):>6} "
-              f"{_fmt(row['anchor_accuracy']):>6} {tally.indeterminate:>5}", file=out)
+        print(_category_line(name, tally), file=out)
     accuracy = report.terminal_right / report.traces if report.traces else None
     print(f"\nterminal status: {report.terminal_right}/{report.traces} right ({_fmt(accuracy)}) over {report.traces} traces", file=out)
     print(f"root causes: {report.root_causes}, unfounded: {report.unfounded_root_causes}", file=out)
+    links = report.links.as_dict()
+    kinds = ", ".join(f"{kind} {count}" for kind, count in links["by_evidence"].items()) or "none"
+    print(f"model->tool links: {report.links.recovered}/{report.links.evidenced} recovered ({_fmt(links['recall'])}) of tool calls "
+          f"whose evidence is in the trace ({kinds}); wrong: {report.links.wrong}; recovered without counted evidence: "
+          f"{report.links.recovered_unevidenced}", file=out)
+    _print_conventions(report, out)
     if report.misses:
         print(f"\nmisses ({len(report.misses)}):", file=out)
         for miss in report.misses:

@@ -6,7 +6,7 @@ libraries agents use (OpenAI/Anthropic SDKs, httpx, requests, aiohttp, gRPC stat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Final
 
@@ -68,13 +68,15 @@ def failure_findings(
     kinds: tuple[NodeKind, ...],
     wanted: FailureClass,
     category: FindingCategory,
+    skip: Callable[[Node], bool] | None = None,
 ) -> Sequence[Finding]:
-    """One finding per failed node of ``kinds`` classified as ``wanted``; anchor = the failing span."""
+    """One finding per failed node of ``kinds`` classified as ``wanted`` (and not ``skip``); anchor = the failing
+    span."""
     findings: list[Finding] = []
     for kind in kinds:
         for node in context.of_kind(kind):
             context.check_budget()
-            if classify(node) is not wanted:
+            if classify(node) is not wanted or (skip is not None and skip(node)):
                 continue
             recovery = recovered(node, trajectory, context)
             evidence = _describe(node)

@@ -1,9 +1,12 @@
 """``invalid_tool_arguments``: tool-call arguments that are not a JSON object, or violate the tool's schema.
 
-Well-formedness is checked on every visible argument text (an empty text means "no arguments" and is valid).
-Text cut at the mapper's bound cannot be judged (``indeterminate``). Schemas come from ``arguments.schemas`` in the
-config (tool name -> JSON Schema) and are checked with ``jsonschema`` when it is installed. A proposal and its
-execution carry the same arguments; the model's mistake is reported once, on the proposal.
+Well-formedness is checked on every visible argument text the convention records as JSON (an empty text means
+"no arguments" and is valid); a plain-text input (OpenInference ``input.value`` whose ``input.mime_type`` is not
+JSON, e.g. the bare string a single-input LangChain tool receives) claims no JSON and is not judged. Text cut at
+the mapper's bound cannot be judged: counted once as undecided, never a finding. Schemas come from
+``arguments.schemas`` in the config (tool name -> JSON Schema) and are checked with ``jsonschema`` when it is
+installed. A proposal and its execution carry the same arguments; the model's mistake is reported once, on the
+proposal.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ def _validators(schemas: dict[str, dict[str, Any]]) -> tuple[dict[str, Validator
 
 class InvalidArgumentsDetector:
     name = "invalid_tool_arguments"
-    version = "1.0.0"
+    version = "1.1.0"
     checked_property = "tool-call arguments are a JSON object valid against the tool's declared schema"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> DetectorReport:
@@ -49,26 +52,28 @@ class InvalidArgumentsDetector:
         undecided = 0
         for node in (*context.of_kind(NodeKind.TOOL_PROPOSAL), *context.of_kind(NodeKind.TOOL_EXECUTION)):
             context.check_budget()
-            if node.arguments is None:
+            if node.arguments is None or not node.arguments_json:
                 continue
             if node.kind is NodeKind.TOOL_EXECUTION and self._same_as_proposal(node, trajectory, context, proposals):
                 continue
             problem, decidable = self._problem(node, validators)
             if not decidable:
                 undecided += 1
+                continue
             if problem is None:
                 continue
             findings.append(
                 Finding(
                     category=FindingCategory.INVALID_TOOL_ARGUMENTS,
                     severity=Severity.MEDIUM,
-                    status=FindingStatus.FAIL if decidable else FindingStatus.INDETERMINATE,
+                    status=FindingStatus.FAIL,
                     node_id=node.id,
                     evidence=f"{node.kind.value.replace('_', ' ')} of {node.tool_name or node.name}: {problem}",
                 )
             )
-        if undecided and not note:
-            note = f"arguments cut at {MAX_TEXT} characters"
+        if undecided:
+            cut = f"arguments cut at {MAX_TEXT} characters on {undecided} call{'s' if undecided > 1 else ''}"
+            note = f"{note}; {cut}" if note else cut
         return DetectorReport(findings=tuple(findings), undecided=undecided, note=note)
 
     @staticmethod

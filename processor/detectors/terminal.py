@@ -4,7 +4,13 @@ The run's end is read from the outermost nodes (local roots, top agent invocatio
 that name an agent, since frameworks such as the Agents SDK wrap the agent in an unnamed workflow span that stays
 OK when the agent fails), never from the latest timestamp: a failure the run recovered from does not end it. A
 failed agent invocation with a committed sibling invocation of the same agent was retried by its caller and does
-not end the run either.
+not end the run either. Orphans (spans whose parent never arrived, e.g. smolagents loses its run span when the run
+raises) are local roots.
+
+A failure inside an outer invocation that stayed OK ends the run too when the causal graph shows nothing after it:
+every model call and tool execution of that invocation is inside the failed node or causally before it (the
+OpenAI Agents SDK marks only the turn span when a model calls a tool that does not exist and the run aborts). When
+some call is not ordered against the failure, nothing is concluded.
 """
 
 from __future__ import annotations
@@ -12,13 +18,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from otel_mapper.diagnosis import Finding
+from otel_mapper.mapping.edges import is_containment
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
 from processor.detectors.causal import carried_on
+from processor.detectors.failures import TIMEOUT_MARKERS
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, TerminalStatus
 
 _MAX_TURNS_MARKERS = ("max turns", "max_turns", "maxturns", "recursion limit", "usagelimitexceeded")
 _CANCEL_MARKERS = ("cancel", "aborterror", "aborted")
+
+MAX_FAILURES_CHECKED = 64
+"""Failures inside committed outer invocations examined for "nothing came after it"."""
+MAX_SUBTREE = 10_000
+_WORK_KINDS = (NodeKind.MODEL_CALL, NodeKind.TOOL_EXECUTION)
 
 _BY_CATEGORY = {
     FindingCategory.INFRA_TIMEOUT: TerminalStatus.INFRA_TIMEOUT,
@@ -33,6 +46,7 @@ def _text(node: Node) -> str:
 
 def _outer(trajectory: Trajectory, context: DetectorContext) -> list[Node]:
     outer = {node.id: node for node in (trajectory.node(i) for i in trajectory.root_node_ids) if node is not None}
+    outer.update((node.id, node) for node in (trajectory.node(ref.node) for ref in trajectory.external_parents) if node is not None)
     invocations = context.of_kind(NodeKind.AGENT_INVOCATION)
     outer.update((node.id, node) for node in invocations if node.invocation is None)
     named = {node.id for node in invocations if node.agent_name}
@@ -68,12 +82,16 @@ def terminal_status(trajectory: Trajectory, findings: Sequence[Finding], context
         if node.status is NodeStatus.FAILED
         and not (node.kind is NodeKind.AGENT_INVOCATION and node.agent_name and carried_on(node, trajectory, context))
     ]
+    if not failed_outer:
+        failed_outer = _last_failures(trajectory, context, outer)
     if failed_outer:
         for node in failed_outer:
             text = _text(node)
             if any(marker in text for marker in _MAX_TURNS_MARKERS):
                 return TerminalStatus.MAX_TURNS
-            if any(marker in text for marker in _CANCEL_MARKERS):
+            if any(marker in text for marker in _CANCEL_MARKERS) and not any(marker in text for marker in TIMEOUT_MARKERS):
+                # "Request timed out or interrupted ... or request cancellation" (Anthropic's APITimeoutError) is a
+                # timeout whose text mentions cancelling, not a cancelled run.
                 return TerminalStatus.CANCELLED
         for finding in findings:  # ranked order: the primary cause names the end
             if finding.status is FindingStatus.FAIL and finding.recovered is not True:
@@ -91,3 +109,52 @@ def terminal_status(trajectory: Trajectory, findings: Sequence[Finding], context
     if any(f.category is FindingCategory.POLICY_VIOLATION and f.status is FindingStatus.FAIL for f in findings):
         return TerminalStatus.POLICY_VIOLATION
     return TerminalStatus.SUCCESS
+
+
+def _children(trajectory: Trajectory) -> dict[str, list[str]]:
+    children: dict[str, list[str]] = {}
+    for edge in trajectory.edges:
+        if is_containment(edge):
+            children.setdefault(edge.to_node, []).append(edge.from_node)
+    return children
+
+
+def _subtree(node: Node, children: dict[str, list[str]]) -> set[str]:
+    seen = {node.id}
+    stack = [node.id]
+    while stack and len(seen) < MAX_SUBTREE:
+        for child in children.get(stack.pop(), ()):
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return seen
+
+
+def _last_failures(trajectory: Trajectory, context: DetectorContext, outer: list[Node]) -> list[Node]:
+    """Failed nodes inside committed outer agent invocations after which, causally, nothing inside that invocation
+    ran: every committed model call and tool execution there is inside the failed node or before it."""
+    children: dict[str, list[str]] | None = None
+    last: dict[str, Node] = {}
+    checked = 0
+    for invocation in outer:
+        if invocation.kind is not NodeKind.AGENT_INVOCATION or invocation.status is not NodeStatus.COMMITTED:
+            continue
+        if children is None:
+            children = _children(trajectory)
+        within = _subtree(invocation, children)
+        nodes = [node for node in (trajectory.node(node_id) for node_id in sorted(within)) if node is not None]
+        work = [node.id for node in nodes if node.kind in _WORK_KINDS and node.status is NodeStatus.COMMITTED]
+        for failure in nodes:
+            if failure.status is not NodeStatus.FAILED or failure.id in last:
+                continue
+            if checked >= MAX_FAILURES_CHECKED:
+                return [last[key] for key in sorted(last)]
+            checked += 1
+            context.check_budget()
+            inside = _subtree(failure, children)
+            before: set[str] = set()
+            for member in inside:
+                before |= context.index.ancestors(member)
+            if all(node in inside or node in before for node in work):
+                last[failure.id] = failure
+    return [last[key] for key in sorted(last)]

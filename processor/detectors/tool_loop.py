@@ -3,8 +3,11 @@ agent invocation.
 
 Equivalence is the digest of the arguments' canonical JSON (key order and whitespace don't matter); fuzzy mode
 also ignores volatile fields (ids, timestamps, nonces) in argument objects, at any depth. The anchor is the first
-execution of the group in causal order (causal depth, then node id: never a timestamp). Without visible
-arguments only the tool name repeats, so the finding is ``indeterminate``.
+execution of the group in causal order (causal depth, then node id: never a timestamp). Where the executions
+record no arguments (MCP tool spans, content capture off) the model's proposals may: when ``min_repeats`` proposals
+of the tool in the invocation carry equivalent arguments, the model asked for the same call again and again and the
+runtime ran the tool as often, so the loop fails on that evidence. With neither, only the tool name repeats and the
+finding is ``indeterminate``.
 """
 
 from __future__ import annotations
@@ -74,7 +77,7 @@ def argument_key(node: Node, fuzzy: bool) -> str:
 
 class ToolLoopDetector:
     name = "tool_loop"
-    version = "1.1.0"
+    version = "1.2.0"
     checked_property = "no tool is repeated with equivalent arguments min_repeats times in one agent invocation"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
@@ -88,7 +91,8 @@ class ToolLoopDetector:
             groups.setdefault(key, []).append(node)
         findings: list[Finding] = []
         depth = context.index.depth
-        for (_, tool, _), members in sorted(groups.items()):
+        proposed: dict[tuple[str, str], dict[str, list[Node]]] | None = None
+        for (invocation, tool, _), members in sorted(groups.items()):
             context.check_budget()
             if len(members) < config.min_repeats:
                 continue
@@ -98,6 +102,16 @@ class ToolLoopDetector:
             how = ("equivalent arguments" + (" (volatile fields ignored)" if config.fuzzy else "")) if visible else (
                 "arguments not captured (same tool name only)"
             )
+            related = tuple(node.id for node in members[1:])
+            if not visible:
+                if proposed is None:
+                    proposed = self._proposals(context, config.fuzzy)
+                repeats = max(proposed.get((invocation, tool), {}).values(), key=len, default=[])
+                if len(repeats) >= config.min_repeats:
+                    visible = True
+                    how = (f"their arguments not recorded, and the model proposed {tool} {len(repeats)} times with "
+                           "equivalent arguments")
+                    related += tuple(sorted(node.id for node in repeats))
             findings.append(
                 Finding(
                     category=FindingCategory.TOOL_LOOP,
@@ -105,7 +119,18 @@ class ToolLoopDetector:
                     status=FindingStatus.FAIL if visible else FindingStatus.INDETERMINATE,
                     node_id=first.id,
                     evidence=f"{tool} executed {len(members)} times with {how} in one agent invocation",
-                    related_nodes=tuple(node.id for node in members[1:]),
+                    related_nodes=related,
                 )
             )
         return findings
+
+    @staticmethod
+    def _proposals(context: DetectorContext, fuzzy: bool) -> dict[tuple[str, str], dict[str, list[Node]]]:
+        """(invocation, tool) -> argument key -> proposals with visible arguments."""
+        found: dict[tuple[str, str], dict[str, list[Node]]] = {}
+        for node in context.of_kind(NodeKind.TOOL_PROPOSAL):
+            context.check_budget()
+            if node.tool_name and node.arguments is not None:
+                key = (node.invocation or "", node.tool_name)
+                found.setdefault(key, {}).setdefault(argument_key(node, fuzzy), []).append(node)
+        return found

@@ -205,7 +205,7 @@ class TraceAssembler:
         while self._by_first_seen:
             trace_id = next(iter(self._by_first_seen))
             buffer = self._buffers[trace_id]
-            if now - buffer.first_seen < limits.max_trace_wait:
+            if now < buffer.first_seen + limits.max_trace_wait:  # the same sum next_due_in gives
                 break
             if self._run_goes_on(buffer, now):
                 del self._by_first_seen[trace_id]
@@ -214,17 +214,17 @@ class TraceAssembler:
             released.append(self._release(trace_id, ReleaseReason.MAX_TRACE_WAIT))
         while self._held_runs:
             trace_id = next(iter(self._held_runs))
-            if now - self._buffers[trace_id].first_seen < limits.max_run_wait:
+            if now < self._buffers[trace_id].first_seen + limits.max_run_wait:
                 break
             released.append(self._release(trace_id, ReleaseReason.MAX_RUN_WAIT))
         while self._rooted:
             trace_id = next(iter(self._rooted))
-            if now - self._buffers[trace_id].last_seen < limits.decision_wait:
+            if now < self._buffers[trace_id].last_seen + limits.decision_wait:
                 break
             released.append(self._release(trace_id, ReleaseReason.DECISION_WAIT))
         while self._unrooted:
             trace_id = next(iter(self._unrooted))
-            if now - self._buffers[trace_id].last_seen < limits.idle_timeout:
+            if now < self._buffers[trace_id].last_seen + limits.idle_timeout:
                 break
             released.append(self._release(trace_id, ReleaseReason.IDLE_TIMEOUT))
         return released
@@ -234,7 +234,7 @@ class TraceAssembler:
         limits = self.limits
         if self.may_be_agent is None or limits.max_run_wait <= limits.max_trace_wait or buffer.has_root:
             return False
-        if now - buffer.last_seen >= limits.idle_timeout:
+        if now >= buffer.last_seen + limits.idle_timeout:
             return False
         if buffer.agent is None:
             buffer.agent = self.may_be_agent(buffer.spans)
@@ -298,7 +298,9 @@ class TraceAssembler:
         return trace_id in self._released and trace_id not in self._buffers
 
     def next_due_in(self) -> float | None:
-        """Seconds until the next trace is due (``None`` when empty): lets the owner sleep exactly that long."""
+        """Seconds until the next trace is due (``None`` when empty): lets the owner sleep exactly that long.
+        Deadlines are the same sums ``poll`` compares with, so a clock moved by exactly this much makes that
+        trace due (no float rounding between the two)."""
         if not self._buffers:
             return None
         now = self.clock()

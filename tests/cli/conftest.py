@@ -19,8 +19,10 @@ output:
   content_mode: keep
   rights: {retention: granted, local_evaluation: granted}
 pricing:
-  models:
+  models:  # one rate for every model of the corpus (the tests compute costs with it)
     gpt-4o-mini: {input_per_million: 0.15, output_per_million: 0.60}
+    openai/gpt-4o-mini: {input_per_million: 0.15, output_per_million: 0.60}
+    claude-haiku-4-5: {input_per_million: 0.15, output_per_million: 0.60}
 """
 
 

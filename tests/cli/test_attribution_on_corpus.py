@@ -13,13 +13,24 @@ from tests.cli.conftest import corpus_labels
 
 
 def _root_attributes(spans_file: Path) -> dict[str, object]:
-    for request in decode_json_lines(spans_file.read_bytes()):
-        for resource_spans in request.resource_spans:
-            for scope_spans in resource_spans.scope_spans:
-                for span in scope_spans.spans:
-                    if not span.parent_span_id:
-                        return {kv.key: getattr(kv.value, kv.value.WhichOneof("value")) for kv in span.attributes}
-    raise AssertionError(f"no root span in {spans_file}")
+    """Attributes of a local root (a span whose parent is not in the trace: the root, or the orphans of a trace that
+    lost it, e.g. smolagents when a run raises), where the annotator writes the trace's attributes."""
+    spans = [
+        span
+        for request in decode_json_lines(spans_file.read_bytes())
+        for resource_spans in request.resource_spans
+        for scope_spans in resource_spans.scope_spans
+        for span in scope_spans.spans
+    ]
+    ids = {span.span_id for span in spans}
+    for span in spans:
+        if not span.parent_span_id or span.parent_span_id not in ids:
+            return {kv.key: getattr(kv.value, kv.value.WhichOneof("value")) for kv in span.attributes}
+    raise AssertionError(f"no local root span in {spans_file}")
+
+
+def _usage_recorded() -> int:
+    return sum(1 for labels in corpus_labels() if labels["recorded_by_library"]["token_usage"])
 
 
 def _node_flags(spans_file: Path) -> list[bool]:
@@ -47,7 +58,7 @@ def test_root_token_totals_equal_the_billed_usage_of_every_delivered_response(ma
         undelivered = [r for r in requests if r.get("usage") and r["outcome"] != "ok"]
         assert all(r["outcome"] == "timeout" for r in undelivered)
         checked += 1
-    assert checked == 72  # 7 libraries record usage, 12 scenarios each; traceloop-openai-agents records none
+    assert checked == _usage_recorded() >= 72  # every library but traceloop-openai-agents records usage
 
 
 def test_every_trace_carries_a_critical_path_and_priced_traces_a_cost(mapped_corpus: Path) -> None:
@@ -91,4 +102,4 @@ def test_node_costs_on_model_call_spans_add_up_to_the_root_cost(mapped_corpus: P
                             node_costs.append(attributes[names.NODE_COST_USD].double_value)
         assert abs(sum(node_costs) - root[names.COST_USD]) < 1e-12
         checked += 1
-    assert checked == 72
+    assert checked == _usage_recorded()

@@ -34,7 +34,9 @@ def test_a_dataset_of_failures_validates_and_scores_with_eval(tmp_path: Path, ma
     entries = {entry["trace_id"] for entry in manifest["entries"]}
     assert entries == failing and len(entries) >= 40
     assert manifest["counts"]["selected"] == len(entries)
-    assert manifest["counts"]["inputs"] == 84 and manifest["counts"]["excluded_verdict"] == 84 - len(entries)
+    inputs = len(list(mapped_corpus.glob("*/bundle.json")))  # every trajectory of the corpus (captures may hold several)
+    assert inputs >= len(corpus_labels())
+    assert manifest["counts"]["inputs"] == inputs and manifest["counts"]["excluded_verdict"] == inputs - len(entries)
     assert manifest["spec_version"] == "0.1" and manifest["declared_use"] == "local_evaluation"
     assert manifest["rights"]["local_evaluation"] == "granted" and manifest["rights"]["training"] == "unknown"
     for relative, digest in manifest["files"].items():

@@ -47,7 +47,7 @@ def test_a_newly_forbidden_tool_reports_exactly_the_traces_that_called_it(tmp_pa
     records = [json.loads(line) for line in output.splitlines()]
     assert code == 1
     assert {r["trace_id"] for r in records if r["change"] == "new_failure"} == _callers()
-    assert len(_callers()) == 14 and all(r["change"] == "new_failure" for r in records)
+    assert len(_callers()) >= 14 and all(r["change"] == "new_failure" for r in records)  # 14 in the first 84 traces
     for record in records:
         assert record["after"]["verdict"] == "fail"
         assert {"category": "policy_violation"}.items() <= record["new_findings"][0].items()

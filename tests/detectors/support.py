@@ -52,7 +52,7 @@ class TrajectoryBuilder:
         if parent is not None:
             parent_fields = self._nodes[parent]
             invocation = parent if parent_fields["kind"] is NodeKind.AGENT_INVOCATION else parent_fields.get("invocation")
-            self._edges.append(Edge(from_node=node_id, type=EdgeType.CAUSED_BY, to_node=parent, evidence="parent"))
+            self._edges.append(Edge(from_node=node_id, type=EdgeType.CAUSED_BY, to_node=parent, evidence=f"parent_span_id={parent.split(':', 1)[1]}"))
         else:
             self._roots.append(node_id)
         for earlier in after:

@@ -79,3 +79,45 @@ def test_unfounded_root_causes_are_counted(corpus: Path, capsys: pytest.CaptureF
     report = json.loads(capsys.readouterr().out)
     assert report["unfounded_root_causes"] == 1
     assert any(miss["kind"] == "unfounded root cause" and miss["trace"] == "lib/tool_loop" for miss in report["misses"])
+
+
+def _copy(tmp_path: Path, library: str, scenario: str) -> Path:
+    source = CORPUS / library / scenario
+    if not (source / "labels.json").exists():
+        pytest.skip("corpus traces not present")
+    shutil.copytree(source, tmp_path / library / scenario)
+    shutil.copy(CONFIG, tmp_path / "config.yaml")
+    return tmp_path
+
+
+def test_scores_per_convention_with_link_recall(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert eval_cmd.run(_args(str(corpus), "--json")) == 0
+    report = json.loads(capsys.readouterr().out)
+    lib = report["conventions"]["lib"]
+    assert lib["traces"] == 3 and lib["unfounded_root_causes"] == 0
+    assert lib["links"]["evidenced"] > 0 and lib["links"]["recall"] == 1.0 and lib["links"]["wrong"] == 0
+    assert lib["categories"]["tool_loop"]["tp"] == 1
+    assert report["links"] == lib["links"]  # one convention: the totals are its own
+
+    assert eval_cmd.run(_args(str(corpus))) == 0
+    out = capsys.readouterr().out
+    assert "model->tool links:" in out and "per convention:" in out
+    assert any(line.startswith("lib ") and " 3 " in line for line in out.splitlines())
+    assert "lib / tool_loop" in out
+
+
+def test_an_indeterminate_label_is_matched_by_a_check_that_said_so_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(tmp_path, "openai-v2-content-off", "hallucinated_tool")  # no definitions, no content: undecidable
+    assert eval_cmd.run(_args(str(root), "--json")) == 0
+    tally = json.loads(capsys.readouterr().out)["categories"]["hallucinated_tool"]
+    assert tally["tp"] == 1 and tally["fn"] == 0 and tally["fp"] == 0
+
+
+def test_an_anchor_no_causal_path_decides_is_counted_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(tmp_path, "traceloop-openai-agents", "tool_loop")  # four identical executions, no call ids, no turns
+    assert eval_cmd.run(_args(str(root), "--json")) == 0
+    report = json.loads(capsys.readouterr().out)
+    tally = report["categories"]["tool_loop"]
+    # The finding chose another of the four than the generator's "first" (by wall clock): neither right nor wrong.
+    assert tally["tp"] == 1 and tally["anchor_undecidable"] == 1 and tally["anchor_accuracy"] is None
+    assert any(miss["kind"] == "anchor undecidable" for miss in report["misses"])

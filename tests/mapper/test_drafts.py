@@ -45,6 +45,8 @@ def _every_field_set() -> dict[str, object]:
         "references": (SpanRef(trace_id="0" * 32, span_id="3" * 16),),
         "handoff_from": "a",
         "handoff_to": "b",
+        "arguments_json": False,
+        "unknown_tools": ("fetch_invoice",),
     }
 
 

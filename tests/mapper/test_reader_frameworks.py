@@ -106,15 +106,49 @@ def test_adk_legacy_function_call_ids() -> None:
     assert get_node(trajectory, node_id(4)).arguments == '{"city":"Paris"}'
 
 
-def test_adk_v2_merged_tool_batch_is_a_step() -> None:
+def test_adk_v2_merged_tool_batch_is_neither_a_call_nor_a_step() -> None:
+    """ADK's ``execute_tool (merged)`` wraps one turn's parallel calls and executes nothing (corpus adk-native:
+    the ground truth counts no node for it)."""
     spans = [
         span(1, "invoke_workflow app", attrs={"gen_ai.operation.name": "invoke_workflow"}),
         span(2, "invoke_node plan", parent=1, attrs={"gen_ai.operation.name": "invoke_node"}),
         span(3, "execute_tool (merged)", parent=2, attrs={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "(merged tools)"}),
     ]
     trajectory = map_spans(spans, scope="gcp.vertex.agent")
-    assert get_node(trajectory, node_id(3)).kind is NodeKind.WORKFLOW_STEP
+    assert get_node(trajectory, node_id(3)).kind is NodeKind.OTHER
     assert get_node(trajectory, node_id(2)).kind is NodeKind.WORKFLOW_STEP
+
+
+def test_adk_transfer_to_agent_is_a_handoff_to_the_agent_it_names() -> None:
+    spans = [
+        span(1, "invoke_workflow triage", attrs={"gen_ai.operation.name": "invoke_workflow"}),
+        span(2, "invoke_agent triage_agent", parent=1, attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "triage_agent"}),
+        span(3, "execute_tool transfer_to_agent", parent=2, attrs={
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "transfer_to_agent", "gen_ai.tool.type": "TransferToAgentTool",
+            "gen_ai.tool.call.id": "call_1", "gen_ai.tool.call.arguments": '{"agent_name": "billing_agent"}'}),
+        span(4, "invoke_agent billing_agent", parent=1, attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "billing_agent"}),
+    ]
+    trajectory = map_spans(spans, scope="gcp.vertex.agent")
+    handoff = get_node(trajectory, node_id(3))
+    assert handoff.kind is NodeKind.HANDOFF and handoff.handoff_to == "billing_agent"
+    assert has_edge(trajectory, node_id(4), EdgeType.HANDOFF_FROM, node_id(3))
+
+
+def test_framework_handoff_tools_join_the_agent_they_name() -> None:
+    """Strands Swarm's ``handoff_to_agent`` stays a tool execution; the agent its arguments name receives the run."""
+    strands = {"gen_ai.system": "strands-agents"}
+    spans = [
+        span(1, "invoke_swarm", attrs={**strands, "gen_ai.operation.name": "invoke_swarm"}),
+        span(2, "invoke_agent triage_agent", parent=1, attrs={**strands, "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "triage_agent"}),
+        span(3, "execute_tool handoff_to_agent", parent=2, attrs={**strands, "gen_ai.operation.name": "execute_tool",
+             "gen_ai.tool.name": "handoff_to_agent", "gen_ai.tool.call.id": "t1"},
+             events=[("gen_ai.tool.message", {"content": '{"agent_name": "billing_agent", "message": "refund"}', "id": "t1"})]),
+        span(4, "invoke_agent billing_agent", parent=1, attrs={**strands, "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "billing_agent"}),
+    ]
+    trajectory = map_spans(spans)
+    assert get_node(trajectory, node_id(3)).kind is NodeKind.TOOL_EXECUTION
+    (edge,) = [e for e in trajectory.edges if e.type is EdgeType.HANDOFF_FROM]
+    assert (edge.from_node, edge.to_node) == (node_id(4), node_id(3)) and "handoff tool handoff_to_agent" in edge.evidence
 
 
 # --- OpenAI Agents SDK, OTel contrib instrumentation ----------------------------------------------------

@@ -270,3 +270,18 @@ def test_without_max_run_wait_past_max_trace_wait_nothing_is_held() -> None:
         assembler.add([span(1, 10 + second, parent=1)])
         released = assembler.poll()
     assert [item.reason for item in released] == [ReleaseReason.MAX_TRACE_WAIT]
+
+
+def test_a_clock_moved_by_next_due_in_always_finds_a_trace_due() -> None:
+    """Deadlines and the time to them come from the same sums: moving the clock by exactly ``next_due_in``
+    releases the trace (no spin on a remainder that float rounding leaves: here ``now - first_seen`` stays just
+    under ``decision_wait`` while ``first_seen + decision_wait - now`` is already below a nanosecond)."""
+    clock = FakeClock(start=1179.1870367106105)
+    assembler = make(clock, decision_wait=0.3)
+    assembler.add([span(1, 1)])
+    clock.now = 1179.4870367106096
+    due = assembler.next_due_in()
+    assert due is not None and 0 < due < 1e-9
+    clock.now += due
+    (released,) = assembler.poll()
+    assert released.reason is ReleaseReason.DECISION_WAIT

@@ -5,10 +5,15 @@ is logged: that log is the ground truth for model calls (which request proposed 
 carried which tool result, which request failed and how). The app adds an `x-corpus-otel-span` header (the OTel span
 that is current when the HTTP request is sent, i.e. the instrumentation's model-call span) and, under the Agents SDK,
 `x-corpus-sdk-span` (the SDK's current span id); both are logged against the request's sequence number.
+
+`POST /v1/messages` answers the same script in the Anthropic Messages API shape (see `fake_anthropic.py`): content
+blocks `text` / `tool_use` (ids `toolu_<scenario>_<n>`), `stop_reason` `tool_use` / `end_turn`, usage as
+`input_tokens` / `output_tokens`, and Anthropic-style error bodies for 429 / 500.
 """
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +24,20 @@ CREATED = 1790000000  # fixed, so responses are deterministic
 
 def _estimate_tokens(obj) -> int:
     return max(1, len(json.dumps(obj, sort_keys=True)) // 4)
+
+
+def _ids_in_text(scenario: str, messages: list) -> list[str]:
+    pattern = re.compile(rf"call_{re.escape(scenario)}_\d+")
+    found: list[str] = []
+    for m in messages:
+        content = m.get("content") if isinstance(m, dict) else None
+        texts = [content] if isinstance(content, str) else [
+            p.get("text") for p in content or [] if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        for text in texts:
+            for call_id in pattern.findall(text or ""):
+                if call_id not in found:
+                    found.append(call_id)
+    return found
 
 
 class ScriptedServer:
@@ -83,6 +102,9 @@ class ScriptedServer:
 
     # -- answering ---------------------------------------------------------------------------------------------
     def _answer(self, path: str, body: dict, headers) -> tuple[int, dict, float, dict]:
+        if path.endswith("/messages"):
+            from .fake_anthropic import answer_messages
+            return answer_messages(self, path, body, headers)
         with self._lock:
             seq = len(self.log) + 1
             messages = body.get("messages") or []
@@ -94,6 +116,9 @@ class ScriptedServer:
                 "agent": headers.get("x-corpus-agent"),
                 "tools_offered": [t.get("function", {}).get("name") for t in body.get("tools") or []],
                 "tool_results_in_input": [m.get("tool_call_id") for m in messages if m.get("role") == "tool"],
+                # ids of this server's earlier tool calls quoted in message text (frameworks that replay tool calls
+                # and results as plain text, e.g. smolagents' "Calling tools: [{'id': 'call_…', ...}]")
+                "tool_call_ids_in_text": _ids_in_text(self.scenario, messages),
                 "n_input_messages": len(messages),
             }
             self.log.append(entry)

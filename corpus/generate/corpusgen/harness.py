@@ -35,6 +35,7 @@ def run_one(meta: dict, adapter, app_fn, out_dir: Path, family: str = "raw") -> 
     base_url = server.start()
     adapter.setup(capture.endpoint)
     truth = Truth()
+    truth.server_log = server.log
     try:
         app_fn(adapter, scenario, base_url, truth)
     finally:

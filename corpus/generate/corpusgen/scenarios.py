@@ -62,6 +62,26 @@ SCENARIOS: dict[str, dict] = {
                    {"tool_calls": [("lookup_order", {"order_id": "A-1001"})]},
                    {"text": "Order A-1001 (129.90 EUR) was shipped and is within the 30-day refund window; "
                             "I have opened a refund request."}],
+        # Strands Swarm: the framework's own handoff tool; the triage agent finishes its turn, then the billing
+        # agent runs and its answer ends the swarm.
+        "swarm": [{"tool_calls": [("handoff_to_agent", {"agent_name": "billing_agent",
+                                                         "message": "refund request for A-1001"})]},
+                  {"text": "I have handed your refund request to our billing specialist."},
+                  {"tool_calls": [("lookup_order", {"order_id": "A-1001"})]},
+                  {"text": "Order A-1001 (129.90 EUR) was shipped and is within the 30-day refund window; "
+                           "I have opened a refund request."}],
+        # Agno Team: the leader delegates with its own tool, the member answers, the leader answers the user.
+        "agno": [{"tool_calls": [("delegate_task_to_member", {"member_id": "billing_agent",
+                                                              "task": "Refund request for order A-1001"})]},
+                 {"tool_calls": [("lookup_order", {"order_id": "A-1001"})]},
+                 {"text": "Order A-1001 (129.90 EUR) was shipped and is within the 30-day refund window; "
+                          "I have opened a refund request."},
+                 {"text": "The billing team has opened a refund for order A-1001 (129.90 EUR)."}],
+        # Google ADK: the LLM-driven transfer is ADK's transfer_to_agent tool; the sub-agent then answers.
+        "adk": [{"tool_calls": [("transfer_to_agent", {"agent_name": "billing_agent"})]},
+                {"tool_calls": [("lookup_order", {"order_id": "A-1001"})]},
+                {"text": "Order A-1001 (129.90 EUR) was shipped and is within the 30-day refund window; "
+                         "I have opened a refund request."}],
     },
     "model_429": {
         "user": "What's the weather in Rome?",
@@ -107,6 +127,52 @@ SYSTEM_PROMPT = ("You are a customer-support agent for an online shop. Use the t
 SPECIALIST_PROMPT = "You are the billing specialist. Handle refunds and invoices using the tools."
 
 
+# LlamaIndex AgentWorkflow: the framework's `handoff` tool (return_direct), then the billing agent answers.
+SCENARIOS["handoff"]["agent_workflow"] = [
+    {"tool_calls": [("handoff", {"to_agent": "billing_agent", "reason": "refund request for A-1001"})]},
+    *SCENARIOS["handoff"]["agents"][1:]]
+
+# CrewAI delegation: the triage agent calls CrewAI's "Delegate work to coworker" tool (function name
+# delegate_work_to_coworker), the coworker runs inside that tool, then the triage agent answers.
+SCENARIOS["handoff"]["crewai"] = [
+    {"tool_calls": [("delegate_work_to_coworker", {
+        "task": "Check order A-1001 and open a refund for it.",
+        "context": "The customer asked for a refund for order A-1001.", "coworker": "billing_agent"})]},
+    *SCENARIOS["handoff"]["raw"][1:]]
+
+# smolagents' managed agent: the manager calls the sub-agent as a tool named after it, with a `task` argument.
+SCENARIOS["handoff"]["managed"] = [
+    {"tool_calls": [("billing_agent", {"task": "Refund request for order A-1001: check the order and open a refund."})]},
+    *SCENARIOS["handoff"]["raw"][1:]]
+
+
+def final_answer_tool(steps: list[dict]) -> list[dict]:
+    """The same script for frameworks that end a run only through a `final_answer` tool call (smolagents): every
+    delivered text answer becomes that call (a delayed, never delivered answer stays as it is)."""
+    out = []
+    for step in steps:
+        if "text" in step and "tool_calls" not in step and "delay" not in step:
+            step = {k: v for k, v in step.items() if k != "text"} | {
+                "tool_calls": [("final_answer", {"answer": step["text"]})]}
+        out.append(step)
+    return out
+
+
+def retry_once(steps: list[dict]) -> list[dict]:
+    """The same script for a framework that retries a failed model request once (LlamaIndex's OpenAI LLM with
+    max_retries=2): a 5xx or a too-slow answer fails again on the retry. A 429 is followed by a good answer anyway."""
+    out = []
+    for step in steps:
+        out.append(step)
+        if int(step.get("status", 200)) >= 500 or step.get("delay"):
+            out.append(dict(step))
+    return out
+
+
 def script(name: str, family: str) -> list[dict]:
     spec = SCENARIOS[name]
+    if family.endswith("+retry_once"):
+        return retry_once(script(name, family.removesuffix("+retry_once")))
+    if family == "final_answer_tool":
+        return final_answer_tool(list(spec.get("managed") or spec["raw"]))
     return list(spec.get(family) or spec["raw"])

@@ -44,6 +44,7 @@ class Truth:
         self.notes: list[str] = []
         self.offered_tools: set[str] = set()
         self.flow_overrides: dict[str, dict] = {}  # call_id -> fields (e.g. a handoff span as executor)
+        self.server_log: list[dict] = []  # the fake server's request log (live), for apps that resolve call ids
 
     def record_tool(self, call_id, name, status, span_id=None, args=None):
         if span_id is None:
@@ -74,21 +75,33 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     in_seen = meta.get("model_input_recorded", content)       # tool results in model input -> consumption
     usage_seen = meta.get("usage_recorded", True)             # token usage on model-call spans
     halluc_seen = meta.get("unknown_tool_evidence", content)  # tool definitions, or the rejection in content/status
+    args_seen = meta.get("tool_arguments_recorded", content)  # tool-call arguments on model output or tool spans
+    # A 429 that the framework retried inside the same model-call span leaves no trace in the span (smolagents).
+    retry_seen = meta.get("retry_evidence", True)
     delivered = [r for r in server_log if r.get("status") == 200 and r.get("outcome") == "ok"]
     proposals = [(r, p) for r in delivered for p in r.get("proposed", [])]
     exec_by_call = {t["call_id"]: t for t in truth.tools if t["call_id"]}
+
+    results_as_text = meta.get("tool_results_as_text", False)  # results replayed as text, quoting the call id
 
     def first_consumer(call_id):
         for r in server_log:
             if call_id in (r.get("tool_results_in_input") or []):
                 return r.get("span")
+            if results_as_text and call_id in (r.get("tool_call_ids_in_text") or []):
+                return r.get("span")
         return None
+
+    def replayed(call_id):
+        # A later request's input replays the assistant message holding the call (the API requires it before the
+        # tool result): the call is visible there even when the proposing span records no output.
+        return in_seen and first_consumer(call_id) is not None
 
     tool_flows = []
     for r, p in proposals:
         ex = exec_by_call.get(p["id"])
         flow = {"tool_call_id": p["id"], "tool_name": p["name"],
-                "proposed_by_span": r.get("span") if out_seen else None,
+                "proposed_by_span": r.get("span") if out_seen or replayed(p["id"]) else None,
                 "executed_by_span": ex["span_id"] if ex else None,
                 "consumed_by_span": first_consumer(p["id"]) if in_seen else None}
         flow.update(truth.flow_overrides.get(p["id"], {}))
@@ -107,7 +120,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         groups.setdefault(key, []).append(p["id"])
     for ids in groups.values():
         if len(ids) >= LOOP_MIN_REPEATS and ids[0] in exec_by_call:
-            findings.append({"category": "tool_loop", "status": "fail", "anchor_span": exec_by_call[ids[0]]["span_id"]})
+            findings.append({"category": "tool_loop", "status": "fail" if args_seen else "indeterminate",
+                             "anchor_span": exec_by_call[ids[0]]["span_id"]})
     reads_seen = False
     for t in truth.tools:
         if t["status"] == "error":
@@ -127,9 +141,21 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
                 and p["id"] not in truth.flow_overrides:
             findings.append({"category": "hallucinated_tool", "status": "fail" if halluc_seen else "indeterminate",
                              "anchor_span": r.get("span")})
+    # A library whose model-call span covers a client-side retry (several HTTP requests, one span) records one model
+    # call for them, and a failed attempt inside it leaves no evidence of its own (declared by the app).
+    calls_by_span = bool(meta.get("model_calls_by_span"))
+    span_uses: dict = {}
+    for r in server_log:
+        span_uses[r.get("span")] = span_uses.get(r.get("span"), 0) + 1
+
+    def hidden_attempt(r) -> bool:
+        return calls_by_span and r.get("span") is not None and span_uses[r.get("span")] > 1
+
     for r in server_log:
         if r.get("status") == 429:
-            findings.append({"category": "rate_limited", "status": "fail", "anchor_span": r.get("span")})
+            findings.append({"category": "rate_limited",
+                             "status": "fail" if retry_seen and not hidden_attempt(r) else "indeterminate",
+                             "anchor_span": r.get("span")})
         elif (r.get("status") or 0) >= 500:
             findings.append({"category": "model_error", "status": "fail", "anchor_span": r.get("span")})
         elif r.get("outcome") == "timeout":
@@ -140,11 +166,16 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         findings.append({"category": "budget_exceeded", "status": "fail" if usage_seen else "indeterminate",
                          "anchor_span": anchor})
 
+    # A finding is a claim anchored on a span: two failed requests retried inside one model-call span (LlamaIndex's
+    # tenacity retry) are one failed call in the trace, so identical claims are one.
+    findings = [dict(item) for item in dict.fromkeys(tuple(sorted(f.items())) for f in findings)]
+
     kinds = {
         "agent_invocation": len(truth.agents),
-        "model_call": len(server_log),
+        "model_call": (len({r.get("span") for r in server_log if r.get("span")})
+                       + sum(1 for r in server_log if not r.get("span"))) if calls_by_span else len(server_log),
         "tool_execution": len(truth.tools),
-        "tool_proposal": len(proposals) if out_seen else 0,
+        "tool_proposal": len(proposals) if out_seen else sum(1 for _, p in proposals if replayed(p["id"])),
         "workflow_step": len(truth.workflows),
         "handoff": 0,
         "guardrail": 0,
@@ -163,7 +194,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         "findings": findings,
         "terminal_status": truth.terminal_status,
         "recorded_by_library": {"model_output": out_seen, "model_input": in_seen, "token_usage": usage_seen,
-                                "unknown_tool_evidence": halluc_seen},
+                                "unknown_tool_evidence": halluc_seen}
+        | ({"retry_evidence": retry_seen} if "retry_evidence" in meta else {}),
         "ground_truth": {
             "model_requests": [{k: r.get(k) for k in ("seq", "status", "outcome", "span", "usage")}
                                | {"proposed_tool_call_ids": [p["id"] for p in r.get("proposed", [])]}

@@ -12,9 +12,10 @@ Order and why:
 3. OpenLLMetry -- its spans carry ``gen_ai.*`` too, but tool arguments live in ``traceloop.entity.input``;
 4. Vercel AI SDK legacy -- ``ai.operationId``; its model spans carry ``gen_ai.system`` too;
 5. Google ADK -- legacy ``gcp.vertex.agent.*`` content next to GenAI attributes;
-6. OpenAI Agents SDK (OTel contrib) -- ``agent_handoff`` / ``guardrail_check`` spans;
-7. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
-8. fallback.
+6. MCP -- ``mcp.method.name``: client spans with no GenAI attribute, server spans keyed to them;
+7. OpenAI Agents SDK (OTel contrib) -- ``agent_handoff`` / ``guardrail_check`` spans;
+8. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
+9. fallback.
 
 LangGraph has no spans of its own: its run metadata is read by the OpenInference and OpenLLMetry readers
 (:mod:`otel_mapper.mapping.readers.langgraph`).
@@ -26,6 +27,7 @@ from otel_mapper.mapping.facts import ConventionReader, SpanFacts
 from otel_mapper.mapping.readers.adk import ADKReader
 from otel_mapper.mapping.readers.common import fill_error
 from otel_mapper.mapping.readers.genai import GenAIReader
+from otel_mapper.mapping.readers.mcp import MCPReader
 from otel_mapper.mapping.readers.openai_agents import OpenAIAgentsReader
 from otel_mapper.mapping.readers.openinference import OpenInferenceReader
 from otel_mapper.mapping.readers.openllmetry import OpenLLMetryReader
@@ -38,6 +40,7 @@ __all__ = [
     "ADKReader",
     "FallbackReader",
     "GenAIReader",
+    "MCPReader",
     "OpenAIAgentsReader",
     "OpenInferenceReader",
     "OpenLLMetryReader",
@@ -69,6 +72,7 @@ def default_readers() -> tuple[ConventionReader, ...]:
         OpenLLMetryReader(),
         VercelAIReader(),
         ADKReader(),
+        MCPReader(),
         OpenAIAgentsReader(),
         GenAIReader(),
         FallbackReader(),

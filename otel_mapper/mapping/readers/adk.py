@@ -6,7 +6,9 @@ Recovers: v2 spans through the GenAI reading (``invoke_workflow`` / ``invoke_age
 ``generate_content`` / ``execute_tool``); legacy ``invocation`` / ``call_llm`` spans by name; proposals
 (``function_call`` parts, with ids) from ``gcp.vertex.agent.llm_response``; consumed call ids
 (``function_response`` parts) and message digests from ``gcp.vertex.agent.llm_request``; tool arguments from
-``gcp.vertex.agent.tool_call_args``. The ``execute_tool (merged)`` batch span is a step, not another tool call.
+``gcp.vertex.agent.tool_call_args``. The ``execute_tool (merged)`` batch span wraps the parallel calls of one turn
+and executes nothing itself: an ``other`` node, not another tool call. A span of ADK's own agent transfer
+(``gen_ai.tool.type = TransferToAgentTool``) is a handoff to the agent its ``agent_name`` argument names.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from otel_mapper.mapping.messages import (
     tool_call_part,
     tool_result_part,
 )
-from otel_mapper.mapping.readers.common import clean_name
+from otel_mapper.mapping.readers.common import clean_name, fill_handoff_target
 from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operation
 from otel_mapper.mapping.spans import SpanView
 from otel_mapper.otlp.anyvalue import Decoded
@@ -68,7 +70,9 @@ class ADKReader:
         else:
             kind = NodeKind.OTHER
         if kind is NodeKind.TOOL_EXECUTION and view.str_attr(genai.TOOL_NAME) == adk.MERGED_TOOLS_NAME:
-            kind = NodeKind.WORKFLOW_STEP  # each tool of the batch has its own span
+            kind = NodeKind.OTHER  # a batch wrapper: each tool of the batch has its own span
+        elif kind is NodeKind.TOOL_EXECUTION and view.str_attr(genai.TOOL_TYPE) == adk.TRANSFER_TOOL_TYPE:
+            kind = NodeKind.HANDOFF  # ADK types the span as its agent transfer
         return kind
 
     def read(self, view: SpanView) -> SpanFacts:
@@ -84,6 +88,8 @@ class ADKReader:
             facts.arguments_visible = facts.arguments is not None
             facts.result_visible = adk.TOOL_RESPONSE in view.attrs
         fill_genai_facts(view, facts)
+        if kind is NodeKind.HANDOFF:
+            fill_handoff_target(facts)  # the agent its agent_name argument names
         return facts
 
 

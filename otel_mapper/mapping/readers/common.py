@@ -8,15 +8,19 @@ from typing import TYPE_CHECKING, Final
 
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
-from otel_mapper.mapping.spans import MAX_NAME, SpanView
+from otel_mapper.mapping.members import EXECUTION_KINDS
+from otel_mapper.mapping.readers.rejections import read_unknown_tool
+from otel_mapper.mapping.spans import MAX_NAME, SpanView, parse_json_text
+from otel_mapper.mapping.tool_names import function_style
 from otel_mapper.model import TokenUsage
 from otel_mapper.otlp.anyvalue import to_text
 from semconv import genai
+from semconv.handoff_tools import HANDOFF_TOOL_TARGETS
 
 if TYPE_CHECKING:
     from otel_mapper.mapping.facts import SpanFacts
 
-__all__ = ["ErrorFacts", "clean_name", "fill_error", "has_genai", "read_error", "read_usage"]
+__all__ = ["ErrorFacts", "clean_name", "fill_error", "fill_handoff_target", "has_genai", "read_error", "read_usage"]
 
 MAX_ERROR_MESSAGE: Final = 512
 _HTTP_CODE = re.compile(r"\b(?:Error code|status(?: code)?|HTTP)[:= ]*([1-5]\d\d)\b", re.IGNORECASE)
@@ -93,12 +97,15 @@ def read_usage(
 
 
 def fill_error(view: SpanView, facts: SpanFacts) -> None:
-    """Merge the span's error facts into ``facts`` (values already recorded win)."""
+    """Merge the span's error facts into ``facts`` (values already recorded win), and the tool the runtime
+    rejected as unknown, if the span's error, result or recovery event names one."""
     failed, error_type, message, http_status = _error_values(view)
     facts.failed = facts.failed or failed
     facts.error_type = facts.error_type or error_type
     facts.error_message = facts.error_message or message
     facts.http_status = facts.http_status or http_status
+    if facts.unknown_tool is None and (message or view.span.events or facts.kind in EXECUTION_KINDS):
+        facts.unknown_tool = read_unknown_tool(view, facts.tool_name, execution=facts.kind in EXECUTION_KINDS)
 
 
 _GENAI_MARKERS: Final = frozenset(
@@ -129,3 +136,16 @@ def clean_name(value: str | None) -> str | None:
         return None
     value = value.strip()[:MAX_NAME]
     return value or None
+
+
+def fill_handoff_target(facts: SpanFacts) -> None:
+    """A framework's handoff tool (:mod:`semconv.handoff_tools`): the agent its arguments name receives the run."""
+    if facts.handoff_to_agent or not facts.tool_name or facts.arguments is None:
+        return
+    key = HANDOFF_TOOL_TARGETS.get(function_style(facts.tool_name))
+    if key is None:
+        return
+    arguments = parse_json_text(facts.arguments)
+    target = arguments.get(key) if isinstance(arguments, dict) else None
+    if isinstance(target, str):
+        facts.handoff_to_agent = clean_name(target)

@@ -8,11 +8,14 @@ instead of ``gen_ai.provider.name``, ``gen_ai.usage.prompt_tokens``/``completion
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar, Final
+from typing import ClassVar, Final, cast
 
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
+from otel_mapper.mapping.members import (
+    AGENT_INVOCATION as _AGENT_INVOCATION,
+)
 from otel_mapper.mapping.members import (
     EXECUTION_KINDS as _EXECUTION_KINDS,
 )
@@ -29,10 +32,12 @@ from otel_mapper.mapping.members import (
     WORKFLOW_STEP as _WORKFLOW_STEP,
 )
 from otel_mapper.mapping.messages import arguments_text, read_input_messages, read_output_messages
-from otel_mapper.mapping.readers.common import fill_error, read_usage
+from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, read_usage
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
+from otel_mapper.mapping.readers.span_events import has_message_events, read_event_content
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
-from semconv import genai
+from otel_mapper.otlp.anyvalue import Decoded
+from semconv import genai, mcp, strands
 from semconv.trajectory import NodeKind
 
 CONVENTION = "otel_genai"
@@ -61,10 +66,15 @@ def _operation_kinds() -> dict[str, NodeKind]:
         (genai.MODEL_CALL_OPERATIONS, NodeKind.MODEL_CALL),
         ((genai.Operation.INVOKE_AGENT.value,), NodeKind.AGENT_INVOCATION),
         (genai.TOOL_OPERATIONS, NodeKind.TOOL_EXECUTION),
-        (genai.RETRIEVAL_OPERATIONS, NodeKind.RETRIEVAL),
+        (genai.RETRIEVAL_OPERATIONS, NodeKind.RETRIEVAL),  # search_memory reads a memory store
         (genai.GUARDRAIL_OPERATIONS, NodeKind.GUARDRAIL),
         (genai.HANDOFF_OPERATIONS, NodeKind.HANDOFF),
-        ((genai.Operation.CREATE_AGENT.value,), NodeKind.OTHER),
+        (genai.AGENT_CREATION_OPERATIONS, NodeKind.OTHER),  # builds an agent; invokes nothing
+        # invoke_workflow, plan (the planning model call is its child; the tools it yields are siblings under
+        # invoke_agent), invoke_node, execute_task, ...: steps of the run.
+        (genai.WORKFLOW_OPERATIONS, NodeKind.WORKFLOW_STEP),
+        # The runtime writing to a memory store: a step, not a tool a model proposed.
+        (genai.MEMORY_WRITE_OPERATIONS, NodeKind.WORKFLOW_STEP),
     ):
         for name in names:
             kinds.setdefault(str(name), kind)
@@ -135,6 +145,9 @@ def fill_genai_facts(view: SpanView, facts: SpanFacts) -> None:
     _fill_messages(view, attrs, facts)
     if genai.TOOL_DEFINITIONS in attrs:
         facts.tool_definitions, facts.tool_definition_digests = read_tool_definitions(view.json_attr(genai.TOOL_DEFINITIONS))
+    elif facts.kind is _AGENT_INVOCATION and strands.AGENT_TOOLS in attrs:
+        names = view.str_list_attr(strands.AGENT_TOOLS)
+        facts.tool_definitions = tuple(sorted({name for name in names if name})) if names is not None else None
     fill_error(view, facts)
 
 
@@ -157,8 +170,15 @@ def _fill_tool(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) 
         facts.result_visible = True
     if facts.tool_call_id:
         facts.dedup_key = facts.dedup_key or f"tool_call:{facts.tool_call_id}"
+    elif mcp.JSONRPC_REQUEST_ID in attrs and view.str_attr(mcp.METHOD_NAME) == mcp.METHOD_TOOLS_CALL:
+        # An MCP tool call is a client span and, nested in it, the server's span: one call, one node (the request id
+        # is per session; sessions are told apart by their id, and by nesting when there is none).
+        request = view.str_attr(mcp.JSONRPC_REQUEST_ID)
+        facts.dedup_key = facts.dedup_key or f"mcp:{view.str_attr(mcp.SESSION_ID) or ''}:{request}:{facts.tool_name or ''}"
     if facts.kind is _HANDOFF:
         facts.handoff_to_agent = facts.handoff_to_agent or view.str_attr(genai.TRANSFER_TARGET_NAME)
+    elif facts.kind is _TOOL_EXECUTION:
+        fill_handoff_target(facts)
 
 
 def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) -> None:
@@ -167,10 +187,18 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
         facts.proposals = proposals
         facts.messages.outputs = digests
     if genai.INPUT_MESSAGES in attrs:
-        consumed, digests = read_input_messages(view.json_attr(genai.INPUT_MESSAGES))
+        model = facts.kind is _MODEL_CALL
+        consumed, digests = read_input_messages(
+            view.json_attr(genai.INPUT_MESSAGES),
+            facts.input_tool_calls if model else None,
+            facts.messages.system_inputs if model else None,
+            facts.rejected_results if model else None,
+        )
         facts.consumed_call_ids.extend(consumed)
         facts.messages.inputs = digests
         facts.input_content_captured = True
+    if view.span.events and (facts.kind is _MODEL_CALL or facts.kind in _EXECUTION_KINDS):
+        _fill_from_events(view, attrs, facts)
     if facts.kind is _MODEL_CALL and (facts.proposals is None or not facts.input_content_captured):
         legacy_out, legacy_in = has_indexed_messages(view)
         if legacy_out or legacy_in:
@@ -179,6 +207,41 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
                 facts.proposals = indexed.proposals
             facts.consumed_call_ids.extend(indexed.consumed_call_ids)
             facts.input_content_captured = facts.input_content_captured or indexed.input_captured
+
+
+def _fill_from_events(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) -> None:
+    """Content the span carries only in events (Strands Agents; GenAI <= v1.36 per-message span events)."""
+    if facts.kind is _MODEL_CALL and genai.OUTPUT_MESSAGES in attrs and genai.INPUT_MESSAGES in attrs:
+        return
+    if not has_message_events(view):
+        return
+    tool_span = facts.kind in _EXECUTION_KINDS
+    events = read_event_content(view, tool_span=tool_span)
+    if events is None:
+        return
+    if tool_span:
+        if events.call_id and not facts.tool_call_id:
+            facts.tool_call_id = events.call_id
+            facts.tool_call_id_evidence = events.evidence
+            facts.dedup_key = facts.dedup_key or f"tool_call:{facts.tool_call_id}"
+        if events.arguments_seen and not facts.arguments_visible:
+            facts.arguments = arguments_text(events.arguments)
+            facts.arguments_visible = facts.arguments is not None
+            if facts.kind is _TOOL_EXECUTION:
+                fill_handoff_target(facts)
+        facts.result_visible = facts.result_visible or events.result_seen
+        return
+    if events.outputs is not None and facts.proposals is None:
+        facts.proposals, facts.messages.outputs = read_output_messages(cast(Decoded, events.outputs))
+        facts.message_evidence = events.evidence
+        facts.finish_reasons = facts.finish_reasons or tuple(events.finish_reasons)
+    if events.inputs is not None and not facts.input_content_captured:
+        consumed, facts.messages.inputs = read_input_messages(
+            cast(Decoded, events.inputs), facts.input_tool_calls, facts.messages.system_inputs, facts.rejected_results
+        )
+        facts.consumed_call_ids.extend(consumed)
+        facts.input_content_captured = True
+        facts.message_evidence = events.evidence
 
 
 def read_tool_definitions(value: object) -> tuple[tuple[str, ...] | None, dict[str, str]]:

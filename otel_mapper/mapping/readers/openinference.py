@@ -15,26 +15,31 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
 from typing import ClassVar, Final
 
 from otel_mapper.bundle.canonical import digest
-from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
+from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.messages import (
+    SYSTEM_ROLE,
+    add_rejection,
     arguments_text,
-    message_digest,
-    parts_message,
-    text_part,
-    tool_call_part,
-    tool_result_part,
+    python_literal,
 )
-from otel_mapper.mapping.readers.common import clean_name, fill_error, has_genai, read_usage
+from otel_mapper.mapping.readers.common import clean_name, fill_error, fill_handoff_target, has_genai, read_usage
 from otel_mapper.mapping.readers.genai import fill_genai_facts
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
-from otel_mapper.mapping.spans import SpanView, parse_json_text
-from otel_mapper.otlp.anyvalue import Decoded
-from semconv import langgraph
+from otel_mapper.mapping.readers.openinference_frameworks import (
+    LLAMA_TOOL_MESSAGE,
+    llama_index_kind,
+    llama_index_tool_id,
+    read_smolagents_run,
+    smolagents_replayed_ids,
+    smolagents_response_id,
+)
+from otel_mapper.mapping.readers.openinference_messages import FlatMessage, calls_of, group_messages, message_digest_of
+from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
+from semconv import langgraph, llama_index, smolagents
 from semconv import openinference as oi
 from semconv.trajectory import NodeKind
 
@@ -43,7 +48,8 @@ __all__ = ["CONVENTION", "OpenInferenceReader"]
 logger = logging.getLogger(__name__)
 
 CONVENTION: Final = "openinference"
-MAX_INDEX: Final = 10_000
+MAX_TOOL_MESSAGE: Final = 64 * 1024
+"""A tool span's ``output.value`` is parsed for a ToolMessage's call id only up to this size."""
 MAX_METADATA: Final = 64 * 1024
 """Longer ``metadata`` JSON is not parsed: LangGraph keys are small, a huge blob is user data."""
 
@@ -66,7 +72,6 @@ _USAGE_OUT: Final = (oi.LLM_TOKEN_COUNT_COMPLETION,)
 _USAGE_CACHED: Final = (oi.LLM_TOKEN_COUNT_CACHE_READ,)
 _RESPONSE_ID = re.compile(r'^\s*\{\s*"id"\s*:\s*"([^"\\]{1,256})"')
 """OpenAI response bodies serialise ``id`` first; reading the head avoids decoding the whole body."""
-_TOOL_CALL_KEY = re.compile(r"^message\.tool_calls\.(\d+)\.(tool_call\.(?:id|function\.name|function\.arguments))$")
 
 
 class OpenInferenceReader:
@@ -81,6 +86,8 @@ class OpenInferenceReader:
     def read(self, view: SpanView) -> SpanFacts:
         kind_value = (view.str_attr(oi.SPAN_KIND) or "").upper()
         kind = _KINDS.get(kind_value, NodeKind.OTHER)
+        if view.scope_name == llama_index.SCOPE_NAME:
+            kind = llama_index_kind(view, kind)
         tool_name = clean_name(view.str_attr(oi.TOOL_NAME))
         name = view.name
         if kind is NodeKind.TOOL_EXECUTION and name.startswith(oi.HANDOFF_SPAN_PREFIX):
@@ -93,8 +100,12 @@ class OpenInferenceReader:
         facts.graph_parent_id = clean_name(view.str_attr(oi.GRAPH_NODE_PARENT_ID))
         facts.graph_parent_evidence = oi.GRAPH_NODE_PARENT_ID
         facts.agent_name = clean_name(view.str_attr(oi.AGENT_NAME))
+        if kind is NodeKind.AGENT_INVOCATION and smolagents.TOOLS_NAMES in view.attrs:
+            read_smolagents_run(view, facts)
         if kind is NodeKind.AGENT_INVOCATION and facts.agent_name is None:
-            facts.agent_name = facts.graph_node_id or clean_name(name)
+            # A root AGENT span that names no agent is a framework's run wrapper (the OpenAI Agents SDK trace span,
+            # named after the workflow): its span name is not an agent's.
+            facts.agent_name = facts.graph_node_id or (clean_name(name) if view.parent_span_id is not None else None)
         if kind is NodeKind.MODEL_CALL:
             _read_llm(view, facts)
         elif kind is NodeKind.TOOL_EXECUTION:
@@ -105,6 +116,13 @@ class OpenInferenceReader:
             facts.usage_is_aggregate = True
         if oi.METADATA in view.attrs:
             _read_metadata(view, facts)
+        if view.scope_name == llama_index.SCOPE_NAME and kind is NodeKind.WORKFLOW_STEP:
+            if view.name.endswith(llama_index.CALL_TOOL_SUFFIX):
+                facts.child_tool_call_id = llama_index_tool_id(view)
+            elif view.name.endswith(llama_index.RUN_AGENT_STEP_SUFFIX):
+                # The step is given the conversation, tool results included, before its model turn runs.
+                text = view.str_attr(oi.INPUT_VALUE, limit=MAX_TOOL_MESSAGE) or ""
+                facts.consumed_call_ids.extend(dict.fromkeys(LLAMA_TOOL_MESSAGE.findall(text)))
         if has_genai(view):
             fill_genai_facts(view, facts)
         else:
@@ -131,28 +149,38 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
         if match:
             facts.response_id = match.group(1)
             facts.dedup_key = f"response:{facts.response_id}"
-    inputs, outputs, tools = _group_messages(view)
+    inputs, outputs, tools = group_messages(view)
     if outputs is not None:
         facts.proposals = []
         for position in sorted(outputs):  # index order inside one message list is content order, not time
             message = outputs[position]
-            for call in message.calls.values():
-                facts.proposals.append(
-                    ToolCallFact(
-                        call_id=clean_name(call.get(oi.TOOL_CALL_ID_SUFFIX)),
-                        name=clean_name(call.get(oi.TOOL_CALL_NAME_SUFFIX)) or "",
-                        arguments=arguments_text(call.get(oi.TOOL_CALL_ARGUMENTS_SUFFIX)),
-                    )
-                )
-            facts.messages.outputs.append(_message_digest(message))
+            facts.proposals.extend(calls_of(message))
+            facts.messages.outputs.append(message_digest_of(message))
     if inputs is not None:
         facts.input_content_captured = True
-        for position in sorted(inputs):
-            message = inputs[position]
-            call_id = clean_name(message.fields.get(oi.MESSAGE_TOOL_CALL_ID))
+        last_calls: tuple[int, FlatMessage] | None = None
+        results: list[tuple[int, str, str | None]] = []
+        ordered = [inputs[index] for index in sorted(inputs)]
+        for position, message in enumerate(ordered):
+            call_id = clean_name(message.fields.get(oi.MESSAGE_TOOL_CALL_ID)) or smolagents_response_id(message)
             if call_id:
                 facts.consumed_call_ids.append(call_id)
-            facts.messages.inputs.append(_message_digest(message))
+                results.append((position, call_id, message.fields.get(oi.MESSAGE_CONTENT)))
+            answered = position + 1 < len(ordered) and ordered[position + 1].fields.get(oi.MESSAGE_ROLE) == smolagents.ROLE_TOOL_RESPONSE
+            if answered:
+                facts.consumed_call_ids.extend(smolagents_replayed_ids(message))
+            if message.calls:
+                last_calls = (position, message)
+            if message.fields.get(oi.MESSAGE_ROLE) == SYSTEM_ROLE:
+                facts.messages.system_inputs.append(position)
+            facts.messages.inputs.append(message_digest_of(message))
+        after = last_calls[0] if last_calls is not None else -1
+        for result_position, result_id, content in results:
+            if result_position > after:  # results new to this call (earlier ones were read where they were new)
+                add_rejection(facts.rejected_results, result_id, content)
+        if last_calls is not None:  # conversation-prefix evidence (otel_mapper.mapping.prefix)
+            position, message = last_calls
+            facts.input_tool_calls.extend((position, call) for call in calls_of(message))
     if tools:
         names: list[str] = []
         for schema_text in tools:
@@ -170,78 +198,6 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
         facts.content_redacted = True
 
 
-@dataclass(slots=True)
-class _FlatMessage:
-    """One ``llm.{input,output}_messages.N`` message regrouped from its flattened keys."""
-
-    fields: dict[str, str | None] = field(default_factory=dict)
-    """Role, content, tool call id and name, by their key suffix."""
-    calls: dict[int, dict[str, str | None]] = field(default_factory=dict)
-    """Tool calls by index: id, name and arguments by their key suffix."""
-
-
-def _group_messages(
-    view: SpanView,
-) -> tuple[dict[int, _FlatMessage] | None, dict[int, _FlatMessage] | None, list[str]]:
-    """Flattened ``llm.{input,output}_messages.N.message.*`` regrouped per message (one pass over the keys)."""
-    inputs: dict[int, _FlatMessage] | None = None
-    outputs: dict[int, _FlatMessage] | None = None
-    tools: list[str] = []
-    for key in view.attrs:
-        if not key.startswith(oi.LLM_PREFIX):
-            continue
-        if key.startswith(oi.LLM_INPUT_MESSAGES):
-            inputs = {} if inputs is None else inputs
-            _add_message_field(view, key, key[len(oi.LLM_INPUT_MESSAGES):], inputs)
-        elif key.startswith(oi.LLM_OUTPUT_MESSAGES):
-            outputs = {} if outputs is None else outputs
-            _add_message_field(view, key, key[len(oi.LLM_OUTPUT_MESSAGES):], outputs)
-        elif key.startswith(oi.LLM_TOOLS) and key.endswith(oi.TOOL_JSON_SCHEMA_SUFFIX) and len(tools) < 1024:
-            text = view.text_attr(key)
-            if text:
-                tools.append(text)
-    return inputs, outputs, tools
-
-
-def _add_message_field(view: SpanView, key: str, rest: str, messages: dict[int, _FlatMessage]) -> None:
-    index_text, _, name = rest.partition(".")
-    if not index_text.isdigit() or int(index_text) >= MAX_INDEX:
-        return
-    message = messages.get(int(index_text))
-    if message is None:
-        message = messages[int(index_text)] = _FlatMessage()
-    if name in (oi.MESSAGE_ROLE, oi.MESSAGE_TOOL_CALL_ID, oi.MESSAGE_NAME):
-        message.fields[name] = view.str_attr(key)
-    elif name == oi.MESSAGE_CONTENT:
-        message.fields[name] = view.text_attr(key)
-    else:
-        match = _TOOL_CALL_KEY.match(name)
-        if match and int(match.group(1)) < MAX_INDEX:
-            call = message.calls.setdefault(int(match.group(1)), {})
-            call[match.group(2)] = view.text_attr(key)
-
-
-def _message_digest(message: _FlatMessage) -> str:
-    """Digest of the message in GenAI parts shape: the same message digests the same in every convention."""
-    parts: list[dict[str, Decoded]] = []
-    role = message.fields.get(oi.MESSAGE_ROLE)
-    content = message.fields.get(oi.MESSAGE_CONTENT)
-    call_id = message.fields.get(oi.MESSAGE_TOOL_CALL_ID)
-    if call_id:
-        parts.append(tool_result_part(call_id, content))
-    elif isinstance(content, str) and content:
-        parts.append(text_part(content))
-    calls = message.calls
-    for position in sorted(calls):
-        call = calls[position]
-        parts.append(
-            tool_call_part(
-                call.get(oi.TOOL_CALL_ID_SUFFIX), call.get(oi.TOOL_CALL_NAME_SUFFIX), call.get(oi.TOOL_CALL_ARGUMENTS_SUFFIX)
-            )
-        )
-    return message_digest(parts_message(role, parts))
-
-
 def _read_tool(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:
     facts.tool_name = tool_name or clean_name(view.str_attr(oi.TOOL_CALL_FUNCTION_NAME)) or clean_name(view.name)
     facts.tool_call_id = clean_name(view.str_attr(oi.TOOL_ID)) or clean_name(view.str_attr(oi.TOOL_CALL_ID))
@@ -250,14 +206,51 @@ def _read_tool(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:
         if raw == oi.REDACTED:
             facts.content_redacted = True
         else:
-            facts.arguments = arguments_text(raw)
+            facts.arguments, facts.arguments_json = _tool_input(raw, view.str_attr(oi.INPUT_MIME_TYPE))
             facts.arguments_visible = facts.arguments is not None
     elif oi.TOOL_CALL_FUNCTION_ARGUMENTS in view.attrs:
         facts.arguments = arguments_text(view.text_attr(oi.TOOL_CALL_FUNCTION_ARGUMENTS))
         facts.arguments_visible = facts.arguments is not None
     facts.result_visible = oi.OUTPUT_VALUE in view.attrs
+    fill_handoff_target(facts)
+    if facts.tool_call_id is None and facts.result_visible:
+        facts.tool_call_id = _tool_message_call_id(view)
+        if facts.tool_call_id:
+            facts.tool_call_id_evidence = "tool output: ToolMessage tool_call_id"
     if facts.tool_call_id:
         facts.dedup_key = f"tool_call:{facts.tool_call_id}"
+
+
+def _tool_input(raw: str | None, mime_type: str | None) -> tuple[str | None, bool]:
+    """(argument text, recorded as JSON). ``input.value`` is JSON only when ``input.mime_type`` says so; LangChain
+    then may still hold the Python text of a dict (its ``str(tool_input)``), read as a literal (never executed)."""
+    if raw is None:
+        return None, True
+    if mime_type != oi.MIME_JSON:
+        parsed = parse_json_text(raw)
+        if isinstance(parsed, (dict, list)):  # structured all the same (smolagents records no mime type)
+            return arguments_text(parsed), False
+        return raw[:MAX_TEXT], False
+    parsed = parse_json_text(raw)
+    if isinstance(parsed, str) and raw.strip()[:1] in ("{", "["):
+        literal = python_literal(raw)
+        if isinstance(literal, (dict, list)):
+            return arguments_text(literal), True
+    return arguments_text(raw), True
+
+
+def _tool_message_call_id(view: SpanView) -> str | None:
+    """The ``tool_call_id`` of the LangChain ``ToolMessage`` a tool span returned (``output.value``)."""
+    head = view.str_attr(oi.OUTPUT_VALUE, limit=MAX_TOOL_MESSAGE)
+    if not head or oi.LANGCHAIN_TOOL_CALL_ID not in head or len(head) >= MAX_TOOL_MESSAGE:
+        return None
+    message = parse_json_text(head)
+    if isinstance(message, dict) and isinstance(message.get(oi.LANGCHAIN_SERIALIZED_KWARGS), dict):
+        message = message[oi.LANGCHAIN_SERIALIZED_KWARGS]
+    if not isinstance(message, dict):
+        return None
+    call_id = message.get(oi.LANGCHAIN_TOOL_CALL_ID)
+    return clean_name(call_id) if isinstance(call_id, str) else None
 
 
 def _read_handoff(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:

@@ -1,0 +1,217 @@
+"""Strands Agents (`strands-agents`, OpenAI model provider, non-streaming) with its native OpenTelemetry tracer.
+
+    .venvs/strands/bin/python -m apps.strands_app --lib strands-agents --scenario handoff --out DIR
+
+Strands' tracer uses the global TracerProvider (the harness pipeline); the default (legacy, v1.36) GenAI
+conventions are used: messages and tool-call ids in span events. Ground truth: tool bodies (ToolRunner, with the
+`toolUseId` Strands hands to `context=True` tools), the fake server's log (model-call spans: the `chat` span is
+current while the HTTP request is sent), and Strands' own hooks: `BeforeInvocationEvent` (fires with the agent's
+`invoke_agent` span current) and the Swarm's `BeforeNodeCallEvent` (with the swarm span current).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from corpusgen import tools as T  # noqa: E402
+from corpusgen.frameworks import CLIENT_TIMEOUT_S, MODEL, ToolRunner, async_http_client, terminal_status_for  # noqa: E402
+from corpusgen.harness import otlp_sdk_pipeline, run_one  # noqa: E402
+from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # noqa: E402
+from corpusgen.truth import Truth, current_ids  # noqa: E402
+from strands.types.tools import ToolContext  # noqa: E402  (module level: the tool decorator resolves annotations)
+
+LIBRARY = "strands-agents"
+
+
+class StrandsAdapter:
+    library = LIBRARY
+    convention = "otel-genai"
+    content = True
+
+    def setup(self, endpoint):
+        self.provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
+
+    def shutdown(self):
+        self.provider.force_flush()
+        self.provider.shutdown()
+
+
+def run_strands(adapter: StrandsAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+    import openai
+    from strands import Agent, tool
+    from strands.event_loop._retry import ModelRetryStrategy
+    from strands.hooks import BeforeInvocationEvent, BeforeModelCallEvent, BeforeNodeCallEvent, HookProvider
+    from strands.models.openai import OpenAIModel
+    from strands.multiagent import Swarm
+
+    spec = SCENARIOS[scenario]
+    runner = ToolRunner(truth, truth.server_log)
+    client = openai.AsyncOpenAI(
+        base_url=base_url,
+        api_key="sk-corpus-fake",
+        max_retries=0,
+        timeout=CLIENT_TIMEOUT_S,
+        http_client=async_http_client(),
+    )
+    model = OpenAIModel(client=client, model_id=MODEL, params={"temperature": 0.2}, stream=False)
+
+    class AgentTruth(HookProvider):
+        def register_hooks(self, registry, **kwargs):
+            registry.add_callback(BeforeInvocationEvent, self.before_invocation)
+            registry.add_callback(BeforeModelCallEvent, self.before_model_call)
+
+        def before_invocation(self, event):  # the agent's invoke_agent span is current here
+            truth.record_agent(event.agent.name)
+
+        def before_model_call(self, event):  # the event-loop cycle span is current here (once per cycle)
+            _, span_id = current_ids()
+            if span_id not in cycle_spans:
+                cycle_spans.add(span_id)
+                truth.record_workflow("execute_event_loop_cycle")
+
+    class SwarmTruth(HookProvider):
+        def register_hooks(self, registry, **kwargs):
+            registry.add_callback(BeforeNodeCallEvent, self.before_node)
+
+        def before_node(self, event):  # the swarm span is current here
+            if not swarm_recorded:
+                swarm_recorded.append(truth.record_workflow("swarm"))
+
+    def make(name):
+        def body(tool_context: ToolContext, **kwargs):
+            return runner.run(name, kwargs, call_id=tool_context.tool_use["toolUseId"])
+
+        return body
+
+    @tool(name="get_weather", description=T.DESCRIPTIONS["get_weather"], context=True)
+    def get_weather(city: str, tool_context: ToolContext) -> str:
+        return make("get_weather")(tool_context, city=city)
+
+    @tool(name="lookup_order", description=T.DESCRIPTIONS["lookup_order"], context=True)
+    def lookup_order(order_id: str, tool_context: ToolContext) -> str:
+        return make("lookup_order")(tool_context, order_id=order_id)
+
+    @tool(name="update_record", description=T.DESCRIPTIONS["update_record"], context=True)
+    def update_record(record_id: str, field: str, value: str, tool_context: ToolContext) -> str:
+        return make("update_record")(tool_context, record_id=record_id, field=field, value=value)
+
+    @tool(name="delete_file", description=T.DESCRIPTIONS["delete_file"], context=True)
+    def delete_file(path: str, tool_context: ToolContext) -> str:
+        return make("delete_file")(tool_context, path=path)
+
+    @tool(name="get_file_info", description=T.DESCRIPTIONS["get_file_info"], context=True)
+    def get_file_info(path: str, tool_context: ToolContext) -> str:
+        return make("get_file_info")(tool_context, path=path)
+
+    @tool(name="search_docs", description=T.DESCRIPTIONS["search_docs"], context=True)
+    def search_docs(query: str, tool_context: ToolContext) -> str:
+        return make("search_docs")(tool_context, query=query)
+
+    registry = {
+        t.tool_name: t for t in (get_weather, lookup_order, update_record, delete_file, get_file_info, search_docs)
+    }
+    retry = ModelRetryStrategy(max_attempts=2, initial_delay=0, max_delay=0)  # one retry after a 429, no wait
+    truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
+    if scenario == "handoff":
+        truth.offered_tools.add("handoff_to_agent")
+    handoff_spans: list[str | None] = []
+    cycle_spans: set[str | None] = set()
+    swarm_recorded: list[str | None] = []
+
+    class TruthSwarm(Swarm):
+        """Swarm whose handoff tool records ground truth and then runs Swarm's own handoff tool."""
+
+        def _create_handoff_tool(self):
+            orig = super()._create_handoff_tool()
+
+            @tool(
+                name="handoff_to_agent",
+                description=orig.tool_spec["description"],
+                inputSchema=orig.tool_spec["inputSchema"],
+                context=True,
+            )
+            def handoff_to_agent(
+                agent_name: str, message: str, tool_context: ToolContext, context: dict | None = None
+            ) -> dict:
+                args = {"agent_name": agent_name, "message": message}
+                if context:
+                    args["context"] = context
+                runner.record_other("handoff_to_agent", args, call_id=tool_context.tool_use["toolUseId"])
+                handoff_spans.append(current_ids()[1])
+                return orig(agent_name=agent_name, message=message, context=context)
+
+            return handoff_to_agent
+
+    async def unknown_tool_truth(context, next_fn):
+        """ExecuteToolStage middleware: a call to a tool the agent does not have still gets Strands' execute_tool
+        span; its ToolResultEvent is yielded from inside that span (the span is current when it reaches us)."""
+        from strands.types.events import ToolResultEvent
+
+        async for event in next_fn(context):
+            if context.tool is None and isinstance(event, ToolResultEvent):
+                tu = context.tool_use
+                runner.record_other(
+                    tu["name"], dict(tu.get("input") or {}), status="unknown_tool", call_id=tu["toolUseId"]
+                )
+            yield event
+
+    def agent(name, system, tool_names):
+        from strands.middleware import ExecuteToolStage
+
+        a = Agent(
+            name=name,
+            model=model,
+            system_prompt=system,
+            tools=[registry[n] for n in tool_names],
+            hooks=[AgentTruth()],
+            retry_strategy=retry,
+            callback_handler=None,
+        )
+        a.add_middleware(ExecuteToolStage, unknown_tool_truth)
+        return a
+
+    exc: BaseException | None = None
+    try:
+        if scenario == "handoff":
+            triage = agent("triage_agent", SYSTEM_PROMPT, spec["tools"])
+            billing = agent("billing_agent", SPECIALIST_PROMPT, spec["specialist_tools"])
+            swarm = TruthSwarm([triage, billing], entry_point=triage, hooks=[SwarmTruth()])
+            result = swarm(spec["user"])
+            if str(getattr(result.status, "value", result.status)).lower() != "completed":
+                truth.notes.append(f"swarm ended with status {result.status}")
+                raise RuntimeError(f"swarm ended with status {result.status}")
+        else:
+            agent("support_agent", SYSTEM_PROMPT, spec["tools"])(spec["user"])
+    except Exception as e:  # noqa: BLE001 - how the run ended is the ground truth we record
+        exc = e
+    terminal_status_for(truth, runner, exc)
+    if any(r.get("status") == 429 for r in truth.server_log):
+        truth.notes.append("Strands' ModelRetryStrategy retried the model call after HTTP 429")
+    for h in handoff_spans:
+        target = truth.agents[1]["span_id"] if len(truth.agents) > 1 else None
+        truth.handoffs.append({"from_span": h, "to_span": target})
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", required=True, choices=[LIBRARY])
+    ap.add_argument("--scenario", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    adapter = StrandsAdapter()
+    meta = {
+        "library": adapter.library,
+        "convention": adapter.convention,
+        "scenario": a.scenario,
+        "content_captured": adapter.content,
+    }
+    family = "swarm" if a.scenario == "handoff" else "raw"
+    return run_one(meta, adapter, run_strands, Path(a.out), family=family)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""The Anthropic Messages API face of the scripted fake server (`POST /v1/messages`, non-streaming).
+
+Same scripts, same request log as the OpenAI face (`fake_openai.ScriptedServer`): request *n* gets step *n*. Only
+the wire shape differs: the answer is a `message` with `text` / `tool_use` content blocks (tool-use ids
+`toolu_<scenario>_<k>`, k counts tool calls from 1), `stop_reason` `tool_use` or `end_turn`, and `usage` as
+`input_tokens` / `output_tokens`; tool results arrive as `tool_result` blocks (`tool_use_id`) in user messages;
+errors are `{"type": "error", "error": {"type": "rate_limit_error" | "api_error", ...}}` with HTTP 429 / 500.
+"""
+from __future__ import annotations
+
+import json
+
+ANTHROPIC_MODEL_ANSWERED = "claude-haiku-4-5-20251001"
+
+
+def _estimate_tokens(obj) -> int:
+    return max(1, len(json.dumps(obj, sort_keys=True)) // 4)
+
+
+def _tool_results(messages: list) -> list[str]:
+    ids = []
+    for m in messages:
+        content = m.get("content")
+        if m.get("role") == "user" and isinstance(content, list):
+            ids += [b.get("tool_use_id") for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+    return ids
+
+
+def answer_messages(server, path: str, body: dict, headers) -> tuple[int, dict, float, dict]:
+    """Answer one Messages API request from `server`'s script; log it like the OpenAI face does."""
+    with server._lock:
+        seq = len(server.log) + 1
+        messages = body.get("messages") or []
+        entry = {
+            "seq": seq,
+            "path": path,
+            "api": "anthropic.messages",
+            "otel_span": headers.get("x-corpus-otel-span"),
+            "sdk_span": headers.get("x-corpus-sdk-span"),
+            "agent": headers.get("x-corpus-agent"),
+            "tools_offered": [t.get("name") for t in body.get("tools") or []],
+            "tool_results_in_input": _tool_results(messages),
+            "n_input_messages": len(messages),
+        }
+        server.log.append(entry)
+        request_id = f"req_{server.scenario}_{seq}"
+        if seq > len(server.steps):
+            entry.update(status=500, outcome="script_exhausted")
+            return 500, {"type": "error", "error": {"type": "api_error", "message": "fake server: script exhausted"},
+                         "request_id": request_id}, 0, {"request-id": request_id}
+        step = server.steps[seq - 1]
+        delay = float(step.get("delay", 0))
+        status = int(step.get("status", 200))
+        entry["status"] = status
+        if delay:
+            entry["delay_s"] = delay
+        if status == 429:
+            entry["outcome"] = "rate_limited"
+            return 429, {"type": "error", "error": {
+                "type": "rate_limit_error",
+                "message": "This request would exceed the rate limit for your organization (org-fake) of 3 "
+                           "requests per minute. For details, refer to the rate limits documentation."},
+                "request_id": request_id}, delay, {
+                "request-id": request_id, "retry-after": "1", "anthropic-ratelimit-requests-limit": "3",
+                "anthropic-ratelimit-requests-remaining": "0"}
+        if status >= 500:
+            entry["outcome"] = "server_error"
+            return status, {"type": "error", "error": {"type": "api_error", "message": "Internal server error"},
+                            "request_id": request_id}, delay, {"request-id": request_id}
+        content: list[dict] = []
+        text = step.get("text")
+        if text:
+            content.append({"type": "text", "text": text})
+        proposed = []
+        for name, args in step.get("tool_calls", []):
+            call_id = f"toolu_{server.scenario}_{server._next_call}"
+            server._next_call += 1
+            content.append({"type": "tool_use", "id": call_id, "name": name, "input": args})
+            proposed.append({"id": call_id, "name": name, "arguments": json.dumps(args)})
+        stop_reason = "tool_use" if proposed else "end_turn"
+        if "usage" in step:
+            input_tokens, output_tokens = step["usage"]
+        else:
+            input_tokens = _estimate_tokens({"m": messages, "s": body.get("system"), "t": body.get("tools")})
+            output_tokens = _estimate_tokens(content) // 2 + 3
+        entry.update(outcome="timeout" if delay else "ok", proposed=proposed, text=text,
+                     usage=[input_tokens, output_tokens])
+        payload = {
+            "id": f"msg_{server.scenario}_{seq}",
+            "type": "message",
+            "role": "assistant",
+            "model": ANTHROPIC_MODEL_ANSWERED,
+            "content": content,
+            "stop_reason": stop_reason,
+            "stop_sequence": None,
+            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens,
+                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+                      "service_tier": "standard"},
+        }
+        return 200, payload, delay, {"request-id": request_id}

@@ -1,0 +1,171 @@
+"""The plain agent loop of `raw_loop.py`, on the real `anthropic` client and the Messages API.
+
+Same adapters (`workflow` / `agent` / `tool` spans from the library's decorators), same scenarios and policy; the
+model-call spans come from the library's Anthropic instrumentation. Tool definitions are Anthropic `tools`
+(`name`, `description`, `input_schema`); tool calls are `tool_use` blocks, results go back as `tool_result` blocks
+(`is_error: true` for a tool that raised) in the next user message.
+"""
+from __future__ import annotations
+
+import time
+
+import anthropic
+
+from . import tools as T
+from .scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT
+from .truth import Truth, current_ids
+
+ANTHROPIC_MODEL = "claude-haiku-4-5"
+CLIENT_TIMEOUT_S = 1.0
+MAX_TOKENS = 1024
+
+
+class OpenModelSpans:
+    """A span processor that knows the instrumentation's model-call span still open while its HTTP request is sent.
+
+    For instrumentations that start the model-call span without making it current (OpenLLMetry's `anthropic.chat`).
+    The loop is synchronous and single-threaded, so at most one such span is open at a time.
+    """
+
+    def __init__(self, scope_name: str):
+        self.scope_name = scope_name
+        self.open: list[str] = []
+
+    def on_start(self, span, parent_context=None):
+        if span.instrumentation_scope and span.instrumentation_scope.name == self.scope_name:
+            self.open.append(format(span.get_span_context().span_id, "016x"))
+
+    def on_end(self, span):
+        sid = format(span.get_span_context().span_id, "016x")
+        if sid in self.open:
+            self.open.remove(sid)
+
+    def _on_ending(self, span):
+        pass
+
+    def shutdown(self):
+        pass
+
+    def force_flush(self, timeout_millis=30000):
+        return True
+
+    def current(self) -> str | None:
+        return self.open[-1] if len(self.open) == 1 else None
+
+
+def make_anthropic_client(base_url: str, model_spans: OpenModelSpans | None = None) -> anthropic.Anthropic:
+    # The fake server's base URL ends in /v1; the client adds /v1/messages itself. max_retries=0: one HTTP request
+    # = one create() = one model-call span; retries are the app's.
+    # The SDK (2.x) has its own OpenTelemetry call span (`anthropic.messages.create`, on by default); it is switched
+    # off so that the trace shows what the instrumentation library emits (ANTHROPIC_OPEN_TELEMETRY=false does the same).
+    def _span_header_hook(request):
+        span_id = model_spans.current() if model_spans else current_ids()[1]
+        if span_id:
+            request.headers["x-corpus-otel-span"] = span_id
+
+    root = base_url[:-3] if base_url.endswith("/v1") else base_url
+    return anthropic.Anthropic(base_url=root, api_key="sk-ant-corpus-fake", max_retries=0, timeout=CLIENT_TIMEOUT_S,
+                               open_telemetry={"traces": {"enabled": False}},
+                               http_client=anthropic.DefaultHttpxClient(event_hooks={"request": [_span_header_hook]}))
+
+
+def anthropic_tool_definition(name: str) -> dict:
+    fn = T.tool_definition(name)["function"]
+    return {"name": fn["name"], "description": fn["description"], "input_schema": fn["parameters"]}
+
+
+def run_raw_anthropic(adapter, scenario: str, base_url: str, truth: Truth) -> None:
+    spec = SCENARIOS[scenario]
+    client = make_anthropic_client(base_url, getattr(adapter, "model_spans", None))
+    truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
+    if scenario == "handoff":
+        truth.offered_tools.add("handoff_to_billing_agent")
+    denied: list[str] = []
+
+    def call_model(system, messages, tool_defs):
+        for attempt in (1, 2):
+            try:
+                return client.messages.create(model=ANTHROPIC_MODEL, max_tokens=MAX_TOKENS, system=system,
+                                              messages=messages, tools=tool_defs)
+            except anthropic.RateLimitError:
+                if attempt == 2:
+                    raise
+                truth.notes.append("app retried the model request once after HTTP 429")
+                time.sleep(0.1)
+
+    def execute(block, offered: list[str]) -> tuple[str, bool]:
+        name, call_id, args = block.name, block.id, dict(block.input or {})
+        if name == "handoff_to_billing_agent":
+            _, from_span = current_ids()
+            before = len(truth.agents)
+            answer = agent_loop("billing_agent", SPECIALIST_PROMPT,
+                                f"{spec['user']} (handed off by triage: {args.get('reason', '')})",
+                                spec.get("specialist_tools", []))
+            truth.handoffs.append({"from_span": from_span, "to_span": truth.agents[before]["span_id"]})
+            return answer or "", False
+        if name not in offered:
+            fn, status = (lambda **_: T.unknown_tool(name)), "unknown_tool"
+        elif T.is_forbidden(name):
+            fn, status = (lambda **_: T.denial(name)), "denied"
+            denied.append(name)
+        else:
+            fn, status = T.FUNCTIONS[name], "ok"
+
+        def body(**kwargs):
+            try:
+                out = fn(**kwargs)
+            except T.ToolFailure:
+                truth.record_tool(call_id, name, "error", args=args)
+                raise
+            truth.record_tool(call_id, name, status, args=args)
+            return out
+
+        try:
+            return adapter.tool(name, call_id, args, body), False
+        except T.ToolFailure as exc:
+            return f"ERROR: {exc}", True
+
+    def agent_loop(agent_name, system, user, tool_names, max_turns=10):
+        offered = list(tool_names) + (["handoff_to_billing_agent"] if scenario == "handoff"
+                                      and agent_name == "triage_agent" else [])
+        tool_defs = [anthropic_tool_definition(n) for n in offered]
+
+        def body():
+            truth.record_agent(agent_name)
+            messages: list[dict] = [{"role": "user", "content": user}]
+            for _ in range(max_turns):
+                resp = call_model(system, messages, tool_defs)
+                content = [b.model_dump(exclude_none=True) for b in resp.content]
+                messages.append({"role": "assistant", "content": content})
+                uses = [b for b in resp.content if b.type == "tool_use"]
+                if not uses:
+                    return "".join(b.text for b in resp.content if b.type == "text")
+                results = []
+                for b in uses:  # sequential, in the order the model listed them
+                    out, is_error = execute(b, offered)
+                    block = {"type": "tool_result", "tool_use_id": b.id, "content": out}
+                    if is_error:
+                        block["is_error"] = True
+                    results.append(block)
+                messages.append({"role": "user", "content": results})
+            truth.terminal_status = "max_turns"
+            return None
+
+        return adapter.agent(agent_name, body)
+
+    first_agent = "triage_agent" if scenario == "handoff" else "support_agent"
+
+    def workflow_body():
+        truth.record_workflow("support_workflow")
+        return agent_loop(first_agent, SYSTEM_PROMPT, spec["user"], spec["tools"])
+
+    try:
+        adapter.workflow("support_workflow", workflow_body)
+        if truth.terminal_status == "unknown":
+            truth.terminal_status = "policy_violation" if denied else "success"
+    except anthropic.APITimeoutError as exc:
+        truth.terminal_status, truth.error = "infra_timeout", repr(exc)
+    except anthropic.RateLimitError as exc:
+        truth.terminal_status, truth.error = "rate_limited", repr(exc)
+    except anthropic.APIStatusError as exc:
+        truth.terminal_status, truth.error = "error", repr(exc)

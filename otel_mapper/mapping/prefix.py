@@ -1,0 +1,116 @@
+"""Conversation-prefix evidence: which model call proposed a tool call that only a later call's input records.
+
+Some instrumentations record no output on the model call that requested tools (OpenLLMetry's OpenAI Agents SDK
+instrumentation with Chat Completions: no ``gen_ai.output.messages``), but the next call's input replays the
+conversation: ``[..., assistant(tool calls), tool(result)]``. A chat conversation only grows, so the messages
+before that assistant message are the input of the call that produced it: model call A whose input is exactly
+``B.inputs[:j]`` proposed the tool calls of B's input message ``j``. Those calls become A's proposals, each named
+on its edge as conversation-prefix evidence.
+
+Only when it is unambiguous: A recorded no output of its own, A did not fail (a failed request returned no
+message), exactly one call has that input, and every later input that replays A's turn replays the same message.
+When no call has exactly that input, system messages are left out on both sides and the match is tried again: an
+agent framework swaps the instructions on a handoff (the OpenAI Agents SDK gives the receiving agent its own) while
+the conversation carries on. Anything else is declared and left unlinked. Content order inside one message list
+is the only order read here.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Final
+
+from otel_mapper.mapping.entries import SpanEntry
+from otel_mapper.mapping.facts import ToolCallFact
+from otel_mapper.mapping.members import MODEL_CALL as _MODEL_CALL
+from otel_mapper.model import Declaration
+from semconv.trajectory import DeclarationCategory, DeclarationEffect
+
+__all__ = ["PREFIX_EVIDENCE", "conversation_prefix_proposals"]
+
+PREFIX_EVIDENCE: Final = "conversation prefix"
+"""Evidence name of a proposal read from a later call's input: ``conversation prefix: <detail>``."""
+MAX_PREFIX_CALLS: Final = 256
+"""Tool calls taken from one replayed assistant message."""
+
+
+def conversation_prefix_proposals(entries: list[SpanEntry], notes: list[Declaration]) -> None:
+    """Give model calls without recorded output the proposals a later call's input attributes to them."""
+    if not any(
+        entry.primary and entry.facts.kind is _MODEL_CALL and entry.facts.proposals is None
+        and entry.facts.input_content_captured and not entry.facts.failed
+        for entry in entries
+    ):
+        return  # every model call recorded its output (or none recorded its input): nothing to attribute
+    by_input: dict[tuple[str, ...], list[SpanEntry]] = defaultdict(list)
+    by_conversation: dict[tuple[str, ...], list[SpanEntry]] = defaultdict(list)
+    replays: list[SpanEntry] = []
+    for entry in entries:
+        facts = entry.facts
+        if not entry.primary or entry.node_id is None or facts.kind is not _MODEL_CALL:
+            continue
+        if facts.input_content_captured and facts.messages.inputs:
+            by_input[tuple(facts.messages.inputs)].append(entry)
+            by_conversation[_conversation(facts.messages.inputs, facts.messages.system_inputs)].append(entry)
+        if facts.input_tool_calls:
+            replays.append(entry)
+    if not replays:
+        return
+    claimed: dict[str, dict[str, tuple[int, list[ToolCallFact]]]] = defaultdict(dict)
+    """Proposer node -> replayed message digest -> (position, calls)."""
+    proposers: dict[str, SpanEntry] = {}
+    ambiguous: set[str] = set()
+    for replay in replays:
+        calls_at: dict[int, list[ToolCallFact]] = defaultdict(list)
+        for position, call in replay.facts.input_tool_calls:
+            calls_at[position].append(call)
+        inputs = replay.facts.messages.inputs
+        for position, calls in calls_at.items():
+            if not 0 < position < len(inputs):
+                continue
+            candidates = _open(by_input.get(tuple(inputs[:position]), ()), replay)
+            if not candidates:
+                prefix = _conversation(inputs[:position], [i for i in replay.facts.messages.system_inputs if i < position])
+                candidates = _open(by_conversation.get(prefix, ()), replay)
+            if len(candidates) != 1:
+                if len(candidates) > 1 and replay.node_id is not None:
+                    ambiguous.add(replay.node_id)
+                continue
+            proposer = candidates[0]
+            assert proposer.node_id is not None
+            proposers[proposer.node_id] = proposer
+            claimed[proposer.node_id].setdefault(inputs[position], (position, calls))
+    for node_id, messages in claimed.items():
+        if len(messages) != 1:
+            ambiguous.add(node_id)  # later inputs disagree on what this call answered
+            continue
+        (position, calls), = messages.values()
+        detail = f"{PREFIX_EVIDENCE}: a later model input repeats this call's input, then this call at message {position}"
+        proposers[node_id].facts.proposals = [
+            ToolCallFact(call_id=call.call_id, name=call.name, arguments=call.arguments, evidence=detail)
+            for call in calls[:MAX_PREFIX_CALLS]
+        ]
+    if ambiguous:
+        notes.append(
+            Declaration(
+                category=DeclarationCategory.TOOL_PROPOSAL,
+                effect=DeclarationEffect.APPROXIMATED,
+                qualifier="ambiguous_prefix",
+                reason="a later model input replays tool calls, but several model calls (or none that recorded no "
+                "output) had that conversation as input; they were not attributed",
+                count=len(ambiguous),
+                nodes=tuple(sorted(ambiguous)[:32]),
+            )
+        )
+
+
+def _conversation(inputs: list[str], system: list[int]) -> tuple[str, ...]:
+    """The input without its system messages."""
+    skip = set(system)
+    return tuple(digest for position, digest in enumerate(inputs) if position not in skip)
+
+
+def _open(candidates: Iterable[SpanEntry], replay: SpanEntry) -> list[SpanEntry]:
+    """Calls that may have produced a replayed message: not the replaying call, no output of their own, not failed."""
+    return [entry for entry in candidates if entry is not replay and entry.facts.proposals is None and not entry.facts.failed]

@@ -1,0 +1,66 @@
+"""Tool names as models and runtimes write them: function-style spelling, and the tool a runtime's rejection
+text names (the wording each framework uses is listed in :mod:`otel_mapper.mapping.readers.rejections`).
+Pure text functions, shared by the readers, the edge joins and the detectors."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from otel_mapper.mapping.spans import MAX_NAME
+
+__all__ = ["MAX_REJECTION_TEXT", "function_style", "rejection", "unknown_tool_named"]
+
+MAX_REJECTION_TEXT: Final = 4096
+"""Head of each value searched (rejections are short and come first)."""
+_NAME = r"['\"`]?(?!(?:was|is|has|been|the|a|an)\b)([A-Za-z0-9_.\-:/]{1,256}?)['\"`]?"
+_PATTERNS: Final = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        r"tool not found\W*\{?\s*['\"]tool_name['\"]\s*:\s*['\"]([^'\"]{1,256})['\"]",
+        r"unknown tool(?: name)?\s*[:\s]\s*" + _NAME + r"(?=[\s,;.'\"`]|$)",
+        r"\btool\s+" + _NAME + r"\s+(?:was\s+)?not found\b",
+        r"\btool\s+" + _NAME + r"\s+is not (?:available|found|registered)\b",
+        r"(?:^|[\s:])" + _NAME + r"\s+is not a valid tool\b",
+        r"use the tool\s+['\"`]?([^,'\"`\n]{1,256}?)['\"`]?,?\s+but it does(?:n't| not) exist",
+        r"\bno tool named\s+" + _NAME + r"(?=[\s,;.'\"`]|$)",
+    )
+)
+_MARKERS: Final = ("tool not found", "unknown tool", "not found", "not a valid tool", "doesn't exist", "does not exist",
+                   "no tool named", "is not available", "is not registered")
+_NOT_ALNUM: Final = re.compile(r"[^0-9a-z]+")
+
+
+def function_style(name: str) -> str:
+    """A tool name as function-calling APIs spell it: casefolded, runs of other characters as one ``_``
+    (CrewAI's ``Delegate work to coworker`` is ``delegate_work_to_coworker`` to the model)."""
+    return _NOT_ALNUM.sub("_", name.casefold()).strip("_")
+
+
+def unknown_tool_named(text: str) -> str | None:
+    """The tool a rejection text names, or ``None`` when the text is not a rejection naming one."""
+    head = text[:MAX_REJECTION_TEXT]
+    if _MARKER_SEARCH.search(head) is None:
+        return None
+    for pattern in _PATTERNS:
+        match = pattern.search(head)
+        if match:
+            name = match.group(1).strip().strip(".")
+            if name:
+                return name[:MAX_NAME]
+    return None
+
+
+_MARKER_SEARCH: Final = re.compile("|".join(re.escape(marker) for marker in _MARKERS), re.IGNORECASE)
+"""One scan for any marker (most texts are ordinary results and stop here)."""
+_NAMELESS: Final = re.compile(r"^\W*(?:error\W*)?(?:tool not found|unknown tool|no such tool)\W*$", re.IGNORECASE)
+"""A rejection that names no tool (CrewAI answers the model ``Tool not found``); only read where a call id says
+which call it answers."""
+
+
+def rejection(text: str) -> tuple[bool, str | None]:
+    """(the text is a runtime rejection of an unknown tool, the tool it names)."""
+    named = unknown_tool_named(text)
+    if named is not None:
+        return True, named
+    return bool(_NAMELESS.match(text[:MAX_REJECTION_TEXT])), None

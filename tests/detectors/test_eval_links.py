@@ -1,0 +1,75 @@
+"""Which labelled tool calls count for link recall (evidence in the trace, judged from labels and raw spans), and
+what counts as recovered."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from otel_mapper.model import Trajectory
+from processor.cli.eval_links import score_links, span_texts
+from semconv.trajectory import EdgeType, NodeKind
+from tests.support.spans import hex_id, span
+
+from .support import TrajectoryBuilder
+
+
+def _labels(flows: list[dict[str, Any]], executions: list[tuple[str, int]]) -> dict[str, Any]:
+    return {
+        "tool_flows": flows,
+        "ground_truth": {
+            "model_requests": [{"span": hex_id(1), "proposed_tool_call_ids": [f["tool_call_id"] for f in flows]},
+                               {"span": hex_id(9), "proposed_tool_call_ids": []}],
+            "tool_executions": [{"tool_name": name, "span": hex_id(number)} for name, number in executions],
+        },
+    }
+
+
+def _flow(call_id: str, execution: int) -> dict[str, Any]:
+    return {"tool_call_id": call_id, "tool_name": "get", "proposed_by_span": None, "executed_by_span": hex_id(execution)}
+
+
+def _trajectory(linked: dict[int, str]) -> Trajectory:
+    """Model call 1 proposes ``call_a`` / ``call_b``; executions 2 and 3 are linked to the proposals given."""
+    b = TrajectoryBuilder()
+    model = b.node(NodeKind.MODEL_CALL, "chat", node_id=f"span:{hex_id(1)}")
+    proposals = {}
+    for call in ("call_a", "call_b"):
+        proposals[call] = b.node(NodeKind.TOOL_PROPOSAL, "get", node_id=f"span:{hex_id(1)}#call:{call}", tool_name="get", tool_call_id=call)
+        b.edge(proposals[call], model, EdgeType.CAUSED_BY)
+    for number in (2, 3):
+        execution = b.node(NodeKind.TOOL_EXECUTION, "get", node_id=f"span:{hex_id(number)}", tool_name="get")
+        if number in linked:
+            b.edge(execution, proposals[linked[number]], EdgeType.CAUSED_BY)
+    return b.build()
+
+
+def test_ids_on_both_sides_are_evidence_and_links_to_the_right_proposal_are_recovered() -> None:
+    spans = [span(1, "chat", attrs={"out": "call_a call_b"}), span(2, "t", attrs={"id": "call_a"}), span(3, "t", attrs={"id": "call_b"})]
+    labels = _labels([_flow("call_a", 2), _flow("call_b", 3)], [("get", 2), ("get", 3)])
+    tally = score_links(labels, _trajectory({2: "call_a", 3: "call_a"}), span_texts(spans))
+    assert (tally.evidenced, tally.recovered, tally.wrong) == (2, 1, 1)
+    assert tally.by_evidence == {"id": 2}
+
+
+def test_arguments_count_only_when_they_single_the_execution_out() -> None:
+    model = span(1, "chat", attrs={"out": "call_a call_b"})
+    same = [model, span(2, "t", attrs={"gen_ai.tool.call.arguments": '{"q": 1}'}), span(3, "t", attrs={"gen_ai.tool.call.arguments": '{"q": 1}'})]
+    labels = _labels([_flow("call_a", 2), _flow("call_b", 3)], [("get", 2), ("get", 3)])
+    tally = score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(same))
+    assert tally.evidenced == 0 and tally.recovered_unevidenced == 2  # identical calls: only structure told them apart
+    distinct = [model, span(2, "t", attrs={"gen_ai.tool.call.arguments": '{"q": 1}'}), span(3, "t", attrs={"gen_ai.tool.call.arguments": '{"q": 2}'})]
+    tally = score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(distinct))
+    assert (tally.evidenced, tally.recovered) == (2, 2) and tally.by_evidence == {"arguments": 2}
+
+
+def test_a_call_the_model_side_never_records_is_not_evidenced() -> None:
+    spans = [span(1, "chat"), span(2, "t", attrs={"id": "call_a"})]
+    tally = score_links(_labels([_flow("call_a", 2)], [("get", 2)]), _trajectory({}), span_texts(spans))
+    assert tally.evidenced == 0
+
+
+def test_ids_in_span_events_count() -> None:
+    spans = [span(1, "chat", events=[("gen_ai.choice", {"message": "[{\"toolUse\": {\"toolUseId\": \"call_a\"}}]"})]),
+             span(2, "t", events=[("gen_ai.tool.message", {"id": "call_a", "content": "{}"})])]
+    tally = score_links(_labels([_flow("call_a", 2)], [("get", 2)]), _trajectory({2: "call_a"}), span_texts(spans))
+    assert (tally.evidenced, tally.recovered) == (1, 1)
