@@ -375,3 +375,24 @@ def test_serve_sends_findings_on_exported_spans_as_log_records_to_the_logs_expor
     assert [record.span_id for record in tool_errors] == [ordered[failing].span.span_id]
     assert tool_errors[0].trace_id == trace_id
     assert tool_errors[0].time_unix_nano == ordered[failing].span.end_time_unix_nano
+
+
+def test_a_two_hour_run_with_a_span_every_40_to_90_seconds_ends_with_its_whole_verdict(tmp_path: Path) -> None:
+    """A synthetic agent run of 121 spans (60 turns of a model call and a tool call, the conversation growing),
+    whose tool calls repeat the same arguments: a tool loop the run only shows once enough of it has arrived."""
+    from bench.long_runs import long_run
+    from otel_mapper.otlp.held import open_spans
+
+    group = open_spans(long_run(60))
+    for envelope in group:
+        for kv in envelope.span.attributes:
+            if kv.key == genai.TOOL_CALL_ARGUMENTS:
+                kv.value.string_value = '{"q": "same"}'
+    pieces = list(span_by_span(group, seed=40))
+    assert pieces[-1][0] - pieces[0][0] > 2 * 3600 - 300
+    whole = deliver(tmp_path / "whole", [(1_000.0, copies(group))], FakeClock(1_000.0))
+    live = deliver(tmp_path / "live", [(arrival, copies(piece)) for arrival, piece in pieces], FakeClock(1_000.0))
+    assert len(live.revisions) == len(group)
+    assert live.verdict() == whole.verdict() and whole.verdict()[0][0] == "fail"
+    assert live.failed_findings() == whole.failed_findings()
+    assert "tool_loop" in {category for category, _ in live.failed_findings()}
