@@ -11,10 +11,10 @@ from pathlib import Path
 import aiohttp
 
 from otel_mapper.otlp.json_codec import decode_any
-from processor.cli.demo_sink import CaptureSink
 from processor.config import AuthConfig, Config, ExportConfig, MetricsConfig, TlsServerConfig
 from processor.service import TrajectoryService
 from tests.report.support import Elements
+from tests.support.capture_sink import CaptureSink
 from tests.support.pki import make_pki
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "traces"
