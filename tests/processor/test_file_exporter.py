@@ -13,7 +13,7 @@ from processor.pipeline.outbound import OutboundRequest, Settlement, outbound
 from processor.service import TrajectoryService
 from processor.telemetry.counters import ExporterCounters
 from semconv import trajectory as names
-from tests.processor.test_service_reliability import send_all, traces
+from tests.support.service_traffic import send_all, traces
 
 
 def test_a_trace_goes_to_its_own_file_and_every_request_is_settled(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ from processor.pipeline.analysis import ANALYSIS_BATCH_SPANS, ANALYSIS_BATCH_TRA
 from processor.pipeline.assembler import ReleasedTrace
 from processor.service import TrajectoryService
 from semconv import trajectory as names
-from tests.processor.test_service_reliability import send_all, traces
 from tests.support.capture_sink import CaptureSink
+from tests.support.service_traffic import send_all, traces
 
 
 @pytest.mark.slow

@@ -1,26 +1,17 @@
-"""Self-metrics: Prometheus text over HTTP, OTLP push to a real gRPC server, own-endpoint refusal."""
+"""Self-metrics names: every counter of ``Telemetry`` has its documented Prometheus name and type, the Prometheus naming
+conventions hold for every family, and the README lists every name."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import aiohttp
-import grpc
-import pytest
-from opentelemetry import metrics, trace
-from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
-    ExportMetricsServiceRequest,
-    ExportMetricsServiceResponse,
-)
-
 from processor.telemetry.counters import Telemetry
-from processor.telemetry.own_endpoint import reaches_own_endpoint
 from processor.telemetry.self_metrics import SelfMetrics
 from processor.telemetry.vocabulary import VOCABULARY
+from tests.support.prometheus_text import help_texts as _help
+from tests.support.prometheus_text import samples as _samples
+from tests.support.prometheus_text import types as _types
 
 PROMETHEUS_NAMES = {
     # OpenTelemetry instrument (after "otel_trajectory.") -> (Prometheus name, type)
@@ -118,70 +109,6 @@ def _numbered(telemetry: Telemetry) -> dict[float, str]:
     return values
 
 
-def _help(text: str) -> dict[str, str]:
-    return {parts[2]: parts[3] if len(parts) > 3 else "" for parts in
-            (line.split(maxsplit=3) for line in text.splitlines() if line.startswith("# HELP "))}
-
-
-def _samples(text: str) -> dict[str, float]:
-    """``name{labels}`` → value, for every sample line of Prometheus text."""
-    out: dict[str, float] = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            key, _, value = line.rpartition(" ")
-            out[key] = float(value)
-    return out
-
-
-def _types(text: str) -> dict[str, str]:
-    return {parts[2]: parts[3] for parts in (line.split() for line in text.splitlines() if line.startswith("# TYPE "))}
-
-
-# --- Prometheus ---------------------------------------------------------------------------------------------
-@pytest.mark.slow
-def test_metrics_endpoint_serves_current_values() -> None:
-    telemetry = Telemetry()
-    telemetry.detectors.seconds.update({"tool_loop": 0.25, "goal_drift": 1.5})
-
-    async def scenario() -> tuple[str, str, str, str, int]:
-        self_metrics = SelfMetrics(lambda: telemetry)
-        port = await self_metrics.serve_prometheus("127.0.0.1", 0)
-        try:
-            async with aiohttp.ClientSession() as session:
-                telemetry.receiver.accepted_spans = 12
-                telemetry.exporter.queue_size = 3
-                telemetry.exporter.queue_capacity = 1000
-                telemetry.processor.analysis_seconds_total = 2.5
-                async with session.get(f"http://127.0.0.1:{port}/metrics") as response:
-                    first, content_type = await response.text(), response.headers["Content-Type"]
-                telemetry.receiver.accepted_spans = 20
-                telemetry.detectors.seconds["tool_loop"] = 0.75
-                async with session.get(f"http://127.0.0.1:{port}/metrics") as response:
-                    second = await response.text()
-                async with session.get(f"http://127.0.0.1:{port}/healthz") as response:
-                    healthz, status = await response.text(), response.status
-        finally:
-            await self_metrics.close()
-        return first, content_type, second, healthz, status
-
-    first, content_type, second, healthz, status = asyncio.run(scenario())
-    assert content_type == "text/plain; version=0.0.4; charset=utf-8"
-    samples = _samples(first)
-    assert samples["otel_trajectory_receiver_accepted_spans_total"] == 12
-    assert samples["otel_trajectory_exporter_queue_size"] == 3
-    assert samples["otel_trajectory_exporter_queue_capacity"] == 1000
-    assert samples["otel_trajectory_processor_analysis_time_seconds_total"] == 2.5
-    assert samples['otel_trajectory_detector_time_seconds_total{detector="tool_loop"}'] == 0.25
-    assert samples['otel_trajectory_detector_time_seconds_total{detector="goal_drift"}'] == 1.5
-    types = _types(first)
-    assert types["otel_trajectory_receiver_accepted_spans_total"] == "counter"
-    assert types["otel_trajectory_exporter_queue_size"] == "gauge"
-    later = _samples(second)
-    assert later["otel_trajectory_receiver_accepted_spans_total"] == 20
-    assert later['otel_trajectory_detector_time_seconds_total{detector="tool_loop"}'] == 0.75
-    assert (healthz, status) == ("ok\n", 200)
-
-
 TRAJECTORY_DERIVED = {"trajectory.verdicts", "trajectory.tokens", "trajectory.cost_usd"}
 """Counters with no data point until a trajectory was analysed."""
 
@@ -242,189 +169,6 @@ def test_prometheus_conventions_hold_for_every_family() -> None:
         unit_suffix = {"s": "_seconds", "By": "_bytes"}.get(spec.unit)
         if unit_suffix is not None:
             assert any(unit_suffix in name and spec.name.split(".")[-1] in name for name in ours), spec.name
-
-
-@pytest.mark.slow
-def test_start_up_says_once_what_is_on(caplog: pytest.LogCaptureFixture) -> None:
-    async def scenario() -> int:
-        self_metrics = SelfMetrics(Telemetry, otlp_endpoint="127.0.0.1:9", otlp_interval=3600)
-        try:
-            return await self_metrics.serve_prometheus("127.0.0.1", 0)
-        finally:
-            await self_metrics.close(timeout=0.1)
-
-    with caplog.at_level(logging.DEBUG, logger="processor.telemetry"):
-        port = asyncio.run(scenario())
-    lines = [r.getMessage() for r in caplog.records if r.name.startswith("processor.telemetry")]
-    assert lines == [f"self-metrics: Prometheus on http://127.0.0.1:{port}/metrics, "
-                     "OTLP push to 127.0.0.1:9 every 3600s"]
-
-
-def test_failing_read_leaves_the_endpoint_up(caplog: pytest.LogCaptureFixture) -> None:
-    calls = {"n": 0}
-    telemetry = Telemetry()
-    telemetry.receiver.accepted_spans = 1
-
-    def read() -> Telemetry:
-        calls["n"] += 1
-        if calls["n"] > 1:
-            raise RuntimeError("source gone")
-        return telemetry
-
-    async def scenario() -> tuple[bytes, bytes]:
-        self_metrics = SelfMetrics(read)
-        try:
-            first = self_metrics.prometheus_text()
-            self_metrics.prometheus_text()
-            return first, self_metrics.prometheus_text()
-        finally:
-            await self_metrics.close()
-
-    with caplog.at_level(logging.ERROR, logger="processor.telemetry.self_metrics"):
-        first, later = asyncio.run(scenario())
-    assert b"accepted_spans_total 1.0" in first
-    assert b"accepted_spans_total " not in later
-    assert len([r for r in caplog.records if "reading self-metrics failed" in r.getMessage()]) == 1
-
-
-def test_read_runs_once_per_collection() -> None:
-    calls: list[int] = []
-    telemetry = Telemetry()
-
-    def read() -> Telemetry:
-        calls.append(1)
-        return telemetry
-
-    async def scenario() -> list[int]:
-        self_metrics = SelfMetrics(read)
-        try:
-            counts = [len(calls)]
-            self_metrics.prometheus_text()
-            counts.append(len(calls))
-            self_metrics.prometheus_text()
-            counts.append(len(calls))
-            return counts
-        finally:
-            await self_metrics.close()
-
-    assert asyncio.run(scenario()) == [0, 1, 2]  # nothing at start-up, then one read per scrape
-
-
-def test_no_global_provider_is_installed() -> None:
-    meter_provider, tracer_provider = metrics.get_meter_provider(), trace.get_tracer_provider()
-
-    async def scenario() -> None:
-        self_metrics = SelfMetrics(Telemetry)
-        self_metrics.prometheus_text()
-        await self_metrics.close()
-
-    asyncio.run(scenario())
-    assert metrics.get_meter_provider() is meter_provider
-    assert trace.get_tracer_provider() is tracer_provider
-
-
-def test_disabled_prometheus_reader_says_so() -> None:
-    async def scenario() -> None:
-        self_metrics = SelfMetrics(Telemetry, prometheus=False)
-        try:
-            with pytest.raises(RuntimeError, match="prometheus=False"):
-                self_metrics.prometheus_text()
-            with pytest.raises(RuntimeError, match="prometheus=False"):
-                await self_metrics.serve_prometheus("127.0.0.1", 0)
-        finally:
-            await self_metrics.close()
-            await self_metrics.close()
-
-    asyncio.run(scenario())
-
-
-# --- OTLP ---------------------------------------------------------------------------------------------------
-@contextlib.asynccontextmanager
-async def metrics_backend() -> AsyncIterator[tuple[int, list[tuple[ExportMetricsServiceRequest, dict[str, str]]]]]:
-    received: list[tuple[ExportMetricsServiceRequest, dict[str, str]]] = []
-
-    async def export(body: bytes, context: grpc.aio.ServicerContext) -> ExportMetricsServiceResponse:
-        metadata = {key: value for key, value in context.invocation_metadata() or () if isinstance(value, str)}
-        received.append((ExportMetricsServiceRequest.FromString(body), metadata))
-        return ExportMetricsServiceResponse()
-
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((
-        grpc.method_handlers_generic_handler(
-            "opentelemetry.proto.collector.metrics.v1.MetricsService",
-            {"Export": grpc.unary_unary_rpc_method_handler(
-                export, response_serializer=ExportMetricsServiceResponse.SerializeToString)},
-        ),
-    ))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield port, received
-    finally:
-        await server.stop(None)
-
-
-@pytest.mark.slow
-def test_otlp_export_delivers_our_metrics_on_close() -> None:
-    telemetry = Telemetry()
-    telemetry.receiver.accepted_spans = 7
-    telemetry.exporter.queue_size = 2
-
-    telemetry.detectors.errors["tool_loop"] = 3
-
-    async def scenario() -> list[tuple[ExportMetricsServiceRequest, dict[str, str]]]:
-        async with metrics_backend() as (port, received):
-            self_metrics = SelfMetrics(
-                lambda: telemetry, otlp_endpoint=f"127.0.0.1:{port}", otlp_interval=3600, prometheus=False,
-                otlp_headers={"X-Scope-OrgID": "tenant-a"}, resource_attributes={"deployment.environment": "test"},
-            )
-            await self_metrics.close()
-            return received
-
-    received = asyncio.run(scenario())
-    assert len(received) == 1
-    request, metadata = received[0]
-    assert metadata["x-scope-orgid"] == "tenant-a"
-    resource_metrics = request.resource_metrics[0]
-    resource = {kv.key: kv.value.string_value for kv in resource_metrics.resource.attributes}
-    assert resource["service.name"] == "otel-trajectory"
-    assert resource["deployment.environment"] == "test"
-    by_name = {metric.name: metric for scope in resource_metrics.scope_metrics for metric in scope.metrics}
-    accepted = by_name["otel_trajectory.receiver.accepted_spans"]
-    assert accepted.unit == "{span}"
-    assert accepted.sum.is_monotonic
-    assert [point.as_int for point in accepted.sum.data_points] == [7]
-    queue = by_name["otel_trajectory.exporter.queue_size"]
-    assert [point.as_int for point in queue.gauge.data_points] == [2]
-    errors = by_name["otel_trajectory.detector.errors"].sum.data_points
-    assert [(point.as_int, point.attributes[0].key, point.attributes[0].value.string_value) for point in errors] == [
-        (3, "detector", "tool_loop")
-    ]
-    unauthenticated = by_name["otel_trajectory.receiver.unauthenticated_requests"]
-    assert unauthenticated.sum.is_monotonic and unauthenticated.description
-
-
-def test_own_endpoint_is_refused() -> None:
-    own = ("0.0.0.0:4317", "127.0.0.1:4318")
-    for target in ("localhost:4317", "127.0.0.1:4317", "http://localhost:4317", "[::1]:4317", "0.0.0.0:4317",
-                   "https://127.0.0.1:4318/v1/metrics"):
-        with pytest.raises(ValueError, match="points at our own listener"):
-            SelfMetrics(Telemetry, otlp_endpoint=target, own_endpoints=own)
-
-
-@pytest.mark.parametrize(
-    ("target", "own", "expected"),
-    [
-        ("collector:4317", ("0.0.0.0:4317",), None),
-        ("localhost:4319", ("0.0.0.0:4317",), None),
-        ("collector:4317", ("collector:4317",), "collector:4317"),
-        ("10.0.0.5:4317", ("127.0.0.1:4317",), None),
-        ("localhost:4317", ("[::]:4317",), "[::]:4317"),
-        ("localhost", ("0.0.0.0:443",), "0.0.0.0:443"),
-    ],
-)
-def test_reaches_own_endpoint(target: str, own: tuple[str, ...], expected: str | None) -> None:
-    assert reaches_own_endpoint(target, own) == expected
 
 
 def test_readme_lists_every_prometheus_name() -> None:
