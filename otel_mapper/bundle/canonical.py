@@ -4,8 +4,10 @@ Used for the bundle's integrity digest (AT-14d), content-derived ids (AT-7.1b) a
 Iterative serialisation: nesting depth costs memory, not stack.
 
 Fast path: for values whose JCS text is exactly orjson's sorted-keys compact output (string keys, integers
-within 2**53, no floats, strings orjson can encode, no characters at or above U+E000 where UTF-16 and code point
-order differ) orjson's bytes are used; anything else takes the pure-Python serialiser. Both give the same text.
+within 2**53, strings orjson can encode, no characters at or above U+E000 where UTF-16 and code point order
+differ) orjson's bytes are used. Floats, which orjson spells differently (``1e-6`` and ``1.0`` where JCS wants
+``0.000001`` and ``1``), are first replaced by placeholder strings, and their JCS spelling is put in place of the
+placeholders in orjson's output. Anything else takes the pure-Python serialiser. Both give the same text.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import hashlib
 import json
 import math
 import re
-from typing import Final
+from typing import Any, Final
 
 import orjson
 
@@ -102,24 +104,10 @@ _ORJSON_OPTIONS: Final = (
     | orjson.OPT_PASSTHROUGH_DATACLASS
     | orjson.OPT_PASSTHROUGH_DATETIME
 )
-_STRING_TOKEN: Final = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _FLOAT_TOKEN: Final = re.compile(rb"[.E]|[0-9]e")
-"""In orjson output with the strings removed: a float (orjson always writes a point or an exponent)."""
+"""In orjson output: where a float may be (orjson always writes a point or an exponent; strings may hold them too)."""
 _HIGH_CHARACTER: Final = re.compile(rb"[\xee-\xff]")
 """UTF-8 lead bytes of U+E000 and above, where JCS's UTF-16 key order differs from code point order."""
-
-
-def _has_float(value: object) -> bool:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, float):
-            return True
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return False
 
 
 def _dumps_fast(value: object) -> str | None:
@@ -130,16 +118,57 @@ def _dumps_fast(value: object) -> str | None:
         return None
     if not encoded.isascii() and _HIGH_CHARACTER.search(encoded) is not None:
         return None
-    structure = encoded
-    if _FLOAT_TOKEN.search(encoded) is not None:
-        # Only a candidate: it may lie inside a string. Output without one is spared removing the strings.
-        structure = _STRING_TOKEN.sub(b"", encoded) if b'"' in encoded else encoded
-        if _FLOAT_TOKEN.search(structure) is not None:
-            return None
-    # Without the strings removed, "null" inside one only costs the walk, which then finds no float.
-    if b"null" in structure and _has_float(value):  # orjson writes NaN and infinities as null
+    if _FLOAT_TOKEN.search(encoded) is None and b"null" not in encoded:
+        return encoded.decode()  # no point, exponent or null anywhere, strings included: no float
+    # A point or an exponent may lie in a string, null may be NaN: walk the value itself for floats.
+    floats: list[float] = []
+    copied = _with_placeholders(value, floats)
+    if not floats:
+        return encoded.decode()
+    try:
+        encoded = orjson.dumps(copied, option=_ORJSON_OPTIONS)
+    except TypeError:
         return None
-    return encoded.decode()
+    pieces = _PLACEHOLDER.split(encoded)
+    # split() alternates text and captured indexes. Each float's placeholder is written once; one match more
+    # means a string of the input looks like a placeholder.
+    if len(pieces) // 2 != len(floats):
+        return None
+    return "".join(
+        piece.decode() if position % 2 == 0 else es_number(floats[int(piece)]) for position, piece in enumerate(pieces)
+    )
+
+
+_PLACEHOLDER: Final = re.compile(rb'"\\u0000([0-9]+)\\u0000"')
+"""A float's placeholder in orjson's output: the string ``NUL <index> NUL`` (orjson escapes NUL as ``\\u0000``)."""
+
+
+def _with_placeholders(value: object, floats: list[float]) -> object:
+    """A copy of ``value``'s dicts, lists and tuples with each float replaced by the string ``NUL <index> NUL``,
+    its index in ``floats``. Iterative."""
+    root: list[object] = [value]
+    # (container of the copy, slot in it, value to copy there)
+    stack: list[tuple[Any, Any, object]] = [(root, 0, value)]
+    while stack:
+        target, slot, item = stack.pop()
+        kind = type(item)
+        if kind is float:
+            target[slot] = f"\x00{len(floats)}\x00"
+            floats.append(item)  # type: ignore[arg-type]
+        elif kind is dict:
+            copy: dict[object, object] = dict(item)  # type: ignore[call-overload]
+            target[slot] = copy
+            stack.extend((copy, key, member) for key, member in copy.items() if type(member) in _CONTAINERS_OR_FLOAT)
+        elif kind is list or kind is tuple:
+            items = list(item)  # type: ignore[call-overload]
+            target[slot] = items
+            stack.extend(
+                (items, position, element) for position, element in enumerate(items) if type(element) in _CONTAINERS_OR_FLOAT
+            )
+    return root[0]
+
+
+_CONTAINERS_OR_FLOAT: Final = frozenset({dict, list, tuple, float})
 
 
 def dumps_canonical(value: object) -> str:

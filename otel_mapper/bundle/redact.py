@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from otel_mapper.bundle.canonical import digest_text
 
@@ -279,40 +279,45 @@ def scrub_tree(value: object) -> object:
     if not isinstance(value, (dict, list, tuple)):
         return value
     scrubbed: dict[str, str] = {}
-
-    def scrub_once(text: str) -> str:
-        result = scrubbed.get(text)
-        if result is None:
-            result = scrubbed[text] = scrub(text)
-        return result
-
+    root_copy: dict[object, object] | list[object] = {} if isinstance(value, dict) else []
     # Each work item: (source container, its copy, to fill).
-    stack: list[tuple[object, object]] = []
-    root_copy = _empty_like(value)
-    stack.append((value, root_copy))
+    stack: list[tuple[object, Any]] = [(value, root_copy)]
     while stack:
         source, target = stack.pop()
         if isinstance(source, dict):
-            assert isinstance(target, dict)
             for key, item in source.items():
-                new_key = scrub_once(key) if isinstance(key, str) else key
-                target[new_key] = _child(item, stack, scrub_once)
+                if isinstance(key, str):
+                    new_key = scrubbed.get(key)
+                    if new_key is None:
+                        new_key = scrubbed[key] = scrub(key)
+                    key = new_key
+                kind = type(item)
+                if kind is str or (kind not in _CONTAINERS and isinstance(item, str)):
+                    text = scrubbed.get(item)
+                    if text is None:
+                        text = scrubbed[item] = scrub(item)
+                    item = text
+                elif kind in _CONTAINERS or isinstance(item, (dict, list, tuple)):
+                    copy: Any = {} if isinstance(item, dict) else []
+                    stack.append((item, copy))
+                    item = copy
+                target[key] = item
         else:
-            assert isinstance(source, (list, tuple)) and isinstance(target, list)
+            assert isinstance(source, (list, tuple))
+            append = target.append
             for item in source:
-                target.append(_child(item, stack, scrub_once))
+                kind = type(item)
+                if kind is str or (kind not in _CONTAINERS and isinstance(item, str)):
+                    text = scrubbed.get(item)
+                    if text is None:
+                        text = scrubbed[item] = scrub(item)
+                    item = text
+                elif kind in _CONTAINERS or isinstance(item, (dict, list, tuple)):
+                    copy = {} if isinstance(item, dict) else []
+                    stack.append((item, copy))
+                    item = copy
+                append(item)
     return root_copy
 
 
-def _empty_like(value: object) -> object:
-    return {} if isinstance(value, dict) else []
-
-
-def _child(item: object, stack: list[tuple[object, object]], scrub_once: Callable[[str], str]) -> object:
-    if isinstance(item, str):
-        return scrub_once(item)
-    if isinstance(item, (dict, list, tuple)):
-        copy = _empty_like(item)
-        stack.append((item, copy))
-        return copy
-    return item
+_CONTAINERS: Final = frozenset({dict, list, tuple})
