@@ -188,7 +188,7 @@ async def serve_hop(listen: str, forward: str) -> None:
     await server.wait_for_termination()
 
 
-def start_target(kind: str, port: int, sink_port: int, workdir: Path) -> subprocess.Popen[bytes]:
+def start_target(kind: str, port: int, sink_port: int, workdir: Path, extra: str = "") -> subprocess.Popen[bytes]:
     if kind == "hop":
         command = [sys.executable, str(Path(__file__)), "hop", "--listen", f"127.0.0.1:{port}",
                    "--forward", f"127.0.0.1:{sink_port}"]
@@ -198,6 +198,7 @@ def start_target(kind: str, port: int, sink_port: int, workdir: Path) -> subproc
             f"receiver: {{http: {{endpoint: '127.0.0.1:{free_port()}'}}}}\n"
             f"exporter: {{endpoint: '127.0.0.1:{sink_port}'}}\n"
             f"output: {{directory: '{workdir}/out'}}\n"
+            + extra
         )
         command = [sys.executable, "-m", "processor.cli", "--log-level", "WARNING", "serve", "--config", str(config),
                    "--listen", f"127.0.0.1:{port}"]
@@ -209,7 +210,7 @@ async def one_run(kind: str, shape: str, args: argparse.Namespace, rate: float =
     sink_port = await sink.start()
     port = free_port()
     with tempfile.TemporaryDirectory() as temp:
-        target = start_target(kind, port, sink_port, Path(temp))
+        target = start_target(kind, port, sink_port, Path(temp), args.tuned)
         try:
             channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
             await asyncio.wait_for(channel.channel_ready(), timeout=60)
@@ -280,9 +281,13 @@ def main() -> None:
                         "call fails (a finding: these get artifact files under the default policy)")
     parser.add_argument("--overload-factor", type=float, default=2.0)
     parser.add_argument("--overload-seconds", type=float, default=60.0)
+    parser.add_argument("--tuned", default="", metavar="YAML",
+                        help="config lines added to serve's default config (figures are then labelled TUNED), e.g. "
+                             "'processor: {analysis_workers: 1}'")
     args = parser.parse_args()
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
-    print(f"machine: {os.cpu_count()} cores; {args.traces} traces per shape, {args.clients} client processes; serve: default config")
+    setting = f"TUNED config, the default plus: {args.tuned.strip()!r}" if args.tuned else "default config"
+    print(f"machine: {os.cpu_count()} cores; {args.traces} traces per shape, {args.clients} client processes; serve: {setting}")
     shapes = ["agent", "web", "mix", "overload"] if args.shape == "all" else [args.shape]
     best_agent = 0.0
     for shape in shapes:

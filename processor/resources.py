@@ -94,6 +94,15 @@ def usable_cpus(limits: CgroupLimits) -> int:
     return max(1, available)
 
 
+def analysis_worker_count(setting: int | str, limits: CgroupLimits | None = None) -> int:
+    """The analysis worker processes ``processor.analysis_workers`` asks for: ``auto`` is one per usable CPU
+    (:func:`usable_cpus`; the event loop receiving and exporting needs a fraction of one CPU when traces are
+    analysed, and the workers sit idle when they take the fast path)."""
+    if isinstance(setting, str):
+        return usable_cpus(limits if limits is not None else cgroup_limits())
+    return setting
+
+
 # --- locating the hierarchies --------------------------------------------------------------------------------
 
 

@@ -40,7 +40,7 @@ from otel_mapper.mapping.nodes import (
 )
 from otel_mapper.mapping.prefix import conversation_prefix_proposals
 from otel_mapper.mapping.readers import default_readers
-from otel_mapper.mapping.run_state import RunState, copy_facts, kept_span, with_spans
+from otel_mapper.mapping.run_state import RunState, kept_span, with_spans
 from otel_mapper.mapping.step_ids import inherit_step_call_ids
 from otel_mapper.model import CompletenessStatus, Declaration, ExternalParent, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
@@ -130,11 +130,11 @@ def map_trace(
     new_entries, failures = read_spans(envelopes, readers)
     if prior is not None:
         failures += prior.reader_failures
-        # Stages after reading may complete facts (ids from a parent step, proposals from a later prefix):
-        # they work on copies, so the kept facts stay as the readers read them.
+        # Stages after reading that complete facts (merging double instrumentation, ids from a parent step,
+        # proposals from a later prefix) replace an entry's facts with a changed copy, so the kept facts are
+        # shared here and stay as the readers read them.
         entries = [
-            SpanEntry(view=kept.view, facts=copy_facts(kept.facts), node_id=kept.node_id, primary=kept.primary,
-                      earlier=True)
+            SpanEntry(view=kept.view, facts=kept.facts, node_id=kept.node_id, primary=kept.primary, earlier=True)
             for kept in prior.spans
         ]
         entries.extend(new_entries)
@@ -144,7 +144,7 @@ def map_trace(
         notes.append(reader_failures_declaration(failures))
     by_span_id = assign_node_ids(entries, notes)
     kept = (
-        tuple(kept_span(entry.view, copy_facts(entry.facts), entry.node_id, entry.primary) for entry in new_entries)
+        tuple(kept_span(entry.view, entry.facts, entry.node_id, entry.primary) for entry in new_entries)
         if options.keep_run
         else ()
     )

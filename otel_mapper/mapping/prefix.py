@@ -24,6 +24,7 @@ from typing import Final
 from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.mapping.facts import ToolCallFact
 from otel_mapper.mapping.members import MODEL_CALL as _MODEL_CALL
+from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.model import Declaration
 from semconv.trajectory import DeclarationCategory, DeclarationEffect
 
@@ -87,7 +88,9 @@ def conversation_prefix_proposals(entries: list[SpanEntry], notes: list[Declarat
             continue
         (position, calls), = messages.values()
         detail = f"{PREFIX_EVIDENCE}: a later model input repeats this call's input, then this call at message {position}"
-        proposers[node_id].facts.proposals = [
+        proposer = proposers[node_id]
+        proposer.facts = copy_facts(proposer.facts)  # the read facts may be kept for the run: never changed
+        proposer.facts.proposals = [
             ToolCallFact(call_id=call.call_id, name=call.name, arguments=call.arguments, evidence=detail)
             for call in calls[:MAX_PREFIX_CALLS]
         ]

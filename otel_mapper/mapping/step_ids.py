@@ -11,6 +11,7 @@ from typing import Final
 
 from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.mapping.members import TOOL_EXECUTION as _TOOL_EXECUTION
+from otel_mapper.mapping.run_state import copy_facts
 
 __all__ = ["STEP_ID_EVIDENCE", "inherit_step_call_ids"]
 
@@ -29,7 +30,7 @@ def inherit_step_call_ids(entries: list[SpanEntry]) -> None:
     for parent, tools in children.items():
         if len(tools) != 1:
             continue  # the step ran several tools: its one id names none of them
-        facts = tools[0].facts
+        facts = tools[0].facts = copy_facts(tools[0].facts)  # the read facts may be kept for the run: never changed
         facts.tool_call_id = by_span[parent]
         facts.tool_call_id_evidence = STEP_ID_EVIDENCE
         facts.dedup_key = facts.dedup_key or f"tool_call:{facts.tool_call_id}"

@@ -40,7 +40,7 @@ def function_style(name: str) -> str:
 def unknown_tool_named(text: str) -> str | None:
     """The tool a rejection text names, or ``None`` when the text is not a rejection naming one."""
     head = text[:MAX_REJECTION_TEXT]
-    if _MARKER_SEARCH.search(head) is None:
+    if not _has_marker(head):
         return None
     for pattern in _PATTERNS:
         match = pattern.search(head)
@@ -53,6 +53,15 @@ def unknown_tool_named(text: str) -> str | None:
 
 _MARKER_SEARCH: Final = re.compile("|".join(re.escape(marker) for marker in _MARKERS), re.IGNORECASE)
 """One scan for any marker (most texts are ordinary results and stop here)."""
+
+
+def _has_marker(head: str) -> bool:
+    """Whether :data:`_MARKER_SEARCH` matches. For ASCII text, where its case-insensitive match is exactly a
+    substring of the lowered text (the markers are lower case), substring tests cost a fraction of the scan."""
+    if head.isascii():
+        lowered = head.lower()
+        return any(marker in lowered for marker in _MARKERS)
+    return _MARKER_SEARCH.search(head) is not None
 _NAMELESS: Final = re.compile(r"^\W*(?:error\W*)?(?:tool not found|unknown tool|no such tool)\W*$", re.IGNORECASE)
 """A rejection that names no tool (CrewAI answers the model ``Tool not found``); only read where a call id says
 which call it answers."""

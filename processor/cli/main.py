@@ -256,17 +256,19 @@ def _check_config(path: Path, offline: bool) -> Config:
 
 def _resolved_on_this_machine(config: Config) -> list[str]:
     """The settings whose value depends on where ``serve`` runs, as they resolve here."""
-    from processor.resources import cgroup_limits, machine_memory_bytes
+    from processor.resources import analysis_worker_count, cgroup_limits, machine_memory_bytes
     from processor.service import DEFAULT_MEMORY_SHARE, MiB, effective_memory_limit
 
+    limits = cgroup_limits()
     memory = f"processor.memory_limit_mib: {config.memory_limit_mib} -> {effective_memory_limit(config) // MiB} MiB"
     if not config.memory_limit_mib:
-        limits = cgroup_limits()
         total = machine_memory_bytes(limits, fallback=0)
         whose = "the container's memory limit" if limits.memory_bytes == total else "the machine's memory"
         memory += f" of span data ({DEFAULT_MEMORY_SHARE:.0%} of {total // MiB} MiB, {whose})"
-    workers = config.analysis_workers
+    workers = analysis_worker_count(config.analysis_workers, limits)
     where = f"{workers} worker process(es)" if workers else "a thread of serve"
+    if config.analysis_workers == "auto":
+        where += " (auto: one per usable CPU)"
     return [f"processor.analysis_workers: analysis runs in {where}", memory]
 
 

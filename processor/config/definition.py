@@ -87,6 +87,10 @@ def _export(name: str, doc: str, *, endpoint: str, tls: Section, headers: dict[s
                     doc="spool directory (default <output.directory>/spool); false: no spool"),
                 Key(name="storage_max_mib", kind="int", default=1024, minimum=1,
                     doc="disk bound of the spool; when full, the receivers push back"),
+                Key(name="fsync", kind="bool", default=False,
+                    doc="flush each spooled request to disk before it is acknowledged (false: written to the OS, "
+                        "which survives a crash or kill of the process but not of the machine; true: survives a "
+                        "power loss too, at a disk flush per request)"),
                 Section(name="batch", doc="one export call carries many traces (the Collector's batching)", items=(
                     Key(name="flush_timeout", kind="duration", default=0.2,
                         doc="wait at most this long for more data before sending a short batch"),
@@ -167,8 +171,8 @@ PROCESSOR = Section(
             doc="span data held, wire size (0: a quarter of the machine's memory, or of the container's limit when "
                 "smaller); the buffer gets half, then oldest traces go early; over it, intake waits (traces not yet "
                 "analysed count at the size annotation will give them)"),
-        Key(name="analysis_workers", kind="int_or_word", default=1, minimum=0, word="auto",
-            doc="worker processes for map + detect + annotate (0: a thread; auto: usable CPUs minus one, following "
+        Key(name="analysis_workers", kind="int_or_word", default="auto", minimum=0, word="auto",
+            doc="worker processes for map + detect + annotate (0: a thread; auto: one per usable CPU, following "
                 "affinity and the container's CPU quota)"),
     ),
 )

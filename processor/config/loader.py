@@ -26,7 +26,6 @@ from processor.config.model import (
 )
 from processor.config.pricing import read_pricing, read_rights
 from processor.detectors.config import parse_detectors
-from processor.resources import cgroup_limits, usable_cpus
 from processor.settings import Values, read_section
 
 __all__ = ["ConfigError", "build_config", "expand_env", "load_config", "parse_config", "read_config_file"]
@@ -54,14 +53,6 @@ def expand_env(text: str, environ: Mapping[str, str], problems: list[str]) -> st
         return ""
 
     return _ENV.sub(substitute, text)
-
-
-def _analysis_workers(value: int | str) -> int:
-    """``auto``: one per usable CPU but one, which the event loop keeps (so 1 on one or two CPUs); usable CPUs
-    follow the affinity mask and the container's CPU quota."""
-    if isinstance(value, str):
-        return max(1, usable_cpus(cgroup_limits()) - 1)
-    return value
 
 
 def _client_tls(section: Values, problems: list[str]) -> tuple[bool, str | None, str | None, str | None]:
@@ -106,6 +97,7 @@ def _export(section: Values, problems: list[str]) -> ExportConfig | None:
             storage=storage or None,
             storage_enabled=storage is not False,
             storage_max_mib=queue["storage_max_mib"],
+            fsync=queue["fsync"],
             batch_flush_timeout=queue["batch"]["flush_timeout"],
             batch_min_size=queue["batch"]["min_size"],
         ),
@@ -204,7 +196,7 @@ def build_config(raw: Any, base_dir: Path | None = None, load_files: bool = True
         released_cache_size=processor["released_cache_size"],
         passthrough=processor["passthrough"],
         memory_limit_mib=processor["memory_limit_mib"],
-        analysis_workers=_analysis_workers(processor["analysis_workers"]),
+        analysis_workers=processor["analysis_workers"],
         detectors=parse_detectors(top["detectors"], problems, base_dir=base_dir, load_files=load_files),
         pricing=read_pricing(top["pricing"], problems),
         rights=read_rights(output["rights"]),

@@ -56,6 +56,8 @@ class QueueConfig:
     """``storage: false`` turns the spool off (accepted data then lives in memory only until delivered)."""
     storage_max_mib: int = default("exporter.sending_queue.storage_max_mib")
     """Disk bound of the spool; when full, the receivers push back."""
+    fsync: bool = default("exporter.sending_queue.fsync")
+    """Flush each spooled request to disk before it is acknowledged (else written to the OS only)."""
     batch_flush_timeout: float = default("exporter.sending_queue.batch.flush_timeout")
     """``batch.flush_timeout``: how long an export call waits for more queued data before it goes with less than
     ``batch.min_size`` items (``0``: send what is queued at once)."""
@@ -181,9 +183,9 @@ class Config:
     """Bound on span data held (wire size); the buffer gets half (then oldest traces go early), over the whole
     intake is refused with a retry delay. 0: a quarter of the RAM, or of the container's memory limit when
     smaller."""
-    analysis_workers: int = default("processor.analysis_workers")
-    """Worker processes for map + detect + annotate; 0: a thread of the main process. The config file's ``auto``
-    is resolved on loading (usable CPUs minus one, at least 1)."""
+    analysis_workers: int | Literal["auto"] = default("processor.analysis_workers")
+    """Worker processes for map + detect + annotate; 0: a thread of the main process; ``auto``: one per usable CPU,
+    resolved where the workers start (:func:`processor.resources.analysis_worker_count`)."""
     detectors: DetectorsConfig = field(default_factory=DetectorsConfig)
     pricing: PriceTable = field(default_factory=PriceTable)
     """``pricing.models`` / ``pricing.tools`` in US dollars; empty: costs are not computed."""

@@ -34,6 +34,7 @@ from processor.pipeline.retention import RetentionSweeper
 from processor.pipeline.run_store import run_store
 from processor.pipeline.trace_analysis import fail_open
 from processor.pipeline.worker_messages import ArtifactTally, DoneReply, FailedReply, MappedReply, WorkerResult
+from processor.resources import analysis_worker_count
 from processor.telemetry.counters import ProcessorCounters, RunStateCounters
 
 __all__ = [
@@ -107,10 +108,9 @@ class AnalysisStage:
         """The fast-path decision; ``fast_path.runs`` is where it records the traces it forwarded."""
         self._retention = RetentionSweeper.from_config(config) if self._policy.writes_any else None
         self._retention_task: asyncio.Task[None] | None = None
-        if config.analysis_workers >= 1:
-            self._pool = AnalysisPool(
-                config.analysis_workers, config, max_request_bytes, keep_trajectories=keep_trajectories
-            )
+        workers = analysis_worker_count(config.analysis_workers)
+        if workers >= 1:
+            self._pool = AnalysisPool(workers, config, max_request_bytes, keep_trajectories=keep_trajectories)
         else:
             self._analyser = Analyser(
                 DetectorChain(load_detectors(config.detectors), config.detectors),

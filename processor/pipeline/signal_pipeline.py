@@ -133,7 +133,8 @@ def spool_for(config: Config, section: str) -> tuple[Spool | None, str]:
         return None, ""
     setting, directory = found
     export = config.export if section == "exporter" else config.logs_export
-    return Spool(directory, max_bytes=_spool_bytes(export)), setting
+    fsync = export.sending_queue.fsync if export is not None else False
+    return Spool(directory, max_bytes=_spool_bytes(export), fsync=fsync), setting
 
 
 def _spool_bytes(export: ExportConfig | None) -> int:

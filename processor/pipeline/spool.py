@@ -13,8 +13,10 @@ order. A segment is deleted together with its ack file once all its entries are 
 moved on to a newer segment (the newest one is also deleted at ``close`` or when its space is needed).
 
 Threading: ``open``, ``append``, ``ack``, ``close`` and the properties belong to one event loop thread. One writer
-thread owns every file descriptor of the spool: it takes all queued work at once, writes it, syncs each touched
-segment once (group commit), then resolves the appends on the loop. Acks are written as they come but synced only
+thread owns every file descriptor of the spool: it takes all queued work at once, writes it, with ``fsync``
+(``sending_queue.fsync``) syncs each touched segment once (group commit), then resolves the appends on the loop.
+Without it an append is in the OS's page cache when it resolves: it survives the process being killed, not the
+machine losing power. Acks are written as they come but synced only
 at ``close``: losing some to a crash means those entries are delivered twice, never that data is lost.
 
 The record format lives in :mod:`processor.pipeline.spool_format`, the writer thread in
@@ -54,7 +56,7 @@ class SpoolFull(Exception):
 @dataclass(frozen=True, slots=True)
 class SpoolStats:
     appended: int = 0
-    """Records written and synced since open."""
+    """Records written (and synced, with ``fsync``) since open."""
     syncs: int = 0
     """``fdatasync`` calls on segments: with group commit, far fewer than ``appended`` under load."""
     write_errors: int = 0
@@ -77,7 +79,7 @@ class Spool:
         *,
         max_bytes: int = DEFAULT_MAX_BYTES,
         segment_bytes: int = DEFAULT_SEGMENT_BYTES,
-        fsync: bool = True,
+        fsync: bool = False,
         queue_bytes: int = DEFAULT_QUEUE_BYTES,
     ) -> None:
         if max_bytes <= 0 or segment_bytes <= 0 or queue_bytes <= 0:

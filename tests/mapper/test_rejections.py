@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from otel_mapper.mapping import tool_names
 from otel_mapper.mapping.tool_names import function_style, unknown_tool_named
 from tests.support.spans import get_node, map_spans, node_id, span
 
@@ -59,3 +62,11 @@ def test_smolagents_step_recovery_event_carries_the_rejection() -> None:
     trajectory = map_spans([span(1, "Step 1", attrs={"openinference.span.kind": "CHAIN"}, events=[
         ("agent.step_recovery", {"message": "Unknown tool fetch_invoice, should be one of: get_weather.", "severity": "expected"})])])
     assert get_node(trajectory, node_id(1)).unknown_tools == ("fetch_invoice",)
+
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from([*tool_names._MARKERS, "Tool Not Found", "UNKNOWN TOOL", "Does Not", "exist",
+                                 "tool", " ", "x", "\u212a", "\u0130", "\u017f"]), max_size=5).map("".join))
+def test_the_marker_check_answers_as_the_marker_regex(text: str) -> None:
+    assert tool_names._has_marker(text) == (tool_names._MARKER_SEARCH.search(text) is not None)

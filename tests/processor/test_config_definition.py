@@ -41,7 +41,7 @@ PUBLIC_DEFAULTS: dict[str, Any] = {
     "processor.released_cache_size": 100_000,
     "processor.passthrough": False,
     "processor.memory_limit_mib": 0,
-    "processor.analysis_workers": 1,
+    "processor.analysis_workers": "auto",
     "output.directory": "./otel-trajectory-data",
     "output.write_artifacts": True,
     "output.artifacts": "findings",
@@ -94,6 +94,7 @@ for _exporter in ("exporter", "logs_exporter"):
         f"{_exporter}.sending_queue.queue_size": 1000,
         f"{_exporter}.sending_queue.num_consumers": 4,
         f"{_exporter}.sending_queue.storage_max_mib": 1024,
+        f"{_exporter}.sending_queue.fsync": False,
         f"{_exporter}.sending_queue.batch.flush_timeout": 0.2,
         f"{_exporter}.sending_queue.batch.min_size": 8192,
     }
@@ -114,7 +115,7 @@ def test_the_dataclasses_and_the_loader_take_the_definition_defaults() -> None:
     assert (config.max_connection_idle, config.max_connection_age, config.max_connection_age_grace) == (None, 600.0, 60.0)
     assert (config.decision_wait, config.idle_timeout, config.max_trace_wait) == (2.0, 30.0, 300.0)
     assert (config.num_traces, config.max_buffered_spans, config.released_cache_size) == (50_000, 1_000_000, 100_000)
-    assert (config.memory_limit_mib, config.analysis_workers, config.content_mode) == (0, 1, "digest")
+    assert (config.memory_limit_mib, config.analysis_workers, config.content_mode) == (0, "auto", "digest")
     assert config.metrics.otlp_interval == 60.0 and config.detectors.drift.window == 200
     export = parse_config({"exporter": {"endpoint": "x:1"}}).export
     assert export is not None and export.insecure and export.timeout == 10.0 and export.max_message_bytes == 4 * 1024 * 1024

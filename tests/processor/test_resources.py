@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from processor.config import ConfigError, load_config
-from processor.resources import CgroupLimits, cgroup_limits, machine_memory_bytes, usable_cpus
+from processor.config import Config, ConfigError, load_config
+from processor.resources import CgroupLimits, analysis_worker_count, cgroup_limits, machine_memory_bytes, usable_cpus
 from processor.service import DEFAULT_MEMORY_SHARE, effective_memory_limit
 
 GiB = 1 << 30
@@ -123,13 +123,17 @@ def test_memory_and_cpus_are_the_smaller_of_the_machine_and_the_cgroup() -> None
     assert usable_cpus(CgroupLimits(None, 1000.0)) == affinity
 
 
-def test_analysis_workers_auto_leaves_a_cpu_to_the_event_loop(tmp_path: Path) -> None:
+def test_analysis_workers_auto_is_one_worker_per_usable_cpu(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     path.write_text("processor: {analysis_workers: auto}\n")
-    expected = max(1, usable_cpus(cgroup_limits()) - 1)
-    assert load_config(path).analysis_workers == expected
+    config = load_config(path)
+    assert config.analysis_workers == "auto" == Config().analysis_workers  # the default
+    assert analysis_worker_count(config.analysis_workers) == usable_cpus(cgroup_limits())
     if cgroup_limits().cpus is None:  # this machine: the affinity mask decides
-        assert expected == max(1, len(os.sched_getaffinity(0)) - 1)
+        assert analysis_worker_count("auto") == len(os.sched_getaffinity(0))
+    assert analysis_worker_count("auto", CgroupLimits(None, 0.5)) == 1  # a container with half a CPU
+    assert analysis_worker_count("auto", CgroupLimits(None, 1000.0)) == len(os.sched_getaffinity(0))
+    assert analysis_worker_count(0) == 0 and analysis_worker_count(3) == 3
     path.write_text("processor: {analysis_workers: many}\n")
     with pytest.raises(ConfigError) as caught:
         load_config(path)

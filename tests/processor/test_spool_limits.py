@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from processor.config import parse_config
+from processor.pipeline.signal_pipeline import spool_for
 from processor.pipeline.spool import KIND_TRACES, Spool, SpoolFull
 from tests.support.spool_files import HEADER, payload, reopen
 
@@ -100,3 +102,23 @@ def test_a_directory_in_use_is_refused(tmp_path: Path) -> None:
             Spool(tmp_path, fsync=False).open()
     finally:
         asyncio.run(first.close())
+
+
+@pytest.mark.parametrize(("queue", "synced"), [({}, False), ({"fsync": True}, True)])
+def test_the_spool_flushes_to_disk_only_when_sending_queue_fsync_asks(
+    tmp_path: Path, queue: dict[str, object], synced: bool
+) -> None:
+    config = parse_config({"output": {"directory": str(tmp_path)},
+                           "exporter": {"endpoint": "127.0.0.1:1", "sending_queue": queue}})
+    spool, setting = spool_for(config, "exporter")
+    assert spool is not None and setting
+
+    async def act() -> tuple[int, int]:
+        spool.open()
+        await spool.append(KIND_TRACES, payload(0))
+        stats = spool.stats
+        await spool.close()
+        return stats.appended, stats.syncs
+
+    appended, syncs = asyncio.run(act())
+    assert appended == 1 and (syncs > 0) is synced
