@@ -36,8 +36,10 @@ import time
 from collections.abc import Callable
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
+from typing import Any
 
 import grpc
+import yaml
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -193,16 +195,27 @@ def start_target(kind: str, port: int, sink_port: int, workdir: Path, extra: str
         command = [sys.executable, str(Path(__file__)), "hop", "--listen", f"127.0.0.1:{port}",
                    "--forward", f"127.0.0.1:{sink_port}"]
     else:  # the default config: only where to listen and where to export, and a scratch output directory
+        settings: dict[str, Any] = {
+            "receiver": {"http": {"endpoint": f"127.0.0.1:{free_port()}"}},
+            "exporter": {"endpoint": f"127.0.0.1:{sink_port}"},
+            "output": {"directory": f"{workdir}/out"},
+        }
         config = workdir / "config.yaml"
-        config.write_text(
-            f"receiver: {{http: {{endpoint: '127.0.0.1:{free_port()}'}}}}\n"
-            f"exporter: {{endpoint: '127.0.0.1:{sink_port}'}}\n"
-            f"output: {{directory: '{workdir}/out'}}\n"
-            + extra
-        )
+        config.write_text(yaml.safe_dump(_merged(settings, yaml.safe_load(extra) or {})))
         command = [sys.executable, "-m", "processor.cli", "--log-level", "WARNING", "serve", "--config", str(config),
                    "--listen", f"127.0.0.1:{port}"]
     return subprocess.Popen(command, cwd=ROOT)
+
+
+def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``extra``'s keys set, section by section."""
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merged(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
 
 
 async def one_run(kind: str, shape: str, args: argparse.Namespace, rate: float = 0.0) -> dict[str, float]:
@@ -282,8 +295,8 @@ def main() -> None:
     parser.add_argument("--overload-factor", type=float, default=2.0)
     parser.add_argument("--overload-seconds", type=float, default=60.0)
     parser.add_argument("--tuned", default="", metavar="YAML",
-                        help="config lines added to serve's default config (figures are then labelled TUNED), e.g. "
-                             "'processor: {analysis_workers: 1}'")
+                        help="settings merged into serve's default config, as YAML (figures are then labelled TUNED), "
+                             "e.g. 'output: {artifacts: none}'")
     args = parser.parse_args()
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
     setting = f"TUNED config, the default plus: {args.tuned.strip()!r}" if args.tuned else "default config"
