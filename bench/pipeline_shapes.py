@@ -53,9 +53,11 @@ sys.path.insert(0, str(ROOT))
 
 from bench.throughput import free_port, tree_cpu_seconds  # noqa: E402
 from processor.cli.demo_sink import CaptureSink  # noqa: E402
+from processor.config import Config  # noqa: E402
 from semconv import genai  # noqa: E402
 
 TRACES_PER_REQUEST = 25
+DECISION_WAIT = Config().decision_wait
 TURN_CHARS = 300
 POLL_SECONDS = 0.01
 
@@ -255,12 +257,16 @@ async def one_run(kind: str, shape: str, args: argparse.Namespace, rate: float =
                 process.join()
             delivered = max(sink.span_count, 1)
             bundles = sum(1 for _ in (Path(temp) / "out").glob("*/bundle*.json"))
-            if sink.span_count - first_count >= sink.span_count / 2:
+            most_in_one_release = sink.span_count - first_count < sink.span_count / 2
+            # Traces leave decision_wait after their last span: a delivery window not much longer than that is a
+            # burst of releases, not a rate.
+            short = most_in_one_release or finished - first_at < 2 * DECISION_WAIT
+            if not most_in_one_release:
                 rate = (sink.span_count - first_count) / max(finished - first_at, POLL_SECONDS)
             else:  # most spans came in one release (a run shorter than decision_wait): the whole run's rate
                 rate = sink.span_count / (finished - started)
             return {"rate": rate, "cpu_us": cpu / delivered * 1e6, "delivered": sink.span_count,
-                    "expected": expected, "bundles": bundles}
+                    "expected": expected, "bundles": bundles, "short": float(short)}
         finally:
             target.terminate()
             target.wait(timeout=60)
@@ -324,6 +330,9 @@ def main() -> None:
         print(f"{shape:6s}: hop {hop_rate:8.0f} spans/s ({statistics.median(r['cpu_us'] for r in rates['hop']):.0f} us CPU/span), "
               f"serve {serve_rate:8.0f} spans/s ({statistics.median(r['cpu_us'] for r in rates['serve']):.0f} us CPU/span); "
               f"serve / hop {serve_rate / hop_rate:.2f}; bundles written by serve {rates['serve'][-1]['bundles']:.0f}")
+        if any(r["short"] for r in rates["serve"]):
+            print(f"{shape:6s}: NOT A RATE: serve delivered for less than twice its decision_wait "
+                  f"({DECISION_WAIT:g}s), a burst of releases; raise --traces")
 
 
 if __name__ == "__main__":

@@ -87,10 +87,10 @@ def _export(name: str, doc: str, *, endpoint: str, tls: Section, headers: dict[s
                     doc="spool directory (default <output.directory>/spool); false: no spool"),
                 Key(name="storage_max_mib", kind="int", default=1024, minimum=1,
                     doc="disk bound of the spool; when full, the receivers push back"),
-                Key(name="fsync", kind="bool", default=False,
-                    doc="flush each spooled request to disk before it is acknowledged (false: written to the OS, "
-                        "which survives a crash or kill of the process but not of the machine; true: survives a "
-                        "power loss too, at a disk flush per request)"),
+                Key(name="fsync", kind="bool", default=True,
+                    doc="flush each spooled request to disk before it is acknowledged, so it survives a power loss "
+                        "(group commit: concurrent requests share a flush); false: written to the OS only, which "
+                        "survives a crash or kill of the process but not of the machine"),
                 Section(name="batch", doc="one export call carries many traces (the Collector's batching)", items=(
                     Key(name="flush_timeout", kind="duration", default=0.2,
                         doc="wait at most this long for more data before sending a short batch"),

@@ -79,7 +79,7 @@ class Spool:
         *,
         max_bytes: int = DEFAULT_MAX_BYTES,
         segment_bytes: int = DEFAULT_SEGMENT_BYTES,
-        fsync: bool = False,
+        fsync: bool = True,
         queue_bytes: int = DEFAULT_QUEUE_BYTES,
     ) -> None:
         if max_bytes <= 0 or segment_bytes <= 0 or queue_bytes <= 0:

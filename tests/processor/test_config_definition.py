@@ -94,7 +94,7 @@ for _exporter in ("exporter", "logs_exporter"):
         f"{_exporter}.sending_queue.queue_size": 1000,
         f"{_exporter}.sending_queue.num_consumers": 4,
         f"{_exporter}.sending_queue.storage_max_mib": 1024,
-        f"{_exporter}.sending_queue.fsync": False,
+        f"{_exporter}.sending_queue.fsync": True,
         f"{_exporter}.sending_queue.batch.flush_timeout": 0.2,
         f"{_exporter}.sending_queue.batch.min_size": 8192,
     }

@@ -104,8 +104,8 @@ def test_a_directory_in_use_is_refused(tmp_path: Path) -> None:
         asyncio.run(first.close())
 
 
-@pytest.mark.parametrize(("queue", "synced"), [({}, False), ({"fsync": True}, True)])
-def test_the_spool_flushes_to_disk_only_when_sending_queue_fsync_asks(
+@pytest.mark.parametrize(("queue", "synced"), [({}, True), ({"fsync": False}, False)])
+def test_the_spool_flushes_to_disk_unless_sending_queue_fsync_is_off(
     tmp_path: Path, queue: dict[str, object], synced: bool
 ) -> None:
     config = parse_config({"output": {"directory": str(tmp_path)},
