@@ -65,9 +65,11 @@ class TrajectorySummaries:
         return len(self._rows)
 
     def record(self, analysed: AnalysedTrace) -> None:
-        """Keep ``analysed``'s summary. A trace known to hold no agent span (every node of kind ``other``) is not
-        listed: plain service traffic would push the agent runs out of the page."""
+        """Keep ``analysed``'s summary. A trace known to hold no agent span (forwarded by the fast path, or every
+        node of kind ``other``) is not listed: plain service traffic would push the agent runs out of the page."""
         released = analysed.released
+        if analysed.fast_path:
+            return
         if analysed.trajectory is not None and all(node.kind is NodeKind.OTHER for node in analysed.trajectory.nodes):
             return
         trace_id = released.trace_id.hex()

@@ -88,3 +88,17 @@ def test_a_trace_without_agent_spans_is_not_listed() -> None:
 
     assert plain.trajectory is not None and {node.kind.value for node in plain.trajectory.nodes} == {"other"}
     assert [row.trace_id for row in store.rows()] == [_id(1)]
+
+
+def test_traces_without_an_agent_span_are_not_listed() -> None:
+    store = TrajectorySummaries(bundles_dir=None)
+    web = span(1, "GET /orders", trace_id=(9).to_bytes(16, "big"), attrs={"http.request.method": "GET"})
+    released = ReleasedTrace(trace_id=(9).to_bytes(16, "big"), spans=hold_envelopes(envelopes([web])),
+                             revision=1, reason=ReleaseReason.DECISION_WAIT)
+    detectors = Config().detectors
+    analysed = Analyser(DetectorChain(load_detectors(detectors), detectors)).analyse(released)
+    store.record(analysed)  # analysed: every node is of kind other
+    store.record(AnalysedTrace(released, None, None, None, 0.0, fast_path=True))  # forwarded by the fast path
+    store.record(_analysed(1))
+
+    assert [row.trace_id for row in store.rows()] == [_id(1)] and len(store) == 1
