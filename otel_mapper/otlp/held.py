@@ -21,7 +21,7 @@ from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.otlp.envelopes import RejectedSpans, SpanEnvelope, span_id_problem
-from otel_mapper.otlp.protowire import length_delimited
+from otel_mapper.otlp.protowire import field_prefix
 
 __all__ = [
     "HeldResource",
@@ -193,16 +193,24 @@ def wire_requests(held: Sequence[HeldSpan], max_bytes: int) -> list[tuple[bytes,
 
 
 def _encode_request(resources: dict[int, tuple[HeldResource, dict[int, tuple[SpanGroup, list[bytes]]]]]) -> bytes:
+    """The Export request's bytes, joined once: each message's pieces are listed after its key and length, which
+    are computed from the pieces' sizes (no nested message is serialized on its own and copied again)."""
     out: list[bytes] = []
     for resource, groups in resources.values():
-        parts = [length_delimited(_HEAD, resource.data)]
+        body: list[bytes] = [field_prefix(_HEAD, len(resource.data)), resource.data]
         for group, spans in groups.values():
-            scope_parts = [length_delimited(_HEAD, group.scope)]
-            scope_parts.extend(length_delimited(_CHILDREN, data) for data in spans)
+            scope: list[bytes] = [field_prefix(_HEAD, len(group.scope)), group.scope]
+            for data in spans:
+                scope.append(field_prefix(_CHILDREN, len(data)))
+                scope.append(data)
             if group.scope_schema_url:
-                scope_parts.append(length_delimited(_SCHEMA_URL, group.scope_schema_url.encode()))
-            parts.append(length_delimited(_CHILDREN, b"".join(scope_parts)))
+                url = group.scope_schema_url.encode()
+                scope += (field_prefix(_SCHEMA_URL, len(url)), url)
+            body.append(field_prefix(_CHILDREN, sum(map(len, scope))))
+            body += scope
         if resource.schema_url:
-            parts.append(length_delimited(_SCHEMA_URL, resource.schema_url.encode()))
-        out.append(length_delimited(_RESOURCE_SPANS, b"".join(parts)))
+            url = resource.schema_url.encode()
+            body += (field_prefix(_SCHEMA_URL, len(url)), url)
+        out.append(field_prefix(_RESOURCE_SPANS, sum(map(len, body))))
+        out += body
     return b"".join(out)

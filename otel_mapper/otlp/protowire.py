@@ -8,8 +8,9 @@ does not take its batch down with it. Iterative, no recursion; every length is c
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
-__all__ = ["WireError", "fields", "length_delimited"]
+__all__ = ["WireError", "field_prefix", "fields", "length_delimited"]
 
 VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
 
@@ -69,11 +70,19 @@ def fields(data: memoryview) -> Iterator[tuple[int, int, memoryview | int]]:
 
 def length_delimited(number: int, payload: bytes | memoryview) -> bytes:
     """Encode one LEN field."""
-    key = (number << 3) | LEN
-    return _encode_varint(key) + _encode_varint(len(payload)) + bytes(payload)
+    return field_prefix(number, len(payload)) + bytes(payload)
+
+
+def field_prefix(number: int, length: int) -> bytes:
+    """The key and length that start a LEN field of ``length`` bytes (its payload follows)."""
+    if number < _CACHED_KEYS and length < 0x80:
+        return _SHORT_PREFIXES[number][length]
+    return _encode_varint((number << 3) | LEN) + _encode_varint(length)
 
 
 def _encode_varint(value: int) -> bytes:
+    if value < 0x80:
+        return _ONE_BYTE[value]
     out = bytearray()
     while True:
         byte = value & 0x7F
@@ -83,3 +92,11 @@ def _encode_varint(value: int) -> bytes:
         else:
             out.append(byte)
             return bytes(out)
+
+
+_ONE_BYTE: Final = tuple(bytes((value,)) for value in range(0x80))
+_CACHED_KEYS: Final = 16
+_SHORT_PREFIXES: Final = tuple(
+    tuple(_encode_varint((number << 3) | LEN) + _ONE_BYTE[length] for length in range(0x80)) for number in range(_CACHED_KEYS)
+)
+"""Key and length of LEN fields numbered below 16 with payloads under 128 bytes (one byte each), built once."""

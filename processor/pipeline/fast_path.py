@@ -100,8 +100,9 @@ class FastPath:
 
 
 def may_be_agent(spans: Sequence[HeldSpan], recogniser: SpanRecogniser) -> bool:
-    """Whether a convention reader may claim one of ``spans``, judged from their bytes and their scopes'."""
-    span_may_claim = recogniser.span_may_claim
+    """Whether a convention reader may claim one of ``spans``, judged from their bytes and their scopes'. The
+    spans' bytes are searched as one (a marker found across two spans' bytes only makes the trace look
+    recognisable, never the other way round)."""
     scopes_seen: set[int] = set()
     for span in spans:
         group = span.group
@@ -109,6 +110,4 @@ def may_be_agent(spans: Sequence[HeldSpan], recogniser: SpanRecogniser) -> bool:
             scopes_seen.add(id(group))
             if recogniser.scope_may_claim(group.scope):
                 return True
-        if span_may_claim(span.data):
-            return True
-    return False
+    return recogniser.span_may_claim(b"".join([span.data for span in spans]))
