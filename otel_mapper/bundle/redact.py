@@ -279,45 +279,35 @@ def scrub_tree(value: object) -> object:
     if not isinstance(value, (dict, list, tuple)):
         return value
     scrubbed: dict[str, str] = {}
-    root_copy: dict[object, object] | list[object] = {} if isinstance(value, dict) else []
-    # Each work item: (source container, its copy, to fill).
-    stack: list[tuple[object, Any]] = [(value, root_copy)]
+    root_copy = _empty_like(value)
+    # Each work item: (source container, its copy to fill: a dict, or a list of the source's length).
+    stack: list[tuple[Any, Any]] = [(value, root_copy)]
     while stack:
         source, target = stack.pop()
-        if isinstance(source, dict):
-            for key, item in source.items():
-                if isinstance(key, str):
-                    new_key = scrubbed.get(key)
-                    if new_key is None:
-                        new_key = scrubbed[key] = scrub(key)
-                    key = new_key
-                kind = type(item)
-                if kind is str or (kind not in _CONTAINERS and isinstance(item, str)):
-                    text = scrubbed.get(item)
-                    if text is None:
-                        text = scrubbed[item] = scrub(item)
-                    item = text
-                elif kind in _CONTAINERS or isinstance(item, (dict, list, tuple)):
-                    copy: Any = {} if isinstance(item, dict) else []
-                    stack.append((item, copy))
-                    item = copy
-                target[key] = item
-        else:
-            assert isinstance(source, (list, tuple))
-            append = target.append
-            for item in source:
-                kind = type(item)
-                if kind is str or (kind not in _CONTAINERS and isinstance(item, str)):
-                    text = scrubbed.get(item)
-                    if text is None:
-                        text = scrubbed[item] = scrub(item)
-                    item = text
-                elif kind in _CONTAINERS or isinstance(item, (dict, list, tuple)):
-                    copy = {} if isinstance(item, dict) else []
-                    stack.append((item, copy))
-                    item = copy
-                append(item)
+        keyed = isinstance(source, dict)
+        for slot, item in source.items() if keyed else enumerate(source):
+            if keyed and isinstance(slot, str):
+                key = scrubbed.get(slot)
+                if key is None:
+                    key = scrubbed[slot] = scrub(slot)
+                slot = key
+            kind = type(item)
+            if kind is str or (kind not in _CONTAINERS and isinstance(item, str)):
+                text = scrubbed.get(item)
+                if text is None:
+                    text = scrubbed[item] = scrub(item)
+                item = text
+            elif kind in _CONTAINERS or isinstance(item, (dict, list, tuple)):
+                copy = _empty_like(item)
+                stack.append((item, copy))
+                item = copy
+            target[slot] = item
     return root_copy
 
 
 _CONTAINERS: Final = frozenset({dict, list, tuple})
+
+
+def _empty_like(value: Any) -> Any:
+    """An empty dict for a dict, else a list of ``value``'s length to be filled slot by slot."""
+    return {} if isinstance(value, dict) else [None] * len(value)
