@@ -25,7 +25,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import TypeVar
+from typing import Final, TypeVar
 
 __all__ = ["CgroupLimits", "cgroup_limits", "machine_memory_bytes", "usable_cpus"]
 
@@ -94,12 +94,18 @@ def usable_cpus(limits: CgroupLimits) -> int:
     return max(1, available)
 
 
+AUTO_MAX_WORKERS: Final = 8
+"""``analysis_workers: auto`` starts at most this many: each worker is a process (about 32 MiB idle) with its own
+run-state memory (``run_state_memory_mib``), so a large host without a CPU quota does not get dozens of them;
+a number in the config goes past it."""
+
+
 def analysis_worker_count(setting: int | str, limits: CgroupLimits | None = None) -> int:
-    """The analysis worker processes ``processor.analysis_workers`` asks for: ``auto`` is one per usable CPU
-    (:func:`usable_cpus`; the event loop receiving and exporting needs a fraction of one CPU when traces are
-    analysed, and the workers sit idle when they take the fast path)."""
+    """The analysis worker processes ``processor.analysis_workers`` asks for: ``auto`` is one per usable CPU, at
+    most :data:`AUTO_MAX_WORKERS` (:func:`usable_cpus`; the event loop receiving and exporting needs a fraction of
+    one CPU when traces are analysed, and the workers sit idle when they take the fast path)."""
     if isinstance(setting, str):
-        return usable_cpus(limits if limits is not None else cgroup_limits())
+        return min(usable_cpus(limits if limits is not None else cgroup_limits()), AUTO_MAX_WORKERS)
     return setting
 
 

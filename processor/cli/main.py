@@ -268,7 +268,7 @@ def _resolved_on_this_machine(config: Config) -> list[str]:
     workers = analysis_worker_count(config.analysis_workers, limits)
     where = f"{workers} worker process(es)" if workers else "a thread of serve"
     if config.analysis_workers == "auto":
-        where += " (auto: one per usable CPU)"
+        where += " (auto: one per usable CPU, at most 8)"
     return [f"processor.analysis_workers: analysis runs in {where}", memory]
 
 

@@ -173,7 +173,7 @@ PROCESSOR = Section(
                 "analysed count at the size annotation will give them)"),
         Key(name="analysis_workers", kind="int_or_word", default="auto", minimum=0, word="auto",
             doc="worker processes for map + detect + annotate (0: a thread; auto: one per usable CPU, following "
-                "affinity and the container's CPU quota)"),
+                "affinity and the container's CPU quota, at most 8)"),
     ),
 )
 

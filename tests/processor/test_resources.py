@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 
 from processor.config import Config, ConfigError, load_config
-from processor.resources import CgroupLimits, analysis_worker_count, cgroup_limits, machine_memory_bytes, usable_cpus
+from processor.resources import (
+    AUTO_MAX_WORKERS,
+    CgroupLimits,
+    analysis_worker_count,
+    cgroup_limits,
+    machine_memory_bytes,
+    usable_cpus,
+)
 from processor.service import DEFAULT_MEMORY_SHARE, effective_memory_limit
 
 GiB = 1 << 30
@@ -128,12 +136,15 @@ def test_analysis_workers_auto_is_one_worker_per_usable_cpu(tmp_path: Path) -> N
     path.write_text("processor: {analysis_workers: auto}\n")
     config = load_config(path)
     assert config.analysis_workers == "auto" == Config().analysis_workers  # the default
-    assert analysis_worker_count(config.analysis_workers) == usable_cpus(cgroup_limits())
+    assert analysis_worker_count(config.analysis_workers) == min(usable_cpus(cgroup_limits()), AUTO_MAX_WORKERS)
     if cgroup_limits().cpus is None:  # this machine: the affinity mask decides
-        assert analysis_worker_count("auto") == len(os.sched_getaffinity(0))
+        assert analysis_worker_count("auto") == min(len(os.sched_getaffinity(0)), AUTO_MAX_WORKERS)
     assert analysis_worker_count("auto", CgroupLimits(None, 0.5)) == 1  # a container with half a CPU
-    assert analysis_worker_count("auto", CgroupLimits(None, 1000.0)) == len(os.sched_getaffinity(0))
-    assert analysis_worker_count(0) == 0 and analysis_worker_count(3) == 3
+    assert analysis_worker_count("auto", CgroupLimits(None, 1000.0)) == min(len(os.sched_getaffinity(0)), AUTO_MAX_WORKERS)
+    with patch("processor.resources.os.sched_getaffinity", return_value=set(range(64))):  # a large host, no quota
+        assert analysis_worker_count("auto", CgroupLimits(None, None)) == AUTO_MAX_WORKERS == 8
+        assert analysis_worker_count("auto", CgroupLimits(None, 3.0)) == 3
+    assert analysis_worker_count(0) == 0 and analysis_worker_count(12) == 12  # a number is taken as given
     path.write_text("processor: {analysis_workers: many}\n")
     with pytest.raises(ConfigError) as caught:
         load_config(path)
