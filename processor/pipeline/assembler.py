@@ -29,6 +29,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Final
 
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 
@@ -52,13 +53,17 @@ class ReleaseReason(StrEnum):
     @property
     def early(self) -> bool:
         """Released before the trace reached a terminal cut: its bundle is ``open``."""
-        return self in (
-            ReleaseReason.MAX_TRACE_WAIT,
-            ReleaseReason.MAX_RUN_WAIT,
-            ReleaseReason.BUFFER_FULL,
-            ReleaseReason.MEMORY_LIMIT,
-            ReleaseReason.SHUTDOWN,
-        )
+        return self in _EARLY_REASONS
+
+
+_EARLY_REASONS: Final = frozenset({
+    ReleaseReason.MAX_TRACE_WAIT,
+    ReleaseReason.MAX_RUN_WAIT,
+    ReleaseReason.BUFFER_FULL,
+    ReleaseReason.MEMORY_LIMIT,
+    ReleaseReason.SHUTDOWN,
+})
+"""Built once: reading members off the enum class is an attribute lookup each, and ``early`` is asked per trace."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
