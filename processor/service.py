@@ -54,7 +54,6 @@ from processor.pipeline.signal_pipeline import SignalPipeline, spool_for
 from processor.pipeline.sinks import PipelineSinks
 from processor.pipeline.spool import SpoolEntry
 from processor.report.page import TrajectoryPage
-from processor.resources import analysis_worker_count
 from processor.telemetry.counters import Telemetry
 from processor.telemetry.health import HealthState, exporter_health_service
 from processor.tls import channel_credentials, server_credentials, server_ssl_context
@@ -263,7 +262,7 @@ class TrajectoryService:
         if config.metrics.prometheus_endpoint is not None or config.metrics.otlp_endpoint is not None:
             self._metrics = self_metrics(config, self._metrics_telemetry)
             self.metrics_port = await serve_metrics(self._metrics, config, self._page)
-        workers = max(1, analysis_worker_count(config.analysis_workers)) * 2
+        workers = max(1, self._analysis.workers) * 2
         self._tasks = [asyncio.create_task(self._processing.release_loop(), name="release-loop")]
         self._tasks += [
             asyncio.create_task(self._processing.process_loop(), name=f"process-loop-{n}") for n in range(workers)
@@ -307,7 +306,7 @@ class TrajectoryService:
             target = f"to {export.endpoint}" if export is not None else f"to files under {self._output_dir}"
             spool = f"spool {pipeline.spool.directory}" if pipeline.spool is not None else "no spool"
             parts.append(f"{pipeline.signal} {target} ({spool})")
-        workers = analysis_worker_count(config.analysis_workers)
+        workers = self._analysis.workers
         parts.append(f"{workers} analysis worker process(es)" if workers else "analysis in a thread")
         parts.append(f"span data held up to {self._memory_limit // MiB} MiB")
         if self._metrics is not None:

@@ -108,9 +108,10 @@ class AnalysisStage:
         """The fast-path decision; ``fast_path.runs`` is where it records the traces it forwarded."""
         self._retention = RetentionSweeper.from_config(config) if self._policy.writes_any else None
         self._retention_task: asyncio.Task[None] | None = None
-        workers = analysis_worker_count(config.analysis_workers)
-        if workers >= 1:
-            self._pool = AnalysisPool(workers, config, max_request_bytes, keep_trajectories=keep_trajectories)
+        self.workers = analysis_worker_count(config.analysis_workers)
+        """Worker processes analysing (``0``: a thread of this process), ``auto`` resolved."""
+        if self.workers >= 1:
+            self._pool = AnalysisPool(self.workers, config, max_request_bytes, keep_trajectories=keep_trajectories)
         else:
             self._analyser = Analyser(
                 DetectorChain(load_detectors(config.detectors), config.detectors),
