@@ -156,10 +156,10 @@ def _share_strings(facts: SpanFacts) -> None:
 
 
 def copy_facts(facts: SpanFacts) -> SpanFacts:
-    """A copy whose lists and dicts are its own (and its message digests'): mapping stages after the readers
-    complete facts in place (merging double instrumentation, ids from a parent step, proposals from a later
-    prefix), so they work on copies and kept facts never change. Slot by slot: ``copy.copy`` of a slotted
-    dataclass costs several times more, and every kept span is copied."""
+    """A copy whose lists and dicts are its own (and its message digests'): the mapping stages after the readers
+    that complete facts (merging double instrumentation, ids from a parent step, proposals from a later prefix)
+    put such a copy in the entry before changing it, so facts kept for the run, shared with the entries, never
+    change. Slot by slot: ``copy.copy`` of a slotted dataclass costs several times more."""
     copied = object.__new__(SpanFacts)
     for set_slot, value in zip(_FACT_SETTERS, _fact_values(facts), strict=True):
         set_slot(copied, value)
