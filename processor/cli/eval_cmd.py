@@ -9,7 +9,9 @@ one JSON object. Predicted ``indeterminate`` findings are counted apart: they ar
 unless a label says ``indeterminate``. A root cause is *unfounded* when the diagnosis has no failed finding of its
 category or the labels have no ``fail`` finding of it; a correct chain has none. How labels are matched and when an
 anchor is undecidable: :mod:`processor.cli.eval_score`; which tool calls count for link recall:
-:mod:`processor.cli.eval_links`.
+:mod:`processor.cli.eval_links`. Each trace is analysed again under ``--perturbations N`` (default 2, 0: none)
+seeded perturbations of arrival order and timestamps, and counted *invariant* when verdict, root cause, terminal
+status, findings and causal graph all stay the same (:mod:`processor.cli.eval_invariance`).
 
 Exit status: 0 when it ran (whatever the scores), 2 on a usage or config problem or when ``DIR`` holds no labelled
 trace.
@@ -20,16 +22,19 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
 import yaml
-from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
+from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.model import Trajectory
-from processor.cli.eval_links import SpanTexts, score_links, span_texts
-from processor.cli.eval_score import ConventionReport, Report, Tally, score_trace
+from otel_mapper.otlp.envelopes import SpanEnvelope
+from processor.cli.eval_invariance import DEFAULT_PERTURBATIONS, InvarianceTally, check_invariance, signature
+from processor.cli.eval_links import score_links, span_texts
+from processor.cli.eval_score import ConventionReport, Report, Tally, score_invariance, score_trace
 from processor.detectors.chain import DetectorChain
 from processor.detectors.config import DetectorsConfig, parse_detectors
 from processor.detectors.registry import check_enabled, load_detectors
@@ -46,6 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("directory", metavar="DIR", type=Path, help="corpus directory (searched recursively for labels.json)")
     parser.add_argument("--config", type=Path, default=None, help="config file with a detectors: section (default: DIR/config.yaml if present)")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON instead of tables")
+    parser.add_argument("--perturbations", type=int, default=DEFAULT_PERTURBATIONS, metavar="N",
+                        help=f"analyse each trace again under N seeded shuffles of arrival order and timestamps and count "
+                             f"the traces whose analysis stays the same (default {DEFAULT_PERTURBATIONS}; 0: none)")
 
 
 def _load_config(path: Path | None) -> tuple[DetectorsConfig, list[str]]:
@@ -62,8 +70,8 @@ def _load_config(path: Path | None) -> tuple[DetectorsConfig, list[str]]:
     return config, errors
 
 
-def _map(trace_file: Path, trace_id: str | None) -> tuple[Trajectory, SpanTexts]:
-    from otel_mapper.mapping.build import map_trace
+def _envelopes(trace_file: Path, trace_id: str | None) -> list[SpanEnvelope]:
+    """The labelled trace's spans (``trace_id``, else the trace with most spans in the file)."""
     from otel_mapper.otlp.envelopes import split_request
     from otel_mapper.otlp.json_codec import decode_json_lines
 
@@ -75,8 +83,17 @@ def _map(trace_file: Path, trace_id: str | None) -> tuple[Trajectory, SpanTexts]
     if not groups:
         raise ValueError("no spans in the trace file")
     chosen = trace_id if trace_id in groups else max(sorted(groups), key=lambda key: len(groups[key]))
-    spans: list[Span] = [envelope.span for envelope in groups[chosen]]
-    return map_trace(groups[chosen]).trajectory, span_texts(spans)
+    return groups[chosen]
+
+
+def _analyser(chain: DetectorChain) -> Callable[[list[SpanEnvelope]], tuple[Trajectory, Diagnosis]]:
+    from otel_mapper.mapping.build import map_trace
+
+    def analyse(envelopes: list[SpanEnvelope]) -> tuple[Trajectory, Diagnosis]:
+        trajectory = map_trace(envelopes).trajectory
+        return trajectory, chain.run(trajectory)
+
+    return analyse
 
 
 def _convention(labels_file: Path, directory: Path) -> str:
@@ -87,8 +104,8 @@ def _convention(labels_file: Path, directory: Path) -> str:
     return scenario.parent.name
 
 
-def evaluate(directory: Path, config: DetectorsConfig) -> Report:
-    chain = DetectorChain(load_detectors(config), config)
+def evaluate(directory: Path, config: DetectorsConfig, perturbations: int = DEFAULT_PERTURBATIONS) -> Report:
+    analyse = _analyser(DetectorChain(load_detectors(config), config))
     report = Report()
     for labels_file in sorted(directory.rglob(LABELS)):
         trace_file = labels_file.with_name(TRACE)
@@ -97,13 +114,17 @@ def evaluate(directory: Path, config: DetectorsConfig) -> Report:
         where = str(labels_file.parent.relative_to(directory)) or "."
         try:
             labels = orjson.loads(labels_file.read_bytes())
-            trajectory, texts = _map(trace_file, labels.get("trace_id"))
-            diagnosis = chain.run(trajectory)
-            links = score_links(labels, trajectory, texts)
+            envelopes = _envelopes(trace_file, labels.get("trace_id"))
+            trajectory, diagnosis = analyse(envelopes)
+            links = score_links(labels, trajectory, span_texts([envelope.span for envelope in envelopes]))
+            invariant, why = check_invariance(envelopes, where, signature(trajectory, diagnosis), analyse, perturbations)
         except Exception as exc:  # one broken trace is reported, the rest are still scored
             report.failures.append({"trace": where, "error": f"{type(exc).__name__}: {str(exc)[:200]}"})
             continue
-        score_trace(report, where, _convention(labels_file, directory), labels, trajectory, diagnosis, links)
+        convention = _convention(labels_file, directory)
+        score_trace(report, where, convention, labels, trajectory, diagnosis, links)
+        if perturbations > 0:
+            score_invariance(report, where, convention, invariant, perturbations, why)
     return report
 
 
@@ -114,6 +135,7 @@ def _convention_json(convention: ConventionReport) -> dict[str, Any]:
         "root_causes": convention.root_causes,
         "unfounded_root_causes": convention.unfounded_root_causes,
         "links": convention.links.as_dict(),
+        "invariance": convention.invariance.as_dict(),
         "findings": convention.total().as_dict(),
         "categories": {name: tally.as_dict() for name, tally in sorted(convention.categories.items())},
     }
@@ -127,6 +149,7 @@ def _as_json(report: Report) -> dict[str, Any]:
         "unfounded_root_causes": report.unfounded_root_causes,
         "categories": {name: tally.as_dict() for name, tally in sorted(report.categories.items())},
         "links": report.links.as_dict(),
+        "invariance": report.invariance.as_dict(),
         "conventions": {name: _convention_json(item) for name, item in sorted(report.conventions.items())},
         "misses": report.misses,
         "failures": report.failures,
@@ -143,15 +166,20 @@ def _category_line(name: str, tally: Tally, width: int = 24) -> str:
             f"{_fmt(row['anchor_accuracy']):>6} {tally.indeterminate:>5}")
 
 
+def _invariant_cell(tally: InvarianceTally) -> str:
+    return f"{tally.invariant}/{tally.checked}" if tally.checked else "-"
+
+
 def _print_conventions(report: Report, out: TextIO) -> None:
     print(f"\nper convention:\n{'convention':<28} {'traces':>6} {'links':>9} {'link_rec':>8} {'wrong':>5} {'prec':>5} "
-          f"{'recall':>6} {'anchor':>6} {'undec':>5} {'terminal':>8} {'unfounded':>9}", file=out)
+          f"{'recall':>6} {'anchor':>6} {'undec':>5} {'terminal':>8} {'unfounded':>9} {'invariant':>9}", file=out)
     for name, item in sorted(report.conventions.items()):
         links = item.links.as_dict()
         total = item.total().as_dict()
         print(f"{name:<28} {item.traces:>6} {f'{item.links.recovered}/{item.links.evidenced}':>9} {_fmt(links['recall']):>8} "
               f"{item.links.wrong:>5} {_fmt(total['precision']):>5} {_fmt(total['recall']):>6} {_fmt(total['anchor_accuracy']):>6} "
-              f"{total['anchor_undecidable']:>5} {f'{item.terminal_right}/{item.traces}':>8} {item.unfounded_root_causes:>9}", file=out)
+              f"{total['anchor_undecidable']:>5} {f'{item.terminal_right}/{item.traces}':>8} {item.unfounded_root_causes:>9} "
+              f"{_invariant_cell(item.invariance):>9}", file=out)
     print(f"\nper convention and category:\n{'convention / category':<52} {'TP':>4} {'FP':>4} {'FN':>4} {'prec':>5} "
           f"{'recall':>6} {'anchor':>6} {'indet':>5}", file=out)
     for name, item in sorted(report.conventions.items()):
@@ -171,6 +199,9 @@ def _print_text(report: Report, out: TextIO) -> None:
     print(f"model->tool links: {report.links.recovered}/{report.links.evidenced} recovered ({_fmt(links['recall'])}) of tool calls "
           f"whose evidence is in the trace ({kinds}); wrong: {report.links.wrong}; recovered without counted evidence: "
           f"{report.links.recovered_unevidenced}", file=out)
+    if report.invariance.checked:
+        print(f"invariance: {report.invariance.invariant}/{report.invariance.checked} traces gave the same analysis under "
+              f"{report.invariance.perturbations} shuffles of arrival order and timestamps each", file=out)
     _print_conventions(report, out)
     if report.misses:
         print(f"\nmisses ({len(report.misses)}):", file=out)
@@ -191,7 +222,10 @@ def run(args: argparse.Namespace) -> int:
     if errors:
         print("eval: the config has problems:", *(f"  {e}" for e in errors), sep="\n", file=sys.stderr)
         return 2
-    report = evaluate(directory, config)
+    if args.perturbations < 0:
+        print(f"eval: --perturbations must be 0 or more, got {args.perturbations}", file=sys.stderr)
+        return 2
+    report = evaluate(directory, config, args.perturbations)
     if not report.traces and not report.failures:
         print(f"eval: no {LABELS} next to a {TRACE} under {directory}: nothing to score (see corpus/README.md for "
               "the label format)", file=sys.stderr)

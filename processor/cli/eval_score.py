@@ -22,10 +22,11 @@ from typing import Any, Final
 from otel_mapper.diagnosis import Diagnosis, Finding
 from otel_mapper.mapping.graph import causal_index
 from otel_mapper.model import Trajectory
+from processor.cli.eval_invariance import InvarianceTally
 from processor.cli.eval_links import LinkTally
 from semconv.trajectory import ROOT_CAUSE_NONE, FindingStatus
 
-__all__ = ["ConventionReport", "Report", "Tally", "score_trace"]
+__all__ = ["ConventionReport", "Report", "Tally", "score_invariance", "score_trace"]
 
 MAX_EVIDENCE: Final = 160
 
@@ -65,6 +66,7 @@ class ConventionReport:
 
     categories: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     links: LinkTally = field(default_factory=LinkTally)
+    invariance: InvarianceTally = field(default_factory=InvarianceTally)
     traces: int = 0
     terminal_right: int = 0
     root_causes: int = 0
@@ -82,6 +84,7 @@ class Report:
     categories: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     conventions: dict[str, ConventionReport] = field(default_factory=lambda: defaultdict(ConventionReport))
     links: LinkTally = field(default_factory=LinkTally)
+    invariance: InvarianceTally = field(default_factory=InvarianceTally)
     traces: int = 0
     terminal_right: int = 0
     misses: list[dict[str, Any]] = field(default_factory=list)
@@ -198,3 +201,13 @@ def score_trace(
     elif expected_terminal is not None:
         report.misses.append({"trace": where, "category": "terminal_status", "kind": "wrong terminal status", "span": "",
                               "evidence": f"labelled {expected_terminal}, got {diagnosis.terminal_status.value}"})
+
+
+def score_invariance(report: Report, where: str, convention: str, invariant: bool, perturbations: int, why: str) -> None:
+    """Add one trace's invariance check (``perturbations`` seeded perturbations, see :mod:`eval_invariance`)."""
+    for tally in (report.invariance, report.conventions[convention].invariance):
+        tally.checked += 1
+        tally.perturbations = perturbations
+        tally.invariant += invariant
+    if not invariant:
+        report.misses.append({"trace": where, "category": "invariance", "kind": "not invariant", "span": "", "evidence": why})
