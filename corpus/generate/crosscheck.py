@@ -52,10 +52,10 @@ def classify(span, graph_runs=frozenset()):
         if oi == "TOOL" and span["name"].startswith("handoff to "):
             return "handoff"
         # LangChain (OpenInference): a run is AGENT when "agent" is in its name. A tool run so named (the
-        # supervisor's transfer_to_<agent>) is a tool execution; a LangGraph run so named is an agent invocation only
+        # supervisor's transfer_to_<agent>) is its handoff; a LangGraph run so named is an agent invocation only
         # when it runs the agent's graph (graph nodes such as `agent`, wrappers such as `call_agent` are steps).
         if oi == "AGENT" and a.get("tool.name"):
-            return "tool_execution"
+            return "handoff" if a["tool.name"].startswith("transfer_to_") else "tool_execution"
         if oi == "AGENT" and _langgraph_node(a) and span["spanId"] not in graph_runs:
             return "workflow_step"
         if oi == "CHAIN" and _LLAMA_INDEX_AGENT_RUN.match(span["name"]):

@@ -357,6 +357,11 @@ def run_langgraph(adapter: LangGraphAdapter, scenario: str, base_url: str, truth
     if other:
         counts["other"] = len(other)
         truth.notes.append("runs of no node kind: " + ", ".join(sorted(set(other))))
+    if handoff_spans:
+        # langgraph-supervisor's transfer tool does nothing but hand the run over (a Command to the parent graph): its
+        # execution is the handoff node, as the Agents SDK's transfer and ADK's transfer_to_agent are.
+        counts["handoff"] = len(handoff_spans)
+        counts["tool_execution"] = len(truth.tools) - len(handoff_spans)
     truth.kind_counts = counts
     truth.notes.append("runs: " + ", ".join(f"{r['name']}[{r['type']}]" for r in handler.runs.values()))
     # The handoff's target: the billing agent's graph run (a node of the supervisor graph) that follows the handoff.
