@@ -18,12 +18,46 @@ TRACES = Path(__file__).resolve().parent.parent / "traces"
 _LLAMA_INDEX_AGENT_RUN = re.compile(r"^\w*(Agent|AgentWorkflow)\.run$")
 
 
-def classify(span):
-    a = {x["key"]: next(iter(x["value"].values())) for x in span.get("attributes", [])}
+def _attrs(span):
+    return {x["key"]: next(iter(x["value"].values()), None) for x in span.get("attributes", [])}
+
+
+def _langgraph_node(attrs):
+    try:
+        meta = json.loads(attrs.get("metadata") or "{}")
+    except ValueError:
+        return None
+    return meta.get("langgraph_node") if isinstance(meta, dict) else None
+
+
+def langgraph_graph_runs(spans):
+    """Span ids of LangChain runs that run a LangGraph graph: a child is one of the graph's node runs (named after its
+    `langgraph_node`, which differs from the run's own node: a node run wrapping a sub-graph has the same)."""
+    by_id = {sp["spanId"]: sp for sp in spans}
+    runs = set()
+    for sp in spans:
+        parent = by_id.get(sp.get("parentSpanId") or "")
+        if parent is None:
+            continue
+        node = _langgraph_node(_attrs(sp))
+        if node and node == sp["name"] and node != _langgraph_node(_attrs(parent)):
+            runs.add(parent["spanId"])
+    return runs
+
+
+def classify(span, graph_runs=frozenset()):
+    a = _attrs(span)
     oi = a.get("openinference.span.kind")
     if oi:
         if oi == "TOOL" and span["name"].startswith("handoff to "):
             return "handoff"
+        # LangChain (OpenInference): a run is AGENT when "agent" is in its name. A tool run so named (the
+        # supervisor's transfer_to_<agent>) is its handoff; a LangGraph run so named is an agent invocation only
+        # when it runs the agent's graph (graph nodes such as `agent`, wrappers such as `call_agent` are steps).
+        if oi == "AGENT" and a.get("tool.name"):
+            return "handoff" if a["tool.name"].startswith("transfer_to_") else "tool_execution"
+        if oi == "AGENT" and _langgraph_node(a) and span["spanId"] not in graph_runs:
+            return "workflow_step"
         if oi == "CHAIN" and _LLAMA_INDEX_AGENT_RUN.match(span["name"]):
             return "agent_invocation"
         if oi == "LLM" and not any(k.startswith(("llm.input_messages.", "llm.token_count.")) for k in a):
@@ -50,12 +84,14 @@ def main():
     for lp in sorted(TRACES.glob("*/*/labels.json")):
         labels = json.loads(lp.read_text())
         got = Counter()
+        spans = []
         for line in (lp.parent / "trace.otlp.json").read_text().splitlines():
             for rs in json.loads(line)["resourceSpans"]:
                 for ss in rs["scopeSpans"]:
-                    for sp in ss.get("spans", []):
-                        if sp["traceId"] == labels["trace_id"]:
-                            got[classify(sp)] += 1
+                    spans += [sp for sp in ss.get("spans", []) if sp["traceId"] == labels["trace_id"]]
+        graph_runs = langgraph_graph_runs(spans)
+        for sp in spans:
+            got[classify(sp, graph_runs)] += 1
         want = {k: v for k, v in labels["nodes_by_kind"].items() if k != "tool_proposal"}
         diff = {k: (v, got.get(k, 0)) for k, v in want.items() if got.get(k, 0) != v}
         if got.get("other", 0) != labels["nodes_by_kind"].get("other", 0):

@@ -54,6 +54,10 @@ MATRIX.update({
     "openinference-anthropic": ("anthropic", "apps.anthropic_app", ALL_SCENARIOS),
     "traceloop-anthropic": ("anthropic", "apps.anthropic_app", ALL_SCENARIOS),
 })
+# Frameworks C: LangGraph prebuilt agent (apps/langgraph_app.py; NOTES-frameworks-c.md).
+MATRIX.update({
+    "openinference-langgraph": ("langgraph", "apps.langgraph_app", ALL_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

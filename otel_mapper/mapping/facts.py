@@ -93,6 +93,9 @@ class SpanFacts:
     """Attribute that named ``graph_parent_id`` (edge evidence text); readers set the attribute name."""
     sequence: tuple[str, int] | None = None
     """Authoritative runtime sequence: (sequence scope, step number), e.g. LangGraph ``langgraph_step``."""
+    graph_run_node: str | None = None
+    """The graph node whose run the span belongs to (LangGraph ``langgraph_node`` run metadata; inherited by every
+    run inside the node, the node's own run included)."""
     dedup_key: str | None = None
     """Key under which two spans describe the same call (double instrumentation): response id or tool-call id."""
     content_redacted: bool = False

@@ -176,3 +176,10 @@ def script(name: str, family: str) -> list[dict]:
     if family == "final_answer_tool":
         return final_answer_tool(list(spec.get("managed") or spec["raw"]))
     return list(spec.get(family) or spec["raw"])
+
+# LangGraph supervisor (langgraph-supervisor): the supervisor agent calls its `transfer_to_billing_agent` handoff tool
+# (no arguments), the billing agent runs (lookup_order, answer), control goes back to the supervisor (the framework
+# adds the transfer-back messages itself, without a model call), and the supervisor answers.
+SCENARIOS["handoff"]["supervisor"] = [
+    {"tool_calls": [("transfer_to_billing_agent", {})]},
+    *SCENARIOS["handoff"]["raw"][1:]]

@@ -245,8 +245,13 @@ def _tool_message_call_id(view: SpanView) -> str | None:
     if not head or oi.LANGCHAIN_TOOL_CALL_ID not in head or len(head) >= MAX_TOOL_MESSAGE:
         return None
     message = parse_json_text(head)
-    if isinstance(message, dict) and isinstance(message.get(oi.LANGCHAIN_SERIALIZED_KWARGS), dict):
-        message = message[oi.LANGCHAIN_SERIALIZED_KWARGS]
+    if isinstance(message, dict):
+        # The message itself, its constructor form ({"lc": 1, "kwargs": {...}}) or its dict form ({"type": "tool",
+        # "data": {...}}, LangChain's ``message_to_dict``, as LangGraph's ToolNode output is recorded).
+        for envelope in (oi.LANGCHAIN_SERIALIZED_KWARGS, oi.LANGCHAIN_MESSAGE_DATA):
+            if isinstance(message.get(envelope), dict):
+                message = message[envelope]
+                break
     if not isinstance(message, dict):
         return None
     call_id = message.get(oi.LANGCHAIN_TOOL_CALL_ID)
@@ -279,3 +284,5 @@ def _read_metadata(view: SpanView, facts: SpanFacts) -> None:
     metadata = parse_json_text(text)
     if isinstance(metadata, dict):
         facts.sequence = sequence_from_metadata(view, metadata)
+        node = metadata.get(langgraph.NODE)
+        facts.graph_run_node = clean_name(node) if isinstance(node, str) else None
