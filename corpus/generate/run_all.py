@@ -54,6 +54,10 @@ MATRIX.update({
     "openinference-anthropic": ("anthropic", "apps.anthropic_app", ALL_SCENARIOS),
     "traceloop-anthropic": ("anthropic", "apps.anthropic_app", ALL_SCENARIOS),
 })
+# Frameworks C: Microsoft Agent Framework (apps/agent_framework_app.py; NOTES-frameworks-c.md).
+MATRIX.update({
+    "agent-framework-native": ("agent-framework", "apps.agent_framework_app", ALL_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:
