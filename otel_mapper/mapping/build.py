@@ -18,6 +18,7 @@ from typing import Final
 
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, SpanFlags
 
+from otel_mapper.mapping.agent_outputs import drop_replayed_proposals
 from otel_mapper.mapping.declarations import declare
 from otel_mapper.mapping.drafts import NodeDraft
 from otel_mapper.mapping.edge_set import EdgeSet
@@ -153,6 +154,7 @@ def map_trace(
     inherit_step_call_ids(entries)
     settle_graph_agent_runs(entries)
     conversation_prefix_proposals(entries, notes)
+    drop_replayed_proposals(entries)
 
     nodes_by_id: dict[str, NodeDraft] = {}
     roots: set[str] = set()

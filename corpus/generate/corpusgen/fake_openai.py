@@ -1,4 +1,5 @@
-"""A scripted fake OpenAI-compatible server (`POST /v1/chat/completions`, non-streaming).
+"""A scripted fake OpenAI-compatible server (`POST /v1/chat/completions`; `"stream": true` gets the same answer as
+server-sent events, one content chunk, then a usage chunk when `stream_options.include_usage` asks for it).
 
 Each request is answered with the next step of the scenario's script. Everything the server receives and answers
 is logged: that log is the ground truth for model calls (which request proposed which tool-call id, which request
@@ -40,6 +41,22 @@ def _ids_in_text(scenario: str, messages: list) -> list[str]:
     return found
 
 
+def _sse(payload: dict, include_usage: bool) -> bytes:
+    """A chat completion as `chat.completion.chunk` events: the whole message in one delta (tool calls indexed)."""
+    choice = payload["choices"][0]
+    message = choice["message"]
+    delta: dict = {"role": "assistant", "content": message.get("content")}
+    if message.get("tool_calls"):
+        delta["tool_calls"] = [dict(c, index=i) for i, c in enumerate(message["tool_calls"])]
+    base = {k: payload[k] for k in ("id", "created", "model", "system_fingerprint", "service_tier")}
+    base["object"] = "chat.completion.chunk"
+    chunks = [dict(base, choices=[{"index": 0, "delta": delta, "logprobs": None,
+                                   "finish_reason": choice["finish_reason"]}])]
+    if include_usage:
+        chunks.append(dict(base, choices=[], usage=payload["usage"]))
+    return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+
+
 class ScriptedServer:
     """Answers requests from `steps` in order.
 
@@ -77,10 +94,15 @@ class ScriptedServer:
                 status, payload, delay, headers = server._answer(self.path, body, self.headers)
                 if delay:
                     time.sleep(delay)
-                data = json.dumps(payload).encode()
+                stream = status == 200 and bool(body.get("stream")) and "choices" in payload
+                if stream:
+                    include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+                    data = _sse(payload, include_usage)
+                else:
+                    data = json.dumps(payload).encode()
                 try:
                     self.send_response(status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", "text/event-stream" if stream else "application/json")
                     self.send_header("content-length", str(len(data)))
                     for k, v in headers.items():
                         self.send_header(k, v)
