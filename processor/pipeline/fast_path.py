@@ -28,7 +28,7 @@ from itertools import accumulate
 from typing import Final, Protocol
 
 from otel_mapper.mapping.recognition import SpanRecogniser
-from otel_mapper.otlp.held import HeldSpan, wire_requests
+from otel_mapper.otlp.held import HeldSpan, SpanGroup, wire_requests
 from processor.pipeline.assembler import ReleasedTrace
 from processor.pipeline.exporter import OutboundRequest
 
@@ -120,15 +120,20 @@ def agent_free(traces: Sequence[Sequence[HeldSpan]], recogniser: SpanRecogniser)
     free = [True] * len(traces)
     scopes: dict[int, bool] = {}
     searched: list[int] = []
+    last_group: SpanGroup | None = None  # spans of a request come in runs of one group
     for number, spans in enumerate(traces):
         for span in spans:
             group = span.group
+            if group is last_group:
+                continue
             claims = scopes.get(id(group))
             if claims is None:
                 claims = scopes[id(group)] = recogniser.scope_may_claim(group.scope)
             if claims:
                 free[number] = False
+                last_group = None
                 break
+            last_group = group
         else:
             searched.append(number)
     if not searched:
