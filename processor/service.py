@@ -133,6 +133,7 @@ class TrajectoryService:
             self.telemetry,
             logs=self._logs,
             on_analysed=self._analysed,
+            forward_together=on_analysed is None,  # the live page and self-metrics skip fast-path traces
         )
         # Passthrough needs an export target: without one, spans are analysed and written to files.
         self._sinks = PipelineSinks(

@@ -61,6 +61,25 @@ class SpanRecogniser:
         """Whether a reader may claim this serialized span for its attributes (its scope aside)."""
         return self._always or (self._keys is not None and self._keys.search(span) is not None)
 
+    @property
+    def claims_all(self) -> bool:
+        """A reader that does not declare its markers may claim any span."""
+        return self._always
+
+    def find_claim(self, data: bytes, start: int = 0) -> int:
+        """Offset of the first needle in ``data`` at or after ``start`` (``-1``: none), the offset the alternation
+        of :meth:`span_may_claim` would find; ``start`` itself when every span may be claimed. For the bytes of
+        many spans at once: over kilobytes, one ``bytes.find`` per needle costs about a third of the alternation
+        (which tries every needle at every offset)."""
+        if self._always:
+            return start
+        first = -1
+        for needle in self.key_needles:
+            found = data.find(needle, start) if first < 0 else data.find(needle, start, first + len(needle) - 1)
+            if found >= 0:
+                first = found
+        return first
+
 
 def needles_for(markers: Iterable[str]) -> tuple[bytes, ...]:
     """Substrings such that every marker contains one: a marker's namespace (up to its first ``.``) when that is

@@ -171,19 +171,22 @@ def wire_requests(held: Sequence[HeldSpan], max_bytes: int) -> list[tuple[bytes,
     size = 0
     for members in by_group.values():
         group = members[0].group
+        slot: tuple[SpanGroup, list[bytes]] | None = None  # the group's place in the request: looked up once per request
         for span in members:
             span_size = len(span.data) + 8
             if size and size + span_size > max_bytes:
                 requests.append((_encode_request(current), origins))
                 current, origins, size = {}, [], 0
-            entry = current.get(id(group.resource))
-            if entry is None:
-                entry = current[id(group.resource)] = (group.resource, {})
-                size += len(group.resource.data) + 16
-            slot = entry[1].get(id(group))
+                slot = None
             if slot is None:
-                slot = entry[1][id(group)] = (group, [])
-                size += len(group.scope) + 16
+                entry = current.get(id(group.resource))
+                if entry is None:
+                    entry = current[id(group.resource)] = (group.resource, {})
+                    size += len(group.resource.data) + 16
+                slot = entry[1].get(id(group))
+                if slot is None:
+                    slot = entry[1][id(group)] = (group, [])
+                    size += len(group.scope) + 16
             slot[1].append(span.data)
             origins.append(span.origin)
             size += span_size

@@ -17,7 +17,7 @@ Threading: one owner, the event loop thread that owns the pipeline state.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from processor.config import Config
 from processor.pipeline.assembler import ReleasedTrace, TraceAssembler
@@ -126,5 +126,27 @@ class AdmissionControl:
 
     def record_growth(self, released: ReleasedTrace, output_bytes: int) -> None:
         """An analysed trace whose annotated requests (``output_bytes``) wait in an exporter's queue."""
-        settled = not released.reason.early and any(span.is_root for span in released.spans)
-        self.growth.record(released.wire_bytes, output_bytes, settled=settled)
+        self.growth.record(released.wire_bytes, output_bytes, settled=_settled(released))
+
+    def record_forwarded_growth(self, traces: Sequence[ReleasedTrace], output_bytes: int) -> None:
+        """Traces forwarded together, in requests of ``output_bytes`` in all: each class of trace (settled or
+        open) is recorded once, with its share of the output by wire size."""
+        settled_input = sum(released.wire_bytes for released in traces if _settled(released))
+        open_input = sum(released.wire_bytes for released in traces) - settled_input
+        if settled_input + open_input <= 0:
+            return
+        settled_output = output_bytes * settled_input // (settled_input + open_input)
+        if settled_input:
+            self.growth.record(settled_input, settled_output, settled=True)
+        if open_input:
+            self.growth.record(open_input, output_bytes - settled_output, settled=False)
+
+
+def _settled(released: ReleasedTrace) -> bool:
+    """Not released early, its top span among its spans: the class whose findings travel as span events."""
+    if released.reason.early:
+        return False
+    for span in released.spans:  # a loop: a generator per trace costs more than the few spans it looks at
+        if span.is_root:
+            return True
+    return False

@@ -11,6 +11,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from otel_mapper.diagnosis import Diagnosis, DriftResult
@@ -44,11 +45,30 @@ __all__ = [
     "AnalysisStage",
     "Analyser",
     "BatchQueue",
+    "Forwarded",
+    "ProcessedBatch",
     "outbound_requests",
     "release_options",
 ]
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Forwarded:
+    """Fast-path traces of one batch, forwarded together: ``requests`` hold the spans of all of ``traces``."""
+
+    traces: list[ReleasedTrace]
+    requests: list[OutboundRequest]
+
+
+@dataclass(slots=True)
+class ProcessedBatch:
+    """What :meth:`AnalysisStage.process_together` made of a batch: the traces analysed (in batch order), and
+    the fast-path ones forwarded together (``None``: none took it)."""
+
+    analysed: list[AnalysedTrace]
+    forwarded: Forwarded | None
 
 
 class AnalysisStage:
@@ -160,28 +180,35 @@ class AnalysisStage:
     async def process_batch(self, batch: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
         """Analyse several traces in one call (one round trip to a worker): results in ``batch`` order, drift
         evaluated in that order, each trace failed open on its own when its analysis breaks; traces of the fast
-        path are forwarded here, without analysis."""
-        results: list[AnalysedTrace | None] = [None] * len(batch)
-        to_analyse: list[ReleasedTrace] = []
-        positions: list[int] = []
-        for position, released in enumerate(batch):
-            if self.fast_path.applies(released):
-                results[position] = self._forward(released)
-            else:
-                to_analyse.append(released)
-                positions.append(position)
-        if to_analyse:
-            if self._pool is None:
-                loop = asyncio.get_running_loop()
-                analysed = await loop.run_in_executor(self._executor, self._process_all, to_analyse)
-            else:
-                analysed = await self._process_routed(self._pool, to_analyse)
-            for position, item in zip(positions, analysed, strict=False):
-                results[position] = item
-        return [item for item in results if item is not None]
+        path are forwarded here, without analysis, each with requests of its own."""
+        taken = self.fast_path.take(batch)
+        to_analyse = [released for released, fast in zip(batch, taken, strict=True) if not fast]
+        analysed = iter(await self._analyse(to_analyse))
+        return [self._forward(released) if fast else next(analysed) for released, fast in zip(batch, taken, strict=True)]
+
+    async def process_together(self, batch: Sequence[ReleasedTrace]) -> ProcessedBatch:
+        """:meth:`process_batch`, but the fast-path traces of ``batch`` go out together: their spans in one set of
+        requests (:class:`Forwarded`), for an exporter that need not see each trace's requests apart."""
+        taken = self.fast_path.take(batch)
+        fast = [released for released, take in zip(batch, taken, strict=True) if take]
+        analysed = await self._analyse([released for released, take in zip(batch, taken, strict=True) if not take])
+        if not fast:
+            return ProcessedBatch(analysed, None)
+        counters = self._counters
+        counters.traces_fast_pathed += len(fast)
+        counters.spans_fast_pathed += sum(len(released.spans) for released in fast)
+        return ProcessedBatch(analysed, Forwarded(fast, self.fast_path.forward(fast, self._max_request_bytes)))
+
+    async def _analyse(self, to_analyse: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
+        if not to_analyse:
+            return []
+        if self._pool is None:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._executor, self._process_all, to_analyse)
+        return await self._process_routed(self._pool, to_analyse)
 
     def _forward(self, released: ReleasedTrace) -> AnalysedTrace:
-        requests = self.fast_path.forward(released, self._max_request_bytes)
+        requests = self.fast_path.forward([released], self._max_request_bytes)
         self._counters.traces_fast_pathed += 1
         self._counters.spans_fast_pathed += len(released.spans)
         return AnalysedTrace(released, None, None, None, 0.0, requests=requests, fast_path=True)

@@ -140,26 +140,25 @@ class TraceAssembler:
     _released: OrderedDict[bytes, int] = field(default_factory=OrderedDict)
 
     def add(self, spans: Sequence[HeldSpan]) -> list[ReleasedTrace]:
-        """Buffer spans (any traces, any order). Returns traces released early to make room."""
+        """Buffer spans (any traces, any order). Returns traces released early to make room.
+
+        Consecutive spans of one trace (the usual order within a request) share one buffer lookup, and the trace
+        takes its place in the release order once, after its last span of the run (or before a trace is evicted
+        for room): the same order as after each span, since nothing in between looks at it."""
         now = self.clock()
         released: list[ReleasedTrace] = []
         stats = self.stats
+        max_spans = self.limits.max_buffered_spans
+        trace_id = b""
+        buffer: _Buffer | None = None
         for span in spans:
-            trace_id = span.trace_id
-            buffer = self._buffers.get(trace_id)
-            if buffer is None:
-                while len(self._buffers) >= self.limits.num_traces:
-                    released.append(self._evict_oldest("num_traces"))
-                previous_revision = self._released.get(trace_id)
-                late = previous_revision is not None
-                if late:
-                    self.stats.late_spans += 1
-                buffer = _Buffer([], now, now, False, (previous_revision or 0) + 1, late)
-                self._buffers[trace_id] = buffer
-                self._by_first_seen[trace_id] = None
-                self.stats.traces_held += 1
+            if buffer is None or span.trace_id != trace_id:
+                if buffer is not None:
+                    self._touch(trace_id, buffer)
+                trace_id = span.trace_id
+                buffer = self._buffer_for(trace_id, now, released)
             elif buffer.late:
-                self.stats.late_spans += 1
+                stats.late_spans += 1
             buffer.spans.append(span)
             buffer.last_seen = now
             size = len(span.data)
@@ -168,10 +167,35 @@ class TraceAssembler:
             stats.bytes_held += size
             if span.is_root:
                 buffer.has_root = True
+            if stats.spans_held > max_spans:
+                self._touch(trace_id, buffer)
+                buffer = None  # it may be the one evicted: the next span looks it up again
+                while stats.spans_held > max_spans and self._buffers:
+                    released.append(self._evict_oldest("max_buffered_spans"))
+        if buffer is not None:
             self._touch(trace_id, buffer)
-            while stats.spans_held > self.limits.max_buffered_spans and self._buffers:
-                released.append(self._evict_oldest("max_buffered_spans"))
         return released
+
+    def _buffer_for(self, trace_id: bytes, now: float, released: list[ReleasedTrace]) -> _Buffer:
+        """The buffer of ``trace_id``, new when the trace is not buffered (counted late when it was released
+        before), evicting the oldest traces while ``num_traces`` are held; counts the span about to be added as
+        late when its trace is."""
+        buffer = self._buffers.get(trace_id)
+        if buffer is not None:
+            if buffer.late:
+                self.stats.late_spans += 1
+            return buffer
+        while len(self._buffers) >= self.limits.num_traces:
+            released.append(self._evict_oldest("num_traces"))
+        previous_revision = self._released.get(trace_id)
+        late = previous_revision is not None
+        if late:
+            self.stats.late_spans += 1
+        buffer = _Buffer([], now, now, False, (previous_revision or 0) + 1, late)
+        self._buffers[trace_id] = buffer
+        self._by_first_seen[trace_id] = None
+        self.stats.traces_held += 1
+        return buffer
 
     def _touch(self, trace_id: bytes, buffer: _Buffer) -> None:
         if buffer.has_root:

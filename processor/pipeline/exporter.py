@@ -116,6 +116,7 @@ class OtlpGrpcExporter:
     """
 
     holds_requests = True
+    by_trace = False
 
     def __init__(
         self,
@@ -225,6 +226,10 @@ class OtlpGrpcExporter:
 
     async def put_trace(self, trace_id: bytes, requests: Sequence[OutboundRequest]) -> None:
         """The requests of one analysed trace, each queued with :meth:`put`."""
+        await self.put_requests(requests)
+
+    async def put_requests(self, requests: Sequence[OutboundRequest]) -> None:
+        """Requests of any traces, each queued with :meth:`put`."""
         for request in requests:
             await self.put(request)
 

@@ -2,6 +2,9 @@
 
 No mapping, detection, annotation or artifacts: its held bytes are concatenated into Export requests
 (:func:`~otel_mapper.otlp.held.wire_requests`), each span byte-identical to what was received (DESIGN invariant 9).
+A batch of released traces is decided with one search over the bytes of all of them (:func:`agent_free`), and
+the traces it takes can be forwarded together (:meth:`FastPath.forward`): spans of several traces that arrived in
+one ``ScopeSpans`` then share one in the requests, so a request holds many traces, not one.
 
 A trace takes the fast path only when:
 
@@ -12,22 +15,24 @@ A trace takes the fast path only when:
   first agent span is analysed, never fast-pathed.
 
 :class:`FastPathRuns` is the seam where the fast path records what it released: the default keeps a bounded set
-of trace ids; a store of released runs can take its place (``record`` is called once per fast-pathed revision,
-``fast_pathed`` asked for later revisions).
+of trace ids; a store of released runs can take its place (``record`` is called once per fast-pathed revision, when
+it is taken, ``fast_pathed`` asked for later revisions).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Final, Protocol
 
 from otel_mapper.mapping.recognition import SpanRecogniser
-from otel_mapper.otlp.held import HeldSpan, wire_requests
+from otel_mapper.otlp.held import HeldSpan, SpanGroup, wire_requests
 from processor.pipeline.assembler import ReleasedTrace
 from processor.pipeline.exporter import OutboundRequest
 
-__all__ = ["FastPath", "FastPathRuns", "RecentFastPathRuns", "may_be_agent"]
+__all__ = ["FastPath", "FastPathRuns", "RecentFastPathRuns", "agent_free", "may_be_agent"]
 
 DEFAULT_REMEMBERED: Final = 100_000
 """Trace ids remembered as fast-pathed (as many as the assembler remembers released traces by default)."""
@@ -76,27 +81,75 @@ class FastPath:
         self.runs: FastPathRuns = runs if runs is not None else RecentFastPathRuns()
         self._recogniser = recogniser if recogniser is not None else SpanRecogniser()
 
-    def applies(self, released: ReleasedTrace) -> bool:
-        earlier_fast = released.revision > 1 and self.runs.fast_pathed(released.trace_id)
-        if released.revision > 1 and not earlier_fast:
-            return False
-        if not released.logs and not self.may_be_agent(released.spans):
-            return True
-        if earlier_fast:
-            self.runs.forget(released.trace_id)
-        return False
+    def take(self, batch: Sequence[ReleasedTrace]) -> list[bool]:
+        """Whether each of ``batch`` takes the fast path, decided in order; each one taken is recorded at once
+        (so a later revision of it in the same batch knows). The bytes of the whole batch are searched together
+        (:func:`agent_free`): the same answers as one trace at a time, at one search for a batch of web traces."""
+        free = agent_free([released.spans for released in batch], self._recogniser)
+        taken: list[bool] = []
+        for released, spans_free in zip(batch, free, strict=True):
+            earlier_fast = released.revision > 1 and self.runs.fast_pathed(released.trace_id)
+            fast = (released.revision == 1 or earlier_fast) and not released.logs and spans_free
+            if fast:
+                self.runs.record(released)
+            elif earlier_fast:
+                self.runs.forget(released.trace_id)
+            taken.append(fast)
+        return taken
 
     def may_be_agent(self, spans: Sequence[HeldSpan]) -> bool:
         """Whether a convention reader may claim one of ``spans`` (from their bytes: no parsing)."""
         return may_be_agent(spans, self._recogniser)
 
-    def forward(self, released: ReleasedTrace, max_request_bytes: int) -> list[OutboundRequest]:
-        """The trace's spans as Export requests, unparsed; records the release (the hook for the run store)."""
-        self.runs.record(released)
-        return [
-            OutboundRequest(payload, len(origins), origins)
-            for payload, origins in wire_requests(released.spans, max_request_bytes)
-        ]
+    @staticmethod
+    def forward(traces: Sequence[ReleasedTrace], max_request_bytes: int) -> list[OutboundRequest]:
+        """The spans of ``traces`` (taken by :meth:`take`) as Export requests, unparsed and together: spans that
+        arrived in one ``ScopeSpans`` share one in the requests, whichever trace they belong to."""
+        spans = traces[0].spans if len(traces) == 1 else [span for released in traces for span in released.spans]
+        return [OutboundRequest(payload, len(origins), origins) for payload, origins in wire_requests(spans, max_request_bytes)]
+
+
+def agent_free(traces: Sequence[Sequence[HeldSpan]], recogniser: SpanRecogniser) -> list[bool]:
+    """For each trace (its spans), ``not may_be_agent(spans)``, with one search over the bytes of all of them.
+
+    The traces' span bytes are joined in order, so each trace's own joined bytes are a slice of the whole: a
+    needle that holds in one holds in the whole at the same offset. Only the trace where a search stops is tested
+    on its own bytes (the needle found may cross into the next trace), and the search goes on after it."""
+    if recogniser.claims_all:
+        return [False] * len(traces)
+    free = [True] * len(traces)
+    scopes: dict[int, bool] = {}
+    searched: list[int] = []
+    last_group: SpanGroup | None = None  # spans of a request come in runs of one group
+    for number, spans in enumerate(traces):
+        for span in spans:
+            group = span.group
+            if group is last_group:
+                continue
+            claims = scopes.get(id(group))
+            if claims is None:
+                claims = scopes[id(group)] = recogniser.scope_may_claim(group.scope)
+            if claims:
+                free[number] = False
+                last_group = None
+                break
+            last_group = group
+        else:
+            searched.append(number)
+    if not searched:
+        return free
+    joined = b"".join([span.data for number in searched for span in traces[number]])
+    ends = list(accumulate(sum(len(span.data) for span in traces[number]) for number in searched))
+    start = 0
+    while start < len(joined):
+        found = recogniser.find_claim(joined, start)
+        if found < 0:
+            break
+        slot = bisect_right(ends, found)
+        number = searched[slot]
+        free[number] = not recogniser.span_may_claim(b"".join([span.data for span in traces[number]]))
+        start = ends[slot]
+    return free
 
 
 def may_be_agent(spans: Sequence[HeldSpan], recogniser: SpanRecogniser) -> bool:

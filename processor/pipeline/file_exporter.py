@@ -51,6 +51,8 @@ class FileExporter:
     once written."""
 
     holds_requests = False
+    by_trace = True
+    """Each trace's requests go to that trace's file."""
 
     def __init__(self, directory: Path, counters: ExporterCounters, *, on_settled: OnSettled | None = None) -> None:
         self._directory = directory
@@ -81,6 +83,10 @@ class FileExporter:
         await asyncio.to_thread(write_spans, self._directory, trace_id.hex(), decoded)
         self._counters.sent_spans += sum(item.items for item in requests)
         self._settle(requests)
+
+    async def put_requests(self, requests: Sequence[OutboundRequest]) -> None:
+        """Not for this exporter (``by_trace``): its files are per trace."""
+        raise TypeError("the file exporter writes each trace apart: hand its requests over with put_trace")
 
     def _settle(self, requests: Sequence[OutboundRequest]) -> None:
         if self._on_settled is not None:

@@ -92,6 +92,10 @@ class Exporter(Protocol):
     """True when requests wait in memory after analysis (their annotated size then counts against
     ``processor.memory_limit_mib``); False when they leave at once."""
 
+    by_trace: bool
+    """True when each trace's requests must be handed over on their own (:meth:`put_trace`: the exporter files
+    them by trace id); False when :meth:`put_requests` may carry the spans of several traces."""
+
     @property
     def max_message_bytes(self) -> int:
         """Largest serialized request to build for this exporter."""
@@ -115,6 +119,11 @@ class Exporter(Protocol):
     async def put_trace(self, trace_id: bytes, requests: Sequence[OutboundRequest]) -> None:
         """Take the annotated requests of one analysed trace, waiting for room (a slow target slows the pipeline
         instead of losing spans)."""
+        ...
+
+    async def put_requests(self, requests: Sequence[OutboundRequest]) -> None:
+        """Take requests that may hold spans of several traces (forwarded unanalysed), waiting for room; only
+        when ``by_trace`` is False."""
         ...
 
     async def flush(self) -> None:

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable
 
 from processor.pipeline.admission import AdmissionControl
-from processor.pipeline.analysis import AnalysedTrace, AnalysisStage, BatchQueue
+from processor.pipeline.analysis import AnalysedTrace, AnalysisStage, BatchQueue, Forwarded, ProcessedBatch
 from processor.pipeline.assembler import ReleasedTrace, TraceAssembler
 from processor.pipeline.log_join import LogJoinBuffer
 from processor.pipeline.outbound import OutboundRequest
@@ -33,7 +33,10 @@ IDLE_POLL_SECONDS = 5.0
 
 class TraceProcessing:
     """The release queue and its loops. ``open()`` (on the running loop) before the loops run; ``on_analysed`` is
-    told of every trace analysed and handed to the exporter (tests and the demo)."""
+    told of every trace analysed and handed to the exporter (tests and the demo), fast-path traces included
+    unless ``forward_together``: then the fast-path traces of a batch are handed over in shared requests
+    (:meth:`~processor.pipeline.analysis.AnalysisStage.process_together`) when the exporter allows it (not
+    ``by_trace``), one put and one growth record per batch instead of per trace."""
 
     def __init__(
         self,
@@ -46,6 +49,7 @@ class TraceProcessing:
         *,
         logs: SignalPipeline | None = None,
         on_analysed: Callable[[AnalysedTrace], None] | None = None,
+        forward_together: bool = False,
     ) -> None:
         self._assembler = assembler
         self._analysis = analysis
@@ -57,6 +61,8 @@ class TraceProcessing:
         self._undelivered_said = False
         self.telemetry = telemetry
         self._on_analysed = on_analysed
+        self._forward_together = forward_together
+        """Fast-path traces of a batch go out in shared requests, and ``on_analysed`` is not told of them."""
         self._released: BatchQueue[ReleasedTrace] | None = None
         self._wake: asyncio.Event | None = None
 
@@ -105,27 +111,51 @@ class TraceProcessing:
         assert self._released is not None
         while True:
             batch = self._released.take_batch(await self._released.get(), _span_count)
-            analysed_traces: list[AnalysedTrace] = []
-            try:
-                for released in batch:
-                    self._join_logs(released)
-                analysed_traces = await self._analysis.process_batch(batch)
-            except Exception:  # keep the pipeline alive; the spans of these traces are counted as failed
-                logger.exception("processing %d trace(s) failed", len(batch))
-                for released in batch:
-                    self._count_failed(released)
-            for analysed in analysed_traces:
-                try:
-                    self._count_detectors(analysed)
-                    await self._export(analysed)
-                    if self._on_analysed is not None:
-                        self._on_analysed(analysed)
-                except Exception:  # keep the pipeline alive; the spans of this trace are counted as failed
-                    logger.exception("exporting trace %s failed", analysed.released.trace_id.hex())
-                    self._count_failed(analysed.released)
+            await self._process(batch)
             for released in batch:
                 self._admission.done(released)
                 self._released.task_done()
+
+    async def _process(self, batch: list[ReleasedTrace]) -> None:
+        """Analyse ``batch`` (its fast-path traces forwarded together when nothing needs them one by one) and hand
+        everything to the exporter; a trace whose processing or export fails is counted as failed."""
+        together = self._forward_together and not self._traces.exporter.by_trace
+        try:
+            for released in batch:
+                self._join_logs(released)
+            if together:
+                processed = await self._analysis.process_together(batch)
+            else:
+                processed = ProcessedBatch(await self._analysis.process_batch(batch), None)
+        except Exception:  # keep the pipeline alive; the spans of these traces are counted as failed
+            logger.exception("processing %d trace(s) failed", len(batch))
+            for released in batch:
+                self._count_failed(released)
+            return
+        if processed.forwarded is not None:
+            await self._export_forwarded(processed.forwarded)
+        for analysed in processed.analysed:
+            try:
+                self._count_detectors(analysed)
+                await self._export(analysed)
+                if self._on_analysed is not None:
+                    self._on_analysed(analysed)
+            except Exception:  # keep the pipeline alive; the spans of this trace are counted as failed
+                logger.exception("exporting trace %s failed", analysed.released.trace_id.hex())
+                self._count_failed(analysed.released)
+
+    async def _export_forwarded(self, forwarded: Forwarded) -> None:
+        try:
+            exporter = self._traces.exporter
+            if exporter.holds_requests:
+                self._admission.record_forwarded_growth(
+                    forwarded.traces, sum(len(request.payload) for request in forwarded.requests)
+                )
+            await exporter.put_requests(forwarded.requests)
+        except Exception:  # keep the pipeline alive; the spans of these traces are counted as failed
+            logger.exception("exporting %d trace(s) forwarded unanalysed failed", len(forwarded.traces))
+            for released in forwarded.traces:
+                self._count_failed(released)
 
     def _count_failed(self, released: ReleasedTrace) -> None:
         self.telemetry.exporter.send_failed_spans += len(released.spans)

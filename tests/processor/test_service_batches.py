@@ -31,13 +31,13 @@ def test_queued_small_traces_are_analysed_in_batches_and_a_large_one_alone(tmp_p
             Config(listen="127.0.0.1:0", http_listen=None, output_dir=str(tmp_path), decision_wait=60.0,
                    analysis_workers=1, export=ExportConfig(endpoint=f"127.0.0.1:{sink_port}"))
         )
-        process_batch = service._analysis.process_batch
+        process_together = service._analysis.process_together
 
         async def recording(batch: Sequence[ReleasedTrace]):  # type: ignore[no-untyped-def]
             batches.append([len(released.spans) for released in batch])
-            return await process_batch(batch)
+            return await process_together(batch)
 
-        service._analysis.process_batch = recording  # type: ignore[method-assign]
+        service._analysis.process_together = recording  # type: ignore[method-assign]
         port = await service.start()
         try:
             await send_all(port, small[:10] + large + small[10:])
