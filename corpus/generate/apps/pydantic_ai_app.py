@@ -16,8 +16,11 @@ Ground truth, never read back from the exported trace:
 - handoff: Pydantic AI's agent delegation -- a `handoff_to_billing_agent` tool on the triage agent runs the billing
   agent (`usage=ctx.usage`) inside its own tool span and returns the billing agent's answer;
 - tool errors: the tool body raises `ModelRetry` with the failure text (a plain exception would end the run);
-- retries: only in model_429, Pydantic AI's own HTTP retry transport (`pydantic_ai.retries.AsyncTenacityTransport`,
-  one retry on 429, no wait) under the client, i.e. inside one `chat` span.
+- retries: only in model_429, the app's own: a `model_request_error` hook raises `RetryModelRequest` once after a
+  `ModelRateLimitError`. Pydantic AI attempts the request again inside the same `chat` span and records the failed
+  attempt as an ERROR child span (`model request attempt <model>`, `pydantic_ai.model_request.attempt`); a span
+  processor maps each attempt span to its position under its chat span (`model_span_for`), which the server log's
+  order of requests under that chat span matches.
 """
 from __future__ import annotations
 
@@ -39,6 +42,29 @@ from pydantic_ai import RunContext  # noqa: E402  (module level: tool signatures
 LIBRARY = "pydantic-ai-native"
 
 
+ATTEMPT_ATTRIBUTE = "pydantic_ai.model_request.attempt"
+
+
+def _attempt_spans():
+    from opentelemetry.sdk.trace import SpanProcessor
+
+    class AttemptSpans(SpanProcessor):
+        """The span Pydantic AI opens for each failed attempt at a model request: a child of the request's `chat`
+        span, opened once the attempt has failed (back-dated), with the attempt's position among the request's
+        attempts. The fake server's log says which HTTP request was which attempt under a chat span."""
+
+        def __init__(self):
+            self.by_position: dict[tuple[str, int], str] = {}
+
+        def on_end(self, span):
+            position = (span.attributes or {}).get(ATTEMPT_ATTRIBUTE)
+            if position is not None and span.parent is not None:
+                self.by_position[(format(span.parent.span_id, "016x"), int(position))] = format(span.context.span_id,
+                                                                                               "016x")
+
+    return AttemptSpans()
+
+
 class PydanticAIAdapter:
     library = LIBRARY
     convention = "otel-genai"
@@ -46,6 +72,19 @@ class PydanticAIAdapter:
 
     def setup(self, endpoint):
         self.provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
+        self.attempts = _attempt_spans()
+        self.provider.add_span_processor(self.attempts)
+        self._seen: dict[str, int] = {}
+
+    def model_span_for(self, request: dict) -> str | None:
+        """The span of one HTTP request: the `chat` span current when it was sent, or, for an attempt that failed and
+        was attempted again, the attempt span Pydantic AI recorded for it under that chat span."""
+        chat = request.get("otel_span")
+        if chat is None:
+            return None
+        position = self._seen.get(chat, 0)
+        self._seen[chat] = position + 1
+        return self.attempts.by_position.get((chat, position), chat)
 
     def shutdown(self):
         self.provider.force_flush()
@@ -56,37 +95,19 @@ async def _amark(request) -> None:
     _span_header_hook(request)
 
 
-def make_client(base_url: str, retry_429: bool):
+def make_client(base_url: str):
     import httpx2
     import openai
 
-    transport = None
-    if retry_429:
-        from pydantic_ai.retries import AsyncTenacityTransport, RetryConfig
-        from tenacity import retry_if_exception, stop_after_attempt, wait_none
-
-        def is_429(exc: BaseException) -> bool:
-            return isinstance(exc, httpx2.HTTPStatusError) and exc.response.status_code == 429
-
-        def validate(response) -> None:
-            if response.status_code == 429:
-                response.raise_for_status()
-
-        transport = AsyncTenacityTransport(
-            RetryConfig(retry=retry_if_exception(is_429), stop=stop_after_attempt(2), wait=wait_none(), reraise=True),
-            wrapped=httpx2.AsyncHTTPTransport(),
-            validate_response=validate,
-        )
-    http_client = openai.DefaultAsyncHttpxClient(
-        event_hooks={"request": [_amark]}, transport=transport,
-        limits=httpx2.Limits(max_keepalive_connections=0),
-    )
+    http_client = openai.DefaultAsyncHttpxClient(event_hooks={"request": [_amark]},
+                                                 limits=httpx2.Limits(max_keepalive_connections=0))
     return openai.AsyncOpenAI(base_url=base_url, api_key="sk-corpus-fake", max_retries=0, timeout=CLIENT_TIMEOUT_S,
                               http_client=http_client)
 
 
 def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, truth: Truth) -> None:
-    from pydantic_ai import Agent, ModelRetry, Tool
+    from pydantic_ai import Agent, ModelRetry, RetryModelRequest, Tool
+    from pydantic_ai.exceptions import ModelRateLimitError
     from pydantic_ai.capabilities import Hooks
     from pydantic_ai.models.instrumented import InstrumentationSettings
     from pydantic_ai.models.openai import OpenAIChatModel
@@ -95,7 +116,7 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
 
     spec = SCENARIOS[scenario]
     runner = ToolRunner(truth, truth.server_log)
-    client = make_client(base_url, retry_429=scenario == "model_429")
+    client = make_client(base_url)
     model = OpenAIChatModel(MODEL, provider=OpenAIProvider(openai_client=client))
     Agent.instrument_all(InstrumentationSettings(tracer_provider=adapter.provider))
 
@@ -136,11 +157,21 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
         def record(ctx) -> None:  # runs with the agent's invoke_agent span current
             truth.record_agent(name)
 
+        if scenario == "model_429":
+            # The app's own retry, through Pydantic AI's request hooks: one more attempt after a rate limit.
+            @hooks.on.model_request_error
+            def retry_rate_limit(ctx, request_context, error):
+                if isinstance(error, ModelRateLimitError) and not retried:
+                    retried.append(error)
+                    raise RetryModelRequest()
+                raise error
+
         return hooks
 
     def agent(name: str, instructions: str, tool_list: list) -> Agent:
         return Agent(model, name=name, instructions=instructions, tools=tool_list, model_settings=ModelSettings(temperature=0.2), capabilities=[agent_hooks(name)])
 
+    retried: list[BaseException] = []
     truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
     delegations: list[dict] = []
     if scenario == "handoff":
@@ -158,9 +189,6 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
         truth.offered_tools.add("handoff_to_billing_agent")
     else:
         top = agent("support_agent", SYSTEM_PROMPT, tools(spec["tools"]))
-    if scenario == "model_429":
-        truth.notes.append("Pydantic AI's AsyncTenacityTransport retried the HTTP request once after 429, inside "
-                           "the same chat span")
 
     exc: BaseException | None = None
     try:
@@ -168,6 +196,8 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
     except Exception as e:  # noqa: BLE001 - how the run ended is the ground truth we record
         exc = e
     terminal_status_for(truth, runner, exc)
+    if retried:
+        truth.notes.append("a model_request_error hook raised RetryModelRequest once after HTTP 429")
     for dlg in delegations:
         # Agent delegation: the billing agent's run is nested inside the delegating tool span.
         member = truth.agents[dlg["agents_before"]] if len(truth.agents) > dlg["agents_before"] else None
@@ -183,10 +213,9 @@ def main() -> int:
     adapter = PydanticAIAdapter()
     meta = {"library": adapter.library, "convention": adapter.convention, "scenario": a.scenario,
             "content_captured": adapter.content}
-    if a.scenario == "model_429":
-        # Both HTTP requests go out under one chat span (the transport retries below the client): the 429 leaves
-        # no evidence of its own.
-        meta["model_calls_by_span"] = True
+    # Pydantic AI sets a chat span's gen_ai.input.messages together with its output, when the response arrives: a
+    # request that failed (500, timeout) records no input, so what it consumed is not in the trace.
+    meta["failed_request_input_recorded"] = False
     return run_one(meta, adapter, run_pydantic_ai, Path(a.out))
 
 
