@@ -107,8 +107,8 @@ def make_client(base_url: str):
 
 def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, truth: Truth) -> None:
     from pydantic_ai import Agent, ModelRetry, RetryModelRequest, Tool
-    from pydantic_ai.exceptions import ModelRateLimitError
     from pydantic_ai.capabilities import Hooks
+    from pydantic_ai.exceptions import ModelRateLimitError
     from pydantic_ai.models.instrumented import InstrumentationSettings
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
