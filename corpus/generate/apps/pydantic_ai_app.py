@@ -36,7 +36,7 @@ from corpusgen.frameworks import CLIENT_TIMEOUT_S, MODEL, ToolRunner, terminal_s
 from corpusgen.harness import otlp_sdk_pipeline, run_one  # noqa: E402
 from corpusgen.raw_loop import _span_header_hook  # noqa: E402
 from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # noqa: E402
-from corpusgen.truth import Truth, current_ids  # noqa: E402
+from corpusgen.truth import Truth  # noqa: E402
 from pydantic_ai import RunContext  # noqa: E402  (module level: tool signatures are resolved from annotations)
 
 LIBRARY = "pydantic-ai-native"
@@ -179,7 +179,7 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
 
         async def handoff_to_billing_agent(ctx: RunContext, reason: str) -> str:
             runner.record_other("handoff_to_billing_agent", {"reason": reason}, call_id=ctx.tool_call_id)
-            delegations.append({"span": current_ids()[1], "agents_before": len(truth.agents)})
+            delegations.append({"agents_before": len(truth.agents)})
             result = await billing.run(reason, usage=ctx.usage)
             return result.output
 
@@ -199,9 +199,11 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
     if retried:
         truth.notes.append("a model_request_error hook raised RetryModelRequest once after HTTP 429")
     for dlg in delegations:
-        # Agent delegation: the billing agent's run is nested inside the delegating tool span.
+        # Agent delegation: the billing agent's run is nested inside the delegating tool span, a plain tool execution
+        # of the triage agent (as Agno's, CrewAI's and Agent Framework's delegations): the handoff is labelled from
+        # the delegating agent's span.
         member = truth.agents[dlg["agents_before"]] if len(truth.agents) > dlg["agents_before"] else None
-        truth.handoffs.append({"from_span": dlg["span"], "to_span": member["span_id"] if member else None})
+        truth.handoffs.append({"from_span": truth.agents[0]["span_id"], "to_span": member["span_id"] if member else None})
 
 
 def main() -> int:
