@@ -39,6 +39,11 @@ TOOL_ARGUMENTS_V2: Final = "tool_arguments"
 TOOL_RESPONSE_V2: Final = "tool_response"
 TOOL_FAILURE_STAGE: Final = "pydantic_ai.tool.failure_stage"
 TOOL_RETRY_ATTEMPT: Final = "pydantic_ai.tool.retry.attempt"
+MODEL_REQUEST_ATTEMPT: Final = "pydantic_ai.model_request.attempt"
+"""Zero-based position of a failed attempt at a model request (``_model_request_attempts.py``). Its span, named
+``model request attempt {model}``, is an ERROR child of the request's ``chat`` span, opened once the attempt has
+failed (a ``RetryModelRequest`` from a hook, a ``FallbackModel`` moving on); it has no ``gen_ai.operation.name``.
+The ``chat`` span describes the attempt that answered; a rejected response's usage is on the attempt span only."""
 
 AGENT_RUN_SPAN: Final = "agent run"
 """Data version 2 agent span name (v3+: ``invoke_agent {agent}``)."""

@@ -69,6 +69,8 @@ def classify(span, graph_runs=frozenset()):
         return {"agent": "agent_invocation", "tool": "tool_execution", "workflow": "workflow_step",
                 "task": "workflow_step", "handoff": "handoff"}.get(tl, "other")
     op = a.get("gen_ai.operation.name")
+    if "pydantic_ai.model_request.attempt" in a and not op:
+        return "model_call"  # Pydantic AI: a failed attempt at a model request, an ERROR child of its `chat` span
     if a.get("mcp.method.name") and not op:
         return "mcp_client"  # the MCP SDK's CLIENT span of a request; a tools/call executes at its SERVER span
     return {"invoke_agent": "agent_invocation", "chat": "model_call", "generate_content": "model_call",

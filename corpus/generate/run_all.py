@@ -54,11 +54,12 @@ MATRIX.update({
     "openinference-anthropic": ("anthropic", "apps.anthropic_app", ALL_SCENARIOS),
     "traceloop-anthropic": ("anthropic", "apps.anthropic_app", ALL_SCENARIOS),
 })
-# Frameworks C: LangGraph prebuilt agent, Microsoft Agent Framework (apps/langgraph_app.py, apps/agent_framework_app.py;
-# NOTES-frameworks-c.md).
+# Frameworks C: LangGraph prebuilt agent, Microsoft Agent Framework, Pydantic AI (apps/langgraph_app.py,
+# apps/agent_framework_app.py, apps/pydantic_ai_app.py; NOTES-frameworks-c.md).
 MATRIX.update({
     "openinference-langgraph": ("langgraph", "apps.langgraph_app", ALL_SCENARIOS),
     "agent-framework-native": ("agent-framework", "apps.agent_framework_app", ALL_SCENARIOS),
+    "pydantic-ai-native": ("pydantic-ai", "apps.pydantic_ai_app", ALL_SCENARIOS),
 })
 
 

@@ -83,9 +83,14 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     exec_by_call = {t["call_id"]: t for t in truth.tools if t["call_id"]}
 
     results_as_text = meta.get("tool_results_as_text", False)  # results replayed as text, quoting the call id
+    # A library that records a model call's input only when a response arrives (Pydantic AI) shows nothing of what a
+    # failed request (an error status, a timeout) consumed.
+    failed_input_seen = meta.get("failed_request_input_recorded", True)
 
     def first_consumer(call_id):
         for r in server_log:
+            if not failed_input_seen and not (r.get("status") == 200 and r.get("outcome") == "ok"):
+                continue
             if call_id in (r.get("tool_results_in_input") or []):
                 return r.get("span")
             if results_as_text and call_id in (r.get("tool_call_ids_in_text") or []):
@@ -195,7 +200,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         "terminal_status": truth.terminal_status,
         "recorded_by_library": {"model_output": out_seen, "model_input": in_seen, "token_usage": usage_seen,
                                 "unknown_tool_evidence": halluc_seen}
-        | ({"retry_evidence": retry_seen} if "retry_evidence" in meta else {}),
+        | ({"retry_evidence": retry_seen} if "retry_evidence" in meta else {})
+        | ({"failed_request_input": failed_input_seen} if "failed_request_input_recorded" in meta else {}),
         "ground_truth": {
             "model_requests": [{k: r.get(k) for k in ("seq", "status", "outcome", "span", "usage")}
                                | {"proposed_tool_call_ids": [p["id"] for p in r.get("proposed", [])]}

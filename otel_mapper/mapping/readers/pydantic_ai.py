@@ -8,12 +8,15 @@ on the real parent); everything GenAI-shaped through :func:`fill_genai_facts`; a
 ``gen_ai.aggregated_usage.*`` marked as an aggregate (never counted as model usage); data version 2 spans
 (``agent run`` / ``running tool`` with ``agent_name``, ``model_name``, ``tool_arguments``, ``tool_response``);
 Logfire's level ``error`` as a failure; Logfire's OpenAI Agents handoff / guardrail spans
-(``from_agent`` / ``to_agent`` / ``triggered``).
+(``from_agent`` / ``to_agent`` / ``triggered``); a failed attempt at a model request (``model request attempt
+{model}``, ``pydantic_ai.model_request.attempt``, no operation name) as the model call it was; the HTTP status a
+``ModelHTTPError`` writes into its message (``status_code: 429, model_name: ...``), which no attribute carries.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from typing import ClassVar, Final
 
 from otel_mapper.mapping.facts import SpanFacts
@@ -39,8 +42,12 @@ _MARKERS: Final = frozenset(
         pa.AGGREGATED_USAGE_OUTPUT_TOKENS,
         pa.ALL_MESSAGES,
         pa.TOOL_ARGUMENTS_V2,
+        pa.MODEL_REQUEST_ATTEMPT,
     }
 )
+_HTTP_ERROR_STATUS: Final = re.compile(r"\bstatus_code: ([1-5]\d\d)\b")
+"""``ModelHTTPError.__str__`` (and its subclasses ``ModelRateLimitError``, ``ModelServerError``, ...):
+``status_code: {code}, model_name: {model}, body: {body}``; the span status and exception event carry it."""
 
 
 class PydanticAIReader:
@@ -59,6 +66,8 @@ class PydanticAIReader:
         operation = view.str_attr(genai.OPERATION_NAME)
         if operation:
             return kind_of_operation(operation)
+        if view.has(pa.MODEL_REQUEST_ATTEMPT):
+            return NodeKind.MODEL_CALL
         name = view.span.name
         if name == pa.AGENT_RUN_SPAN or view.has(pa.AGENT_NAME_V2):
             return NodeKind.AGENT_INVOCATION
@@ -94,4 +103,8 @@ class PydanticAIReader:
         level = view.int_attr(pa.LEVEL_NUM)
         if level is not None and level >= pa.LEVEL_ERROR:
             facts.failed = True
+        if kind is NodeKind.MODEL_CALL and facts.failed and facts.http_status is None and facts.error_message:
+            match = _HTTP_ERROR_STATUS.search(facts.error_message)
+            if match:
+                facts.http_status = int(match.group(1))
         return facts
