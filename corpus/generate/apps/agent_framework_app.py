@@ -21,7 +21,6 @@ the exported trace:
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 from pathlib import Path
@@ -37,7 +36,7 @@ from corpusgen.frameworks import (  # noqa: E402
     plain_functions,
     terminal_status_for,
 )
-from corpusgen.harness import otlp_sdk_pipeline, run_one  # noqa: E402
+from corpusgen.harness import app_main, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # noqa: E402
 from corpusgen.truth import Truth, current_ids  # noqa: E402
 
@@ -157,20 +156,7 @@ def run_agent_framework(adapter: AgentFrameworkAdapter, scenario: str, base_url:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", required=True, choices=[LIBRARY])
-    ap.add_argument("--scenario", required=True)
-    ap.add_argument("--out", required=True)
-    a = ap.parse_args()
-    adapter = AgentFrameworkAdapter()
-    meta = {
-        "library": adapter.library,
-        "convention": adapter.convention,
-        "scenario": a.scenario,
-        "content_captured": adapter.content,
-    }
-    family = "managed" if a.scenario == "handoff" else "raw"
-    return run_one(meta, adapter, run_agent_framework, Path(a.out), family=family)
+    return app_main(AgentFrameworkAdapter(), run_agent_framework, handoff_family="managed")
 
 
 if __name__ == "__main__":

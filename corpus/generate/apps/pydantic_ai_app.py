@@ -24,7 +24,6 @@ Ground truth, never read back from the exported trace:
 """
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 from pathlib import Path
@@ -33,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpusgen import tools as T  # noqa: E402
 from corpusgen.frameworks import CLIENT_TIMEOUT_S, MODEL, ToolRunner, terminal_status_for  # noqa: E402
-from corpusgen.harness import otlp_sdk_pipeline, run_one  # noqa: E402
+from corpusgen.harness import app_main, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.raw_loop import _span_header_hook  # noqa: E402
 from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # noqa: E402
 from corpusgen.truth import Truth  # noqa: E402
@@ -207,18 +206,9 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", required=True, choices=[LIBRARY])
-    ap.add_argument("--scenario", required=True)
-    ap.add_argument("--out", required=True)
-    a = ap.parse_args()
-    adapter = PydanticAIAdapter()
-    meta = {"library": adapter.library, "convention": adapter.convention, "scenario": a.scenario,
-            "content_captured": adapter.content}
     # Pydantic AI sets a chat span's gen_ai.input.messages together with its output, when the response arrives: a
     # request that failed (500, timeout) records no input, so what it consumed is not in the trace.
-    meta["failed_request_input_recorded"] = False
-    return run_one(meta, adapter, run_pydantic_ai, Path(a.out))
+    return app_main(PydanticAIAdapter(), run_pydantic_ai, extra_meta={"failed_request_input_recorded": False})
 
 
 if __name__ == "__main__":

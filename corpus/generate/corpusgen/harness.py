@@ -1,6 +1,7 @@
 """Runs one (library, scenario): fake model server + capture server + app, then writes trace and labels."""
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -59,3 +60,19 @@ def run_one(meta: dict, adapter, app_fn, out_dir: Path, family: str = "raw") -> 
     for p in problems:
         print(f"  LABEL PROBLEM: {p}", file=sys.stderr)
     return 1 if problems else 0
+
+
+def app_main(adapter, app_fn, handoff_family: str = "raw", extra_meta: dict | None = None, argv=None) -> int:
+    """The command line of a framework app: ``--lib LIB --scenario S --out DIR``, one :func:`run_one`.
+
+    ``handoff_family`` is the script family of the ``handoff`` scenario (the framework's own way to hand over);
+    every other scenario runs the raw scripts. ``extra_meta`` adds label rules of the library (``truth.py``)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", required=True, choices=[adapter.library])
+    ap.add_argument("--scenario", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args(argv)
+    meta = {"library": adapter.library, "convention": adapter.convention, "scenario": a.scenario,
+            "content_captured": adapter.content, **(extra_meta or {})}
+    family = handoff_family if a.scenario == "handoff" else "raw"
+    return run_one(meta, adapter, app_fn, Path(a.out), family=family)
