@@ -121,3 +121,23 @@ def test_an_anchor_no_causal_path_decides_is_counted_apart(tmp_path: Path, capsy
     # The finding chose another of the four than the generator's "first" (by wall clock): neither right nor wrong.
     assert tally["tp"] == 1 and tally["anchor_undecidable"] == 1 and tally["anchor_accuracy"] is None
     assert any(miss["kind"] == "anchor undecidable" for miss in report["misses"])
+
+
+def test_eval_reports_invariance_per_convention(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(tmp_path, "openai-v2-content-on", "parallel_tools")
+    assert eval_cmd.run(_args(str(root), "--json", "--perturbations", "3")) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["invariance"] == {"checked": 1, "invariant": 1, "perturbations": 3, "rate": 1.0}
+    assert report["conventions"]["openai-v2-content-on"]["invariance"]["invariant"] == 1
+
+    assert eval_cmd.run(_args(str(root))) == 0
+    assert "invariance: 1/1 traces gave the same analysis under 2 shuffles" in capsys.readouterr().out
+
+
+def test_no_perturbations_checks_nothing_and_a_negative_count_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(tmp_path, "openai-v2-content-on", "parallel_tools")
+    assert eval_cmd.run(_args(str(root), "--json", "--perturbations", "0")) == 0
+    assert json.loads(capsys.readouterr().out)["invariance"]["checked"] == 0
+
+    assert eval_cmd.run(_args(str(root), "--perturbations", "-1")) == 2
+    assert "--perturbations must be 0 or more" in capsys.readouterr().err

@@ -1,11 +1,9 @@
-"""``otel-trajectory eval`` checks each labelled trace again under shuffled arrival order and moved timestamps."""
+"""The perturbations ``otel-trajectory eval`` analyses each labelled trace under (shuffled arrival order, moved
+timestamps), and the check that compares the analyses; the command's report of it: ``test_eval_cmd.py``."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -21,7 +19,6 @@ from processor.detectors.config import DetectorsConfig
 from processor.detectors.registry import load_detectors
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "traces"
-CONFIG = Path(__file__).parent / "data" / "corpus-config.yaml"
 TRACE = CORPUS / "openai-v2-content-on" / "parallel_tools"
 
 
@@ -74,36 +71,3 @@ def test_an_analysis_that_reads_timestamps_is_caught() -> None:
 
     honest, note = check_invariance(envelopes, "t", signature(*_analyse(envelopes)), _analyse, 3)
     assert honest and note == ""
-
-
-def _args(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    eval_cmd.add_arguments(parser)
-    return parser.parse_args(list(argv))
-
-
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    if not (TRACE / "labels.json").exists():
-        pytest.skip("corpus traces not present")
-    shutil.copytree(TRACE, tmp_path / "lib" / TRACE.name)
-    shutil.copy(CONFIG, tmp_path / "config.yaml")
-    return tmp_path
-
-
-def test_eval_reports_invariance_per_convention(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert eval_cmd.run(_args(str(corpus), "--json", "--perturbations", "3")) == 0
-    report = json.loads(capsys.readouterr().out)
-    assert report["invariance"] == {"checked": 1, "invariant": 1, "perturbations": 3, "rate": 1.0}
-    assert report["conventions"]["lib"]["invariance"]["invariant"] == 1
-
-    assert eval_cmd.run(_args(str(corpus))) == 0
-    assert "invariance: 1/1 traces gave the same analysis under 2 shuffles" in capsys.readouterr().out
-
-
-def test_no_perturbations_checks_nothing_and_a_negative_count_is_refused(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert eval_cmd.run(_args(str(corpus), "--json", "--perturbations", "0")) == 0
-    assert json.loads(capsys.readouterr().out)["invariance"]["checked"] == 0
-
-    assert eval_cmd.run(_args(str(corpus), "--perturbations", "-1")) == 2
-    assert "--perturbations must be 0 or more" in capsys.readouterr().err
