@@ -24,7 +24,10 @@ def settle_graph_agent_runs(entries: list[SpanEntry]) -> None:
     candidates = {
         entry.view.span_id: entry
         for entry in entries
-        if entry.facts.kind is _AGENT_INVOCATION and entry.facts.graph_run_node is not None and not entry.facts.tool_name
+        if entry.primary  # a redelivered copy of the span must not take its place here
+        and entry.facts.kind is _AGENT_INVOCATION
+        and entry.facts.graph_run_node is not None
+        and not entry.facts.tool_name
     }
     if not candidates:
         return

@@ -130,3 +130,14 @@ def test_agent_span_without_langgraph_metadata_keeps_its_kind() -> None:
     spans = [span(1, "research_agent", attrs={KIND: "AGENT"}), span(2, "helper_agent", parent=1, attrs={KIND: "AGENT"})]
     trajectory = map_spans(spans)
     assert kinds(trajectory)["agent_invocation"] == 2
+
+
+def test_a_redelivered_copy_of_the_spans_changes_nothing() -> None:
+    spans = _react_agent_loop()
+    once = map_spans(spans)
+    twice = map_spans([*spans, *(copy for copy in _react_agent_loop())])  # the same spans delivered again
+    assert kinds(twice)["agent_invocation"] == kinds(once)["agent_invocation"] == 1
+    assert get_node(twice, node_id(2)).kind is NodeKind.WORKFLOW_STEP  # the model node, not a second agent
+    assert sorted((e.from_node, e.type, e.to_node) for e in twice.edges) == sorted(
+        (e.from_node, e.type, e.to_node) for e in once.edges
+    )
