@@ -20,5 +20,8 @@ THREAD_ID: Final = "thread_id"
 
 HANDOFF_TOOL_PREFIX: Final = "transfer_to_"
 """langgraph-supervisor names its handoff tools ``transfer_to_{agent_name}``."""
+HANDOFF_DESTINATION: Final = "__handoff_destination"
+"""Tool metadata langgraph-supervisor's handoff tools carry: the name of the agent they hand the run to (OpenLLMetry
+puts it under ``traceloop.association.properties.``, observed in 0.62.4)."""
 CONTROL_FLOW_EXCEPTIONS: Final = frozenset({"ParentCommand", "Command", "GraphInterrupt", "NodeInterrupt"})
 """Exceptions LangGraph raises for routing, not failures (OpenInference also reports them as OK)."""

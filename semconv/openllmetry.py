@@ -54,6 +54,10 @@ NAME_SUFFIX_KINDS: Final = (
 
 ARGS_KEY: Final = "args"
 KWARGS_KEY: Final = "kwargs"
+LANGCHAIN_OUTPUT: Final = "output"
+"""Key of a LangChain tool run's result in ``traceloop.entity.output`` (``{"output": <ToolMessage>, "kwargs": {...}}``)."""
+LANGCHAIN_TOOL_CALL_ID: Final = "tool_call_id"
+"""The call id field of a LangChain ``ToolMessage``."""
 LANGCHAIN_INPUT_STR: Final = "input_str"
 """``gen_ai.tool.call.arguments`` of the LangChain instrumentation holds the callback payload
 ``{"input_str": "<python repr of the arguments>", "tags": ..., "metadata": ...}``."""

@@ -27,6 +27,7 @@ from otel_mapper.mapping.messages import (
 )
 from otel_mapper.mapping.readers.common import clean_name, fill_error, fill_handoff_target, has_genai, read_usage
 from otel_mapper.mapping.readers.genai import fill_genai_facts
+from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, tool_message_call_id
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
 from otel_mapper.mapping.readers.openinference_frameworks import (
@@ -48,8 +49,6 @@ __all__ = ["CONVENTION", "OpenInferenceReader"]
 logger = logging.getLogger(__name__)
 
 CONVENTION: Final = "openinference"
-MAX_TOOL_MESSAGE: Final = 64 * 1024
-"""A tool span's ``output.value`` is parsed for a ToolMessage's call id only up to this size."""
 MAX_METADATA: Final = 64 * 1024
 """Longer ``metadata`` JSON is not parsed: LangGraph keys are small, a huge blob is user data."""
 
@@ -244,18 +243,7 @@ def _tool_message_call_id(view: SpanView) -> str | None:
     head = view.str_attr(oi.OUTPUT_VALUE, limit=MAX_TOOL_MESSAGE)
     if not head or oi.LANGCHAIN_TOOL_CALL_ID not in head or len(head) >= MAX_TOOL_MESSAGE:
         return None
-    message = parse_json_text(head)
-    if isinstance(message, dict):
-        # The message itself, its constructor form ({"lc": 1, "kwargs": {...}}) or its dict form ({"type": "tool",
-        # "data": {...}}, LangChain's ``message_to_dict``, as LangGraph's ToolNode output is recorded).
-        for envelope in (oi.LANGCHAIN_SERIALIZED_KWARGS, oi.LANGCHAIN_MESSAGE_DATA):
-            if isinstance(message.get(envelope), dict):
-                message = message[envelope]
-                break
-    if not isinstance(message, dict):
-        return None
-    call_id = message.get(oi.LANGCHAIN_TOOL_CALL_ID)
-    return clean_name(call_id) if isinstance(call_id, str) else None
+    return tool_message_call_id(parse_json_text(head))
 
 
 def _read_handoff(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:

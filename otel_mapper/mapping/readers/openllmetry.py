@@ -21,9 +21,10 @@ from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.messages import arguments_text
 from otel_mapper.mapping.readers.common import clean_name
 from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operation
+from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, tool_message_call_id
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
-from otel_mapper.mapping.spans import MAX_TEXT, SpanView
+from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai, langgraph
 from semconv import openllmetry as tl
@@ -102,7 +103,11 @@ class OpenLLMetryReader:
                 facts.arguments = unwrapped
         if view.has(tl.ENTITY_OUTPUT):
             facts.result_visible = True
+            if facts.kind is NodeKind.TOOL_EXECUTION and facts.tool_call_id is None:
+                facts.tool_call_id = _tool_message_call_id(view)
         _read_langgraph(view, facts)
+        if facts.kind is NodeKind.TOOL_EXECUTION:
+            _read_handoff_destination(view, facts)
         if facts.failed and is_control_flow(facts.error_type, facts.error_message):
             facts.failed = False
         return facts
@@ -156,6 +161,24 @@ def _read_handoff(view: SpanView, facts: SpanFacts) -> None:
     facts.handoff_to_agent = to_agent if to_agent != tl.UNKNOWN_AGENT else None
     if facts.handoff_to_agent:
         facts.tool_name = handoff_tool_name(facts.handoff_to_agent)
+
+
+def _tool_message_call_id(view: SpanView) -> str | None:
+    """The call id of the LangChain ``ToolMessage`` a tool run returned, inside ``{"output": <message>, ...}``."""
+    head = view.str_attr(tl.ENTITY_OUTPUT, limit=MAX_TOOL_MESSAGE)
+    if not head or tl.LANGCHAIN_TOOL_CALL_ID not in head or len(head) >= MAX_TOOL_MESSAGE:
+        return None  # cheap: only outputs that name a call id are parsed
+    payload = parse_json_text(head)
+    return tool_message_call_id(payload.get(tl.LANGCHAIN_OUTPUT) if isinstance(payload, dict) else None)
+
+
+def _read_handoff_destination(view: SpanView, facts: SpanFacts) -> None:
+    """A tool that names the agent it hands the run to in its metadata (langgraph-supervisor's handoff tools) runs a
+    handoff: its execution is the handoff node, joined to the model's proposal by its tool name and call id."""
+    destination = clean_name(view.str_attr(tl.ASSOCIATION_PROPERTIES + langgraph.HANDOFF_DESTINATION))
+    if destination:
+        facts.kind = NodeKind.HANDOFF
+        facts.handoff_to_agent = destination
 
 
 def _read_langgraph(view: SpanView, facts: SpanFacts) -> None:
