@@ -194,10 +194,7 @@ class AnalysisStage:
         analysed = await self._analyse([released for released, take in zip(batch, taken, strict=True) if not take])
         if not fast:
             return ProcessedBatch(analysed, None)
-        counters = self._counters
-        counters.traces_fast_pathed += len(fast)
-        counters.spans_fast_pathed += sum(len(released.spans) for released in fast)
-        return ProcessedBatch(analysed, Forwarded(fast, self.fast_path.forward(fast, self._max_request_bytes)))
+        return ProcessedBatch(analysed, Forwarded(fast, self._forward_together(fast)))
 
     async def _analyse(self, to_analyse: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
         if not to_analyse:
@@ -208,10 +205,15 @@ class AnalysisStage:
         return await self._process_routed(self._pool, to_analyse)
 
     def _forward(self, released: ReleasedTrace) -> AnalysedTrace:
-        requests = self.fast_path.forward([released], self._max_request_bytes)
-        self._counters.traces_fast_pathed += 1
-        self._counters.spans_fast_pathed += len(released.spans)
+        requests = self._forward_together([released])
         return AnalysedTrace(released, None, None, None, 0.0, requests=requests, fast_path=True)
+
+    def _forward_together(self, traces: list[ReleasedTrace]) -> list[OutboundRequest]:
+        """The requests of fast-path ``traces``, counted as forwarded unanalysed."""
+        requests = self.fast_path.forward(traces, self._max_request_bytes)
+        self._counters.traces_fast_pathed += len(traces)
+        self._counters.spans_fast_pathed += sum(len(released.spans) for released in traces)
+        return requests
 
     def _process_all(self, batch: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
         results = [self._process(released) for released in batch]

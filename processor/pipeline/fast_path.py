@@ -120,20 +120,9 @@ def agent_free(traces: Sequence[Sequence[HeldSpan]], recogniser: SpanRecogniser)
     free = [True] * len(traces)
     scopes: dict[int, bool] = {}
     searched: list[int] = []
-    last_group: SpanGroup | None = None  # spans of a request come in runs of one group
     for number, spans in enumerate(traces):
-        for span in spans:
-            group = span.group
-            if group is last_group:
-                continue
-            claims = scopes.get(id(group))
-            if claims is None:
-                claims = scopes[id(group)] = recogniser.scope_may_claim(group.scope)
-            if claims:
-                free[number] = False
-                last_group = None
-                break
-            last_group = group
+        if _scope_may_claim(spans, recogniser, scopes):
+            free[number] = False
         else:
             searched.append(number)
     if not searched:
@@ -156,11 +145,21 @@ def may_be_agent(spans: Sequence[HeldSpan], recogniser: SpanRecogniser) -> bool:
     """Whether a convention reader may claim one of ``spans``, judged from their bytes and their scopes'. The
     spans' bytes are searched as one (a marker found across two spans' bytes only makes the trace look
     recognisable, never the other way round)."""
-    scopes_seen: set[int] = set()
+    return _scope_may_claim(spans, recogniser, {}) or recogniser.span_may_claim(b"".join([span.data for span in spans]))
+
+
+def _scope_may_claim(spans: Sequence[HeldSpan], recogniser: SpanRecogniser, verdicts: dict[int, bool]) -> bool:
+    """Whether a reader may claim one of ``spans`` by its scope alone; ``verdicts`` keeps each group's answer (by
+    ``id``) for the spans and traces that share it."""
+    last_group: SpanGroup | None = None  # spans of a request come in runs of one group
     for span in spans:
         group = span.group
-        if id(group) not in scopes_seen:
-            scopes_seen.add(id(group))
-            if recogniser.scope_may_claim(group.scope):
-                return True
-    return recogniser.span_may_claim(b"".join([span.data for span in spans]))
+        if group is last_group:
+            continue
+        claims = verdicts.get(id(group))
+        if claims is None:
+            claims = verdicts[id(group)] = recogniser.scope_may_claim(group.scope)
+        if claims:
+            return True
+        last_group = group
+    return False
