@@ -18,7 +18,7 @@ import orjson
 
 from otel_mapper.attribution import Attribution, PriceTable, attribute
 from otel_mapper.bundle.common import LEDGER_VERSION
-from otel_mapper.bundle.redact import ContentMode, content_slot, label, scrub_tree
+from otel_mapper.bundle.redact import ContentMode, content_slot, label, scrub_document
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.mapping.graph import causal_index
 from otel_mapper.model import Node, Trajectory
@@ -164,8 +164,7 @@ def build_ledger(
         "content_mode": content_mode,
         "source": {"trace_id": trajectory.trace_id, "revision": trajectory.revision},
     }
-    scrubbed = scrub_tree(packet)
-    assert isinstance(scrubbed, dict)
+    scrubbed = scrub_document(packet)
     return scrubbed
 
 

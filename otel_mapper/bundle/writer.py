@@ -45,7 +45,7 @@ from otel_mapper.bundle.meta import (
     transform_part,
     verifier_results_part,
 )
-from otel_mapper.bundle.redact import ContentMode, scrub_tree
+from otel_mapper.bundle.redact import ContentMode, scrub_document
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.model import Trajectory
 
@@ -123,8 +123,7 @@ def build_bundle(trajectory: Trajectory, diagnosis: Diagnosis, options: BundleOp
             **attribution_extension(trajectory, attribution),
         },
     }
-    scrubbed = scrub_tree(document)
-    assert isinstance(scrubbed, dict)
+    scrubbed = scrub_document(document)
     scrubbed["integrity"] = {
         "status": "digest",
         "algorithm": DIGEST_ALGORITHM,

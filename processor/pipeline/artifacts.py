@@ -13,6 +13,7 @@ owns the files; counters are plain integers, each written by one thread.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -64,12 +65,22 @@ def is_artifact_name(name: str) -> bool:
 
 def _write_atomically(path: Path, data: bytes) -> None:
     """Write beside ``path`` under a name no other writer uses, then rename over it (readers never see half)."""
-    partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    # os-level calls: pathlib's per-call path handling and an unlink of a file already renamed away cost about as
+    # much as the writes themselves for files of a few kilobytes.
+    partial = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
-        partial.write_bytes(data)
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(descriptor, view) :]
+        finally:
+            os.close(descriptor)
         os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        raise
 
 
 def indented(data: bytes) -> bytes:
