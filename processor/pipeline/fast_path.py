@@ -21,7 +21,6 @@ it is taken, ``fast_pathed`` asked for later revisions).
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Sequence
 from itertools import accumulate
@@ -113,8 +112,9 @@ def agent_free(traces: Sequence[Sequence[HeldSpan]], recogniser: SpanRecogniser)
     """For each trace (its spans), ``not may_be_agent(spans)``, with one search over the bytes of all of them.
 
     The traces' span bytes are joined in order, so each trace's own joined bytes are a slice of the whole: a
-    needle that holds in one holds in the whole at the same offset. Only the trace where a search stops is tested
-    on its own bytes (the needle found may cross into the next trace), and the search goes on after it."""
+    needle that holds in one holds in the whole at the same offset. Each needle is searched for once over the
+    whole (:meth:`~otel_mapper.mapping.recognition.SpanRecogniser.pieces_with_needle`); only the traces where one
+    starts are tested on their own bytes (the needle found may cross into the next trace)."""
     if recogniser.claims_all:
         return [False] * len(traces)
     free = [True] * len(traces)
@@ -129,15 +129,9 @@ def agent_free(traces: Sequence[Sequence[HeldSpan]], recogniser: SpanRecogniser)
         return free
     joined = b"".join([span.data for number in searched for span in traces[number]])
     ends = list(accumulate(sum(len(span.data) for span in traces[number]) for number in searched))
-    start = 0
-    while start < len(joined):
-        found = recogniser.find_claim(joined, start)
-        if found < 0:
-            break
-        slot = bisect_right(ends, found)
+    for slot in recogniser.pieces_with_needle(joined, ends):
         number = searched[slot]
         free[number] = not recogniser.span_may_claim(b"".join([span.data for span in traces[number]]))
-        start = ends[slot]
     return free
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import re
 from pathlib import Path
 
 import grpc
@@ -62,21 +61,28 @@ def by_trace(held: list[HeldSpan]) -> list[list[HeldSpan]]:
     return list(traces.values())
 
 
-def test_find_claim_gives_the_offset_the_alternation_finds() -> None:
+def test_pieces_with_needle_are_the_pieces_where_a_needle_starts() -> None:
     rng = random.Random(7)
     needles = RECOGNISER.key_needles
-    alternation = re.compile(b"|".join(re.escape(needle) for needle in needles))
     overlapping = [b"gen_ai.operationId", b"xgen_ai.operationId", b"mcp.openinference."]  # a later needle starts inside
     for _ in range(300):
-        pieces = [bytes(rng.choice(b"abcdegilmnopt._ ") for _ in range(rng.randrange(0, 40)))]
+        chunks = [bytes(rng.choice(b"abcdegilmnopt._ ") for _ in range(rng.randrange(0, 40)))]
         for _ in range(rng.randrange(0, 4)):
-            pieces.append(rng.choice(needles) + bytes(rng.choice(b"xyz.") for _ in range(rng.randrange(0, 5))))
-        pieces.append(rng.choice(overlapping))
-        data = b"".join(rng.sample(pieces, len(pieces)))
-        for start in range(0, len(data) + 1, 7):
-            found = alternation.search(data, start)
-            assert RECOGNISER.find_claim(data, start) == (found.start() if found else -1), (data, start)
-    assert RECOGNISER.find_claim(b"gen_ai.operationId") == 0
+            chunks.append(rng.choice(needles) + bytes(rng.choice(b"xyz.") for _ in range(rng.randrange(0, 5))))
+        chunks.append(rng.choice(overlapping))
+        data = b"".join(rng.sample(chunks, len(chunks)))
+        cuts = sorted(rng.randrange(0, len(data) + 1) for _ in range(rng.randrange(0, 6)))
+        ends = [*cuts, len(data)]
+        starts = [0, *ends[:-1]]
+        expected = {
+            piece
+            for piece, (start, end) in enumerate(zip(starts, ends, strict=True))
+            for offset in range(start, end)
+            if any(data.startswith(needle, offset) for needle in needles)
+        }
+        assert RECOGNISER.pieces_with_needle(data, ends) == expected, (data, ends)
+    assert RECOGNISER.pieces_with_needle(b"gen_ai.operationId", [18]) == {0}
+    assert RECOGNISER.pieces_with_needle(b"xxgen_ai.", [4, 9]) == {0}  # starts in the first, ends in the second
 
 
 def test_one_search_over_a_batch_answers_as_one_trace_at_a_time() -> None:
