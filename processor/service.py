@@ -4,7 +4,8 @@ One event loop owns all mutable state (assembler, queues, counters, spool bookke
 (:class:`~processor.pipeline.analysis.AnalysisStage`), so the loop keeps answering requests. Nothing is dropped silently:
 
 - intake is refused with a retryable answer (gRPC ``UNAVAILABLE`` + RetryInfo, HTTP 503 + ``Retry-After``) when
-  the export queue is full, analysis is behind, the spool is full, or the service is draining;
+  the export queue is full, analysis is behind, the spool is full, or the service is draining; the trace
+  receivers ask before they decode a request, so a refused one costs no decoding;
 - before that, memory is bounded: over ``processor.memory_limit_mib`` the oldest buffered traces are released
   early (bundle ``open``), counted;
 - with the spool on (the default), an accepted request is on disk before the client hears "accepted", and stays
@@ -238,7 +239,7 @@ class TrajectoryService:
         replay = await self._open_spools()
         interceptors = [self._auth.grpc_interceptor(self.telemetry.receiver)] if self._auth else []
         handlers = (
-            TraceReceiver(self._sinks.submit, self.telemetry.receiver).handler(),
+            TraceReceiver(self._sinks.submit, self.telemetry.receiver, check_room=self._sinks.check_room).handler(),
             LogsReceiver(self._sinks.submit_logs, self.telemetry.receiver).handler(),
         )
         self._server, self.port = grpc_server(config, handlers, self._health.servicer(), interceptors,
@@ -258,6 +259,7 @@ class TrajectoryService:
                 authorize=self._auth.check if self._auth else None,
                 ssl_context=self._http_ssl,
                 max_concurrent_requests=config.max_concurrent_streams,
+                check_room=self._sinks.check_room,
             )
             self.http_port = await start_http(self._http, config.http_listen)
         if config.metrics.prometheus_endpoint is not None or config.metrics.otlp_endpoint is not None:

@@ -13,7 +13,10 @@ Answers follow the OTLP/HTTP specification, in the request's encoding (its ``Con
   ``/v1/logs`` without a logs pipeline), 405 other methods, 413 body too large, 415 unsupported ``Content-Type``
   or ``Content-Encoding``, 500 when a sink fails: OTLP clients do not retry these;
 - 503 with ``Retry-After`` when the pipeline pushes back, too many requests are in flight, or the receiver is
-  stopping: clients retry.
+  stopping: clients retry. A trace request is checked for room once its body is read and before it is decoded:
+  a refused protobuf body is not decoded (its spans are counted on the wire, whatever it holds), and a refused
+  JSON body is parsed as JSON to count its spans but never turned into a request, the costly part of decoding
+  OTLP/JSON (:mod:`otel_mapper.otlp.span_count`).
 
 Every error body is a ``google.rpc.Status`` (protobuf, or JSON when the request was JSON). Reading and inflating
 the body under its caps, and the error answers, live in :mod:`processor.pipeline.http_body`.
@@ -44,8 +47,17 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from otel_mapper.otlp.held import hold_request
 from otel_mapper.otlp.json_codec import LOGS_LAYOUT, TRACE_LAYOUT, JsonLevel, OtlpDecodeError, clip, message_from_dict
 from otel_mapper.otlp.salvage import DecodedTraces, WireError, decode_trace_request
+from otel_mapper.otlp.span_count import count_json_trace_spans, count_trace_spans
 from processor.pipeline.http_body import Refusal, bad_request, read_body, unavailable
-from processor.pipeline.intake import Backpressure, LogSink, TraceSink, hand_over_logs, hand_over_traces
+from processor.pipeline.intake import (
+    Backpressure,
+    LogSink,
+    RoomCheck,
+    TraceSink,
+    hand_over_logs,
+    hand_over_traces,
+    room_refusal,
+)
 from processor.telemetry.counters import ReceiverCounters
 
 __all__ = ["JSON", "LOGS_PATH", "OtlpHttpReceiver", "PROTOBUF", "TRACES_PATH"]
@@ -109,8 +121,9 @@ class OtlpHttpReceiver:
     """Serves OTLP/HTTP on the running event loop and hands accepted data to ``traces`` / ``logs``.
 
     ``authorize`` gets the ``Authorization`` header value (``None`` when absent) and answers whether it is
-    acceptable. ``start`` binds and returns the port; ``stop`` stops accepting, lets in-flight requests finish
-    within ``grace`` seconds, then closes every connection. ``stop`` is safe before ``start`` and twice.
+    acceptable. ``check_room``, when given, is asked before a trace request is decoded (a request refused there is
+    answered 503 undecoded). ``start`` binds and returns the port; ``stop`` stops accepting, lets in-flight requests
+    finish within ``grace`` seconds, then closes every connection. ``stop`` is safe before ``start`` and twice.
     """
 
     def __init__(
@@ -124,6 +137,7 @@ class OtlpHttpReceiver:
         authorize: Callable[[str | None], bool] | None = None,
         ssl_context: ssl.SSLContext | None = None,
         max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS,
+        check_room: RoomCheck | None = None,
     ) -> None:
         if max_body_bytes <= 0 or max_decompressed_bytes <= 0 or max_concurrent_requests <= 0:
             raise ValueError("max_body_bytes, max_decompressed_bytes and max_concurrent_requests must be positive")
@@ -135,6 +149,7 @@ class OtlpHttpReceiver:
         self._authorize = authorize
         self._ssl_context = ssl_context
         self._max_concurrent = max_concurrent_requests
+        self._check_room = check_room
         self._runner: web.AppRunner | None = None
         self._in_flight = 0
         self._idle = asyncio.Event()
@@ -236,6 +251,7 @@ class OtlpHttpReceiver:
         return web.Response(status=200, body=_encode(answer, media_type), content_type=media_type)
 
     async def _export_traces(self, payload: bytes, media_type: str) -> ExportTraceServiceResponse:
+        await self._refuse_without_room(payload, media_type)
         if media_type == PROTOBUF:
             body = payload
             try:  # same path as the gRPC receiver: a span that does not decode does not sink its batch
@@ -251,6 +267,20 @@ class OtlpHttpReceiver:
             return await hand_over_traces(decoded, body, self._traces, self._counters)
         except Backpressure as exc:
             raise unavailable(str(exc), exc.retry_after) from exc
+
+    async def _refuse_without_room(self, payload: bytes, media_type: str) -> None:
+        """503 before decoding when the pipeline has no room now, the request's spans counted as refused: a
+        protobuf body is counted on the wire; a JSON body is parsed as JSON (off the loop, as its decoding is) and
+        its ``spans`` arrays counted, without building the request message."""
+        refusal = room_refusal(self._check_room)
+        if refusal is None:
+            return
+        if media_type == PROTOBUF:
+            spans = count_trace_spans(payload)
+        else:
+            spans = await asyncio.to_thread(count_json_trace_spans, payload)
+        self._counters.refused_spans += spans
+        raise unavailable(str(refusal), refusal.retry_after) from refusal
 
     async def _export_logs(self, payload: bytes, media_type: str) -> ExportLogsServiceResponse:
         assert self._logs is not None

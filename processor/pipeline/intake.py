@@ -4,6 +4,11 @@ A receiver parses and validates; the sinks below take ownership of what they are
 pipeline cannot take more now; receivers turn it into the protocol's retryable answer (gRPC ``UNAVAILABLE`` with
 RetryInfo, HTTP 503 with ``Retry-After``). A sink returns only once the data is durable (spooled) when a spool
 is configured, so an acknowledgement to the client means the data survives a crash.
+
+Trace receivers also ask a :class:`RoomCheck` before they decode a request (:func:`room_refusal`): when the
+pipeline has no room, the request is refused undecoded and its spans are counted from the wire
+(:mod:`otel_mapper.otlp.span_count`), so an overloaded service does not spend its CPU decoding what it refuses.
+The sink checks again, as room can change while a request is decoded and spooled.
 """
 
 from __future__ import annotations
@@ -30,10 +35,12 @@ __all__ = [
     "Backpressure",
     "LogSink",
     "LogsOutcome",
+    "RoomCheck",
     "TraceSink",
     "hand_over_logs",
     "hand_over_traces",
     "log_record_count",
+    "room_refusal",
 ]
 
 
@@ -70,6 +77,27 @@ class TraceSink(Protocol):
         ...
 
 
+class RoomCheck(Protocol):
+    """``check_room()`` raises :class:`Backpressure` when the pipeline cannot take a trace request now.
+
+    Cheap and without side effects: receivers call it for every request before decoding it, on the event loop
+    thread that owns the pipeline state."""
+
+    def __call__(self) -> None: ...
+
+
+def room_refusal(check_room: RoomCheck | None) -> Backpressure | None:
+    """The refusal a trace request gets before it is decoded, or ``None`` when there is room now (or no check: the
+    sink decides alone). The receiver counts the request's spans as refused and answers the refusal."""
+    if check_room is None:
+        return None
+    try:
+        check_room()
+    except Backpressure as refusal:
+        return refusal
+    return None
+
+
 class LogSink(Protocol):
     """The consumer of accepted log records: ``await sink(request, body)``, with the same ownership rule as
     :class:`TraceSink` (the callee owns the request and its body from the call on)."""
@@ -92,7 +120,9 @@ async def hand_over_traces(
         try:
             await sink(decoded.spans, body, decoded.raw_requests)
         except Backpressure:
-            counters.refused_spans += accepted
+            # The whole request is refused (and sent again): its spans with malformed ids too, as when it is
+            # refused before decoding.
+            counters.refused_spans += accepted + decoded.rejected
             raise
     counters.accepted_spans += accepted
     counters.undecodable_spans += len(decoded.raw_requests)

@@ -3,14 +3,16 @@
 Requests are parsed here (raw-bytes handler) so a body that is not a valid ``ExportTraceServiceRequest`` gets
 ``INVALID_ARGUMENT`` with a message instead of a generic error. Spans with malformed ids are refused through
 OTLP ``partial_success`` and the rest accepted. When the pipeline cannot take more, the answer is
-``UNAVAILABLE`` with a RetryInfo delay, so SDKs and Collectors retry instead of losing data.
-gzip-compressed requests are decompressed by gRPC itself.
+``UNAVAILABLE`` with a RetryInfo delay, so SDKs and Collectors retry instead of losing data; a trace request is
+checked for room before it is decoded, so a refused one is never decoded (its spans are counted on the wire,
+whatever the body holds). gzip-compressed requests are decompressed by gRPC itself.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from typing import NoReturn
 
 import grpc
 from google.protobuf import duration_pb2
@@ -20,13 +22,16 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from otel_mapper.otlp.salvage import WireError, decode_trace_request
+from otel_mapper.otlp.span_count import count_trace_spans
 from processor.pipeline.intake import (
     Backpressure,
     LogSink,
+    RoomCheck,
     TraceSink,
     hand_over_logs,
     hand_over_traces,
     log_record_count,
+    room_refusal,
 )
 from processor.telemetry.counters import ReceiverCounters
 
@@ -56,16 +61,22 @@ def retry_info_trailer(message: str, delay: float) -> tuple[tuple[str, bytes], .
 
 
 class TraceReceiver:
-    """Handles Export calls; ``consume`` takes ownership of accepted spans (may raise Backpressure)."""
+    """Handles Export calls; ``consume`` takes ownership of accepted spans (may raise Backpressure).
+    ``check_room``, when given, is asked before a request is decoded: a request refused there is not decoded."""
 
-    def __init__(self, consume: TraceSink, counters: ReceiverCounters) -> None:
+    def __init__(self, consume: TraceSink, counters: ReceiverCounters, *, check_room: RoomCheck | None = None) -> None:
         self._consume = consume
         self._counters = counters
+        self._check_room = check_room
 
     def handler(self) -> grpc.GenericRpcHandler:
         return _export_handler(TRACE_SERVICE, self._export, ExportTraceServiceResponse)
 
     async def _export(self, body: bytes, context: grpc.aio.ServicerContext) -> ExportTraceServiceResponse:
+        refusal = room_refusal(self._check_room)
+        if refusal is not None:
+            self._counters.refused_spans += count_trace_spans(body)
+            await _refuse(context, refusal)
         try:
             decoded = decode_trace_request(body)
         except WireError as exc:
@@ -78,7 +89,6 @@ class TraceReceiver:
             return await hand_over_traces(decoded, body, self._consume, self._counters)
         except Backpressure as exc:
             await _refuse(context, exc)
-            raise  # unreachable: abort raises
 
 
 class LogsReceiver:
@@ -105,7 +115,6 @@ class LogsReceiver:
             return await hand_over_logs(request, body, self._consume, self._counters)
         except Backpressure as exc:
             await _refuse(context, exc)
-            raise  # unreachable: abort raises
 
 
 def _export_handler(
@@ -119,7 +128,7 @@ def _export_handler(
     return grpc.method_handlers_generic_handler(service, {"Export": method})
 
 
-async def _refuse(context: grpc.aio.ServicerContext, exc: Backpressure) -> None:
+async def _refuse(context: grpc.aio.ServicerContext, exc: Backpressure) -> NoReturn:
     """UNAVAILABLE with a RetryInfo delay: SDKs and Collectors retry after it."""
     context.set_trailing_metadata(retry_info_trailer(str(exc), exc.retry_after))
     await context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry after {exc.retry_after:g}s")

@@ -49,10 +49,16 @@ class PipelineSinks:
         self._passthrough = passthrough
         self._is_stopped = is_stopped
 
+    def check_room(self) -> None:
+        """The trace receivers' room check (:class:`~processor.pipeline.intake.RoomCheck`), asked before a request
+        is decoded: raises Backpressure when ``submit`` would refuse a request now."""
+        self._admission.check_room()
+
     async def submit(
         self, spans: Sequence[HeldSpan], body: bytes = b"", raw_requests: Sequence[bytes] = ()
     ) -> None:
-        """The trace sink of every receiver: spool (durable before the client is answered), then take."""
+        """The trace sink of every receiver: spool (durable before the client is answered), then take. Room is
+        checked again here: it can change while a request is decoded, and while it is spooled."""
         self._admission.check_room()
         origin = -1
         if self._traces.spool is not None and body:

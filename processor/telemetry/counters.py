@@ -29,6 +29,9 @@ __all__ = [
 class ReceiverCounters:
     accepted_spans: int = 0
     refused_spans: int = 0
+    """Spans of requests refused with a retryable status because the pipeline had no room: every span of such a
+    request, spans with malformed ids included. A request refused before it was decoded has its spans counted on
+    the wire (:mod:`otel_mapper.otlp.span_count`)."""
     rejected_spans: int = 0
     """Spans refused through partial success (malformed ids)."""
     invalid_requests: int = 0

@@ -1,6 +1,6 @@
 """The OTLP/HTTP receiver's refusals: malformed protobuf and JSON, unsupported content types and encodings, spans
-refused through partial success, backpressure as 503 with Retry-After, a failing sink as 500; each with the status body
-OTLP specifies."""
+refused through partial success, backpressure as 503 with Retry-After (before decoding when the pipeline has no room), a
+failing sink as 500; each with the status body OTLP specifies."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import orjson
 import pytest
+from google.protobuf import json_format
 from google.rpc import code_pb2, error_details_pb2
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
@@ -16,6 +17,7 @@ from otel_mapper.otlp.held import HeldSpan
 from processor.pipeline.http_receiver import JSON, PROTOBUF
 from processor.pipeline.intake import Backpressure
 from tests.support.http_receiver import SPAN_ID, TRACE_ID, exchange, json_trace_body, trace_request
+from tests.support.room import MESSAGE, Room, layered_request
 
 pytestmark = pytest.mark.slow  # starts servers or processes
 
@@ -116,6 +118,55 @@ def test_backpressure_is_503_with_retry_after(delay: float, header: str) -> None
     assert status.code == code_pb2.UNAVAILABLE and "export queue is full" in status.message
     assert status.details[0].Unpack(info) and info.retry_delay.seconds == int(header)
     assert counters.refused_spans == 1 and counters.accepted_spans == 0
+
+
+LAYERED = ((3, 0), (1,), (2, 1, 1))
+"""Eight spans under three resources and five scopes (one scope empty)."""
+
+
+def layered_json() -> bytes:
+    """``LAYERED`` as OTLP/JSON (hex ids), the first span's id not hex: a request that decodes only as JSON."""
+    data = json_format.MessageToDict(layered_request(LAYERED))
+    for resource in data["resourceSpans"]:
+        for scope in resource.get("scopeSpans", []):
+            for span in scope.get("spans", []):
+                span["traceId"], span["spanId"] = TRACE_ID.hex(), SPAN_ID.hex()
+    data["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["spanId"] = "zz"
+    return orjson.dumps(data)
+
+
+@pytest.mark.parametrize("content_type", [PROTOBUF, JSON])
+def test_without_room_a_request_is_503_before_it_is_decoded(content_type: str) -> None:
+    """Bodies that would be 400 are answered 503: they were never decoded."""
+    room = Room(full=True, retry_after=2.5)
+    reply, counters, sinks = exchange(b"\xff\xff\xff\x07garbage", content_type=content_type, check_room=room)
+    assert reply.status == 503 and reply.headers["Retry-After"] == "3"
+    assert reply.headers["Content-Type"] == content_type
+    status = reply.status_message()
+    assert status.code == code_pb2.UNAVAILABLE and MESSAGE in status.message
+    assert room.asked == 1 and sinks.traces == []
+    assert counters.invalid_requests == 0 and counters.refused_spans == 0
+
+
+@pytest.mark.parametrize("content_type", [PROTOBUF, JSON])
+def test_spans_refused_before_decoding_are_counted(content_type: str) -> None:
+    """Protobuf counted on the wire; JSON counted from its ``spans`` arrays, though a span id is not hex (so the
+    request message, which would be refused 400, was not built)."""
+    body = layered_request(LAYERED).SerializeToString() if content_type == PROTOBUF else layered_json()
+    reply, counters, sinks = exchange(body, content_type=content_type, check_room=Room(full=True))
+    assert reply.status == 503 and reply.status_message().code == code_pb2.UNAVAILABLE
+    assert counters.refused_spans == 8
+    assert sinks.traces == [] and counters.accepted_spans == counters.invalid_requests == 0
+
+
+def test_with_room_requests_are_taken_and_bad_ones_still_400() -> None:
+    room = Room(full=False)
+    taken, counters, sinks = exchange(layered_request(LAYERED).SerializeToString(), check_room=room)
+    bad_json, json_counters, _ = exchange(layered_json(), content_type=JSON, check_room=room)
+    assert taken.status == 200 and len(sinks.traces[0][0]) == 8 and counters.accepted_spans == 8
+    assert bad_json.status == 400 and "must be a hex string" in bad_json.status_message().message
+    assert json_counters.invalid_requests == 1 and json_counters.refused_spans == 0
+    assert room.asked == 2
 
 
 def test_a_failing_sink_is_500() -> None:

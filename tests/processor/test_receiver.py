@@ -1,4 +1,5 @@
-"""The OTLP/gRPC receiver: status codes, partial success, backpressure with RetryInfo, gzip."""
+"""The OTLP/gRPC receiver: status codes, partial success, backpressure with RetryInfo (before decoding when the
+pipeline has no room), gzip."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceS
 
 from otel_mapper.otlp.held import HeldSpan
 from processor.pipeline.exporter import retry_delay_of
+from processor.pipeline.intake import RoomCheck
 from processor.pipeline.receiver import Backpressure, TraceReceiver
 from processor.telemetry.counters import ReceiverCounters
+from tests.support.room import MESSAGE, Room, layered_request
 
 pytestmark = pytest.mark.slow  # starts servers or processes
 
@@ -34,14 +37,14 @@ def request_with(ids: Sequence[tuple[bytes, bytes]]) -> ExportTraceServiceReques
 GOOD = (bytes(range(1, 17)), bytes(range(1, 9)))
 
 
-async def _call(consume, payload: bytes | ExportTraceServiceRequest, compression=None):
+async def _call(consume, payload: bytes | ExportTraceServiceRequest, compression=None, check_room: RoomCheck | None = None):
     counters = ReceiverCounters()
     server = grpc.aio.server()
 
     async def sink(spans: Sequence[HeldSpan], body: bytes, raw_requests: Sequence[bytes] = ()) -> None:
         consume(spans)
 
-    server.add_generic_rpc_handlers((TraceReceiver(sink, counters).handler(),))
+    server.add_generic_rpc_handlers((TraceReceiver(sink, counters, check_room=check_room).handler(),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     try:
@@ -94,6 +97,65 @@ def test_backpressure_is_unavailable_with_retry_info() -> None:
     assert error.code() is grpc.StatusCode.UNAVAILABLE
     assert retry_delay_of(error) == pytest.approx(2.5)
     assert counters.refused_spans == 1 and counters.accepted_spans == 0
+
+
+LAYERED = ((3, 0), (1,), (2, 1, 1))
+"""Eight spans under three resources and five scopes (one scope empty)."""
+
+
+def layered_with_a_malformed_id() -> ExportTraceServiceRequest:
+    request = layered_request(LAYERED)
+    request.resource_spans[0].scope_spans[0].spans[0].span_id = bytes(8)
+    return request
+
+
+def test_without_room_a_request_is_refused_before_it_is_decoded() -> None:
+    """A body that would be INVALID_ARGUMENT is answered UNAVAILABLE: it was never decoded."""
+    taken: list[HeldSpan] = []
+    room = Room(full=True)
+    error, counters = asyncio.run(_call(taken.extend, b"\xff\xff\xff\x07garbage", check_room=room))
+    assert isinstance(error, grpc.aio.AioRpcError)
+    assert error.code() is grpc.StatusCode.UNAVAILABLE and retry_delay_of(error) == pytest.approx(2.0)
+    assert MESSAGE in (error.details() or "")
+    assert room.asked == 1 and taken == []
+    assert counters.invalid_requests == 0 and counters.refused_spans == 0
+
+
+def test_with_room_a_body_that_is_not_a_request_is_still_invalid_argument() -> None:
+    room = Room(full=False)
+    error, counters = asyncio.run(_call(lambda spans: None, b"\xff\xff\xff\x07garbage", check_room=room))
+    assert isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert room.asked == 1 and counters.invalid_requests == 1
+
+
+def test_spans_refused_before_decoding_are_counted_from_the_wire() -> None:
+    """Every span of the request, its span with a malformed id too (the whole request is sent again)."""
+    taken: list[HeldSpan] = []
+    request = layered_with_a_malformed_id()
+    error, counters = asyncio.run(_call(taken.extend, request, check_room=Room(full=True)))
+    assert isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.UNAVAILABLE
+    assert counters.refused_spans == 8
+    assert taken == [] and counters.accepted_spans == counters.rejected_spans == counters.empty_requests == 0
+
+
+def test_spans_refused_by_the_sink_after_decoding_count_the_same() -> None:
+    """Room can go while a request is spooled: the sink's refusal counts every span of the request as well."""
+    def refuse(spans: Sequence[HeldSpan]) -> None:
+        raise Backpressure("spool is full", retry_after=5.0)
+
+    request = layered_with_a_malformed_id()
+    error, counters = asyncio.run(_call(refuse, request, check_room=Room(full=False)))
+    assert isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.UNAVAILABLE
+    assert counters.refused_spans == 8 and counters.accepted_spans == counters.rejected_spans == 0
+
+
+def test_with_room_a_request_is_taken_as_before() -> None:
+    taken: list[HeldSpan] = []
+    room = Room(full=False)
+    response, counters = asyncio.run(_call(taken.extend, layered_request(LAYERED), check_room=room))
+    assert isinstance(response, ExportTraceServiceResponse) and not response.HasField("partial_success")
+    assert room.asked == 1 and len(taken) == 8
+    assert counters.accepted_spans == 8 and counters.refused_spans == 0
 
 
 @pytest.mark.parametrize("compression", [grpc.Compression.Gzip, grpc.Compression.Deflate], ids=["gzip", "deflate"])

@@ -1,9 +1,11 @@
 """The service under its memory limit: the oldest traces are released early instead of growing, work in hand over the
-limit is refused with RetryInfo, and traces not yet analysed count at their annotated size."""
+limit is refused with RetryInfo (before a request is decoded), and traces not yet analysed count at their annotated
+size."""
 
 from __future__ import annotations
 
 import asyncio
+from itertools import pairwise
 from pathlib import Path
 
 import aiohttp
@@ -17,6 +19,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from processor.config import Config, ExportConfig, MetricsConfig, QueueConfig, RetryConfig
 from processor.service import TrajectoryService
 from tests.support.capture_sink import CaptureSink
+from tests.support.room import layered_request
 from tests.support.serve_process import free_port
 from tests.support.service_traffic import METHOD, send_all, until
 from tests.support.spans import request, span
@@ -83,6 +86,59 @@ def test_work_in_hand_over_the_memory_limit_is_refused_with_retry_info(tmp_path:
     assert refusals[0].code() is grpc.StatusCode.UNAVAILABLE and retry_delay_of(refusals[0]) is not None
     assert "memory_limit_mib" in (refusals[0].details() or "")
     assert service.telemetry.receiver.refused_spans >= 1
+
+
+def test_over_the_limit_requests_are_refused_before_they_are_decoded(tmp_path: Path) -> None:
+    """Both receivers ask for room before decoding: a body that is not a request is refused as retryable, not as
+    invalid, and the spans of a refused request are counted from the wire."""
+    garbage = b"\xff\xff\xff\x07garbage"
+
+    async def scenario() -> tuple[TrajectoryService, list[grpc.StatusCode | None], list[int], list[int]]:
+        """(service, gRPC codes, HTTP statuses, refused spans counted after each refusal)"""
+        service = TrajectoryService(
+            Config(listen="127.0.0.1:0", http_listen="127.0.0.1:0", output_dir=str(tmp_path), decision_wait=0.01,
+                   memory_limit_mib=1,
+                   export=ExportConfig(endpoint=f"127.0.0.1:{free_port()}", timeout=0.5,
+                                       retry_on_failure=RetryConfig(initial_interval=5.0),
+                                       sending_queue=QueueConfig(queue_size=1000, num_consumers=1)))
+        )
+        port = await service.start()
+        codes: list[grpc.StatusCode | None] = []
+        statuses: list[int] = []
+        refused: list[int] = []
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                call = channel.unary_unary(METHOD, request_serializer=None, response_deserializer=ExportTraceServiceResponse.FromString)
+                for number in range(1, 41):  # until the work in hand is over the limit
+                    body = request([span(1, "x", trace_id=number.to_bytes(16, "big"), attrs={"blob": "y" * 100_000})])
+                    try:
+                        await call(body.SerializeToString(), timeout=10)
+                    except grpc.aio.AioRpcError:
+                        break
+                    await until(lambda: service.buffered_traces == 0, timeout=10)
+                refused.append(service.telemetry.receiver.refused_spans)
+                for payload in (garbage, layered_request([[3, 0], [1], [2, 1, 1]]).SerializeToString()):
+                    try:
+                        await call(payload, timeout=10)
+                        codes.append(None)
+                    except grpc.aio.AioRpcError as error:
+                        codes.append(error.code())
+                    refused.append(service.telemetry.receiver.refused_spans)
+            async with aiohttp.ClientSession() as session:
+                for payload in (garbage, layered_request([[2], [2]]).SerializeToString()):
+                    async with session.post(f"http://127.0.0.1:{service.http_port}/v1/traces", data=payload,
+                                            headers={"Content-Type": "application/x-protobuf"}) as response:
+                        statuses.append(response.status)
+                    refused.append(service.telemetry.receiver.refused_spans)
+        finally:
+            await service.shutdown(deadline=1)
+        return service, codes, statuses, refused
+
+    service, codes, statuses, refused = asyncio.run(scenario())
+    assert refused[0] >= 1, "work in hand grew past the memory limit without a refusal"
+    assert codes == [grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.UNAVAILABLE] and statuses == [503, 503]
+    assert [after - before for before, after in pairwise(refused)] == [0, 8, 0, 4]
+    assert service.telemetry.receiver.invalid_requests == 0
 
 
 def test_the_memory_limit_counts_traces_not_yet_analysed_at_their_annotated_size(tmp_path: Path) -> None:
