@@ -26,7 +26,7 @@ from processor.pipeline.analysis_pool import AnalysisPool, WorkerLost
 from processor.pipeline.artifact_policy import ArtifactPolicy
 from processor.pipeline.artifacts import ArtifactCounts, BackgroundArtifactWriter, artifact_writer
 from processor.pipeline.assembler import ReleasedTrace
-from processor.pipeline.batch_queue import ANALYSIS_BATCH_SPANS, ANALYSIS_BATCH_TRACES, BatchQueue
+from processor.pipeline.batch_queue import ANALYSIS_BATCH_SPANS, ANALYSIS_BATCH_TRACES, BatchQueue, analysis_calls
 from processor.pipeline.drift_turns import DriftTurns
 from processor.pipeline.exporter import OutboundRequest
 from processor.pipeline.fast_path import FastPath, FastPathRuns
@@ -254,26 +254,36 @@ class AnalysisStage:
         counters.artifacts_failed += tally.failed
 
     async def _process_routed(self, pool: AnalysisPool, batch: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
-        """Later revisions go to the worker that holds their run's state: the batch is split by that worker
-        (calls in batch order, so drift keeps its order), the rest goes to the least busy worker."""
-        if pool.size == 1 or not self._run_worker:
-            return await self._process_in_pool(pool, batch, None)
+        """Later revisions go to the worker that holds their run's state: the batch is split by that worker, the
+        rest goes to the least busy worker; each part is split into analysis calls (:func:`analysis_calls`).
+        Every call takes its drift ticket here, in batch order (drift sees the runs in that order), and the calls
+        then run at once; results come back in batch order."""
         parts: dict[int | None, list[int]] = {}
-        for position, released in enumerate(batch):
-            parts.setdefault(self._run_worker.get(released.trace_id), []).append(position)
-        if len(parts) == 1:
-            return await self._process_in_pool(pool, batch, next(iter(parts)))
-        results: list[AnalysedTrace | None] = [None] * len(batch)
+        if pool.size == 1 or not self._run_worker:
+            parts[None] = list(range(len(batch)))
+        else:
+            for position, released in enumerate(batch):
+                parts.setdefault(self._run_worker.get(released.trace_id), []).append(position)
+        calls: list[tuple[list[int], int | None, int]] = []
         for worker, positions in parts.items():
-            analysed = await self._process_in_pool(pool, [batch[position] for position in positions], worker)
+            for call in analysis_calls([len(batch[position].spans) for position in positions]):
+                calls.append(([positions[index] for index in call], worker, self._turns.take()))
+        if len(calls) == 1:
+            positions, worker, ticket = calls[0]
+            return await self._process_in_pool(pool, [batch[position] for position in positions], worker, ticket)
+        results: list[AnalysedTrace | None] = [None] * len(batch)
+        done = await asyncio.gather(
+            *(self._process_in_pool(pool, [batch[position] for position in positions], worker, ticket)
+              for positions, worker, ticket in calls)
+        )
+        for (positions, _worker, _ticket), analysed in zip(calls, done, strict=True):
             for position, item in zip(positions, analysed, strict=True):
                 results[position] = item
         return [item for item in results if item is not None]
 
     async def _process_in_pool(
-        self, pool: AnalysisPool, batch: Sequence[ReleasedTrace], worker: int | None
+        self, pool: AnalysisPool, batch: Sequence[ReleasedTrace], worker: int | None, ticket: int
     ) -> list[AnalysedTrace]:
-        ticket = self._turns.take()
         try:
             number, results = await self._run_in_pool(pool, batch, ticket, worker)
         except (WorkerLost, OSError) as exc:

@@ -1,4 +1,5 @@
-"""The queue between the assembler and analysis: released traces, taken in batches that fit one analysis call.
+"""The queue between the assembler and analysis: released traces, taken in release batches, and the analysis
+calls the traces of a batch that need analysis are split into.
 
 Owned by one event loop. Unbounded by itself: what it holds is bounded by the service's admission check
 (``processor.max_buffered_spans`` of released spans not yet analysed, then intake is refused).
@@ -8,16 +9,49 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final, Generic, TypeVar
 
-__all__ = ["ANALYSIS_BATCH_SPANS", "ANALYSIS_BATCH_TRACES", "BatchQueue"]
+__all__ = [
+    "ANALYSIS_BATCH_SPANS",
+    "ANALYSIS_BATCH_TRACES",
+    "RELEASE_BATCH_SPANS",
+    "RELEASE_BATCH_TRACES",
+    "BatchQueue",
+    "analysis_calls",
+]
 
 ANALYSIS_BATCH_TRACES: Final = 16
 ANALYSIS_BATCH_SPANS: Final = 128
-"""Released traces queued together go to analysis in one call while their spans add up to at most this (a single
-larger trace goes alone): small traces share a worker round trip, which costs about as much as analysing a few
-spans; a batch delays its first trace by at most the analysis of this many spans."""
+"""Traces to analyse go to a worker in calls of at most this many traces and spans (a single larger trace goes
+alone): small traces share a worker round trip, which costs about as much as analysing a few spans; a call delays
+its first trace by at most the analysis of this many spans."""
+
+RELEASE_BATCH_TRACES: Final = 64
+RELEASE_BATCH_SPANS: Final = 512
+"""Released traces a process loop takes at once (a single larger trace alone). Most traces of a pipeline take the
+fast path (no agent span) and go out together, so the batch is larger than an analysis call: the traces it
+analyses are split into calls (:func:`analysis_calls`). In a 90/10 mix of web and agent traces, a batch of 16
+held one or two agent traces, and each worker round trip then carried that little."""
+
+
+def analysis_calls(spans: Sequence[int]) -> list[list[int]]:
+    """Positions of traces (``spans[i]``: the span count of trace ``i``) grouped into analysis calls, in order:
+    consecutive traces share a call while it holds at most :data:`ANALYSIS_BATCH_TRACES` traces and
+    :data:`ANALYSIS_BATCH_SPANS` spans; a trace larger than that goes alone."""
+    calls: list[list[int]] = []
+    current: list[int] = []
+    held = 0
+    for position, count in enumerate(spans):
+        if current and (len(current) >= ANALYSIS_BATCH_TRACES or held + count > ANALYSIS_BATCH_SPANS):
+            calls.append(current)
+            current, held = [], 0
+        current.append(position)
+        held += count
+    if current:
+        calls.append(current)
+    return calls
+
 
 _T = TypeVar("_T")
 
@@ -82,14 +116,14 @@ class BatchQueue(Generic[_T]):
         await self._all_done.wait()
 
     def take_batch(self, first: _T, spans_of: Callable[[_T], int]) -> list[_T]:
-        """``first`` and the items queued behind it that fit one analysis call (:data:`ANALYSIS_BATCH_SPANS`,
-        :data:`ANALYSIS_BATCH_TRACES`); an item that does not fit stays queued, first in line."""
+        """``first`` and the items queued behind it that fit one release batch (:data:`RELEASE_BATCH_SPANS`,
+        :data:`RELEASE_BATCH_TRACES`); an item that does not fit stays queued, first in line."""
         batch = [first]
         spans = spans_of(first)
         items = self._items
-        while items and len(batch) < ANALYSIS_BATCH_TRACES:
+        while items and len(batch) < RELEASE_BATCH_TRACES:
             following = spans_of(items[0])
-            if spans + following > ANALYSIS_BATCH_SPANS:
+            if spans + following > RELEASE_BATCH_SPANS:
                 break
             batch.append(items.popleft())
             spans += following

@@ -1,17 +1,20 @@
 """Small released traces go to analysis together (one worker round trip for several); a large one goes alone;
-every span is still delivered, annotated."""
+every span is still delivered, annotated. Process loops take larger release batches, whose traces to analyse are
+split into analysis calls."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from processor.config import Config, ExportConfig
 from processor.pipeline.analysis import ANALYSIS_BATCH_SPANS, ANALYSIS_BATCH_TRACES
-from processor.pipeline.assembler import ReleasedTrace
+from processor.pipeline.batch_queue import RELEASE_BATCH_SPANS, RELEASE_BATCH_TRACES, analysis_calls
+from processor.pipeline.packed import PackedTrace
 from processor.service import TrajectoryService
 from semconv import trajectory as names
 from tests.support.capture_sink import CaptureSink
@@ -31,14 +34,16 @@ def test_queued_small_traces_are_analysed_in_batches_and_a_large_one_alone(tmp_p
             Config(listen="127.0.0.1:0", http_listen=None, output_dir=str(tmp_path), decision_wait=60.0,
                    analysis_workers=1, export=ExportConfig(endpoint=f"127.0.0.1:{sink_port}"))
         )
-        process_together = service._analysis.process_together
-
-        async def recording(batch: Sequence[ReleasedTrace]):  # type: ignore[no-untyped-def]
-            batches.append([len(released.spans) for released in batch])
-            return await process_together(batch)
-
-        service._analysis.process_together = recording  # type: ignore[method-assign]
         port = await service.start()
+        pool = service._analysis._pool
+        assert pool is not None
+        analyse = pool.analyse
+
+        async def recording(packed: Sequence[PackedTrace], worker: int | None = None) -> Any:
+            batches.append([len(trace.spans) for trace in packed])
+            return await analyse(packed, worker)
+
+        pool.analyse = recording  # type: ignore[method-assign,assignment]
         try:
             await send_all(port, small[:10] + large + small[10:])
         finally:
@@ -69,18 +74,32 @@ def test_take_batch_stops_at_the_span_and_trace_limits_and_leaves_the_rest_in_or
     from processor.pipeline.analysis import BatchQueue
 
     queue: BatchQueue[int] = BatchQueue()
-    sizes = [10] * 20 + [ANALYSIS_BATCH_SPANS, 1]
+    sizes = [3] * 100 + [RELEASE_BATCH_SPANS, 1] + [100] * 7
     for size in sizes:
         queue.put_nowait(size)
     batches = []
     while not queue.empty():
         batches.append(queue.take_batch(queue.get_nowait(), lambda size: size))
     assert [size for batch in batches for size in batch] == sizes  # nothing lost, order kept
-    assert batches[0] == [10] * min(ANALYSIS_BATCH_TRACES, ANALYSIS_BATCH_SPANS // 10)
-    assert [ANALYSIS_BATCH_SPANS] in batches  # a full-size item goes alone
+    assert batches[0] == [3] * RELEASE_BATCH_TRACES  # the trace limit
+    assert [RELEASE_BATCH_SPANS] in batches  # a full-size item goes alone
+    assert [1, 100, 100, 100, 100, 100] in batches  # the span limit
     for batch in batches:
-        assert len(batch) <= ANALYSIS_BATCH_TRACES
-        assert len(batch) == 1 or sum(batch) <= ANALYSIS_BATCH_SPANS
+        assert len(batch) <= RELEASE_BATCH_TRACES
+        assert len(batch) == 1 or sum(batch) <= RELEASE_BATCH_SPANS
+
+
+def test_analysis_calls_split_a_release_batch_in_order_within_the_call_limits() -> None:
+    sizes = [9] * 30 + [ANALYSIS_BATCH_SPANS + 1] + [1] * 40
+    calls = analysis_calls(sizes)
+    assert [position for call in calls for position in call] == list(range(len(sizes)))  # every trace, in order
+    assert calls[0] == list(range(ANALYSIS_BATCH_SPANS // 9))  # the span limit: 14 traces of 9 spans
+    assert [30] in calls  # a larger trace alone
+    assert calls[-1] == list(range(len(sizes) - 40 + ANALYSIS_BATCH_TRACES * 2, len(sizes)))  # the trace limit
+    for call in calls:
+        assert len(call) <= ANALYSIS_BATCH_TRACES
+        assert len(call) == 1 or sum(sizes[position] for position in call) <= ANALYSIS_BATCH_SPANS
+    assert analysis_calls([]) == []
 
 
 def test_batch_queue_wakes_waiting_consumers_and_join_waits_for_task_done() -> None:
