@@ -122,7 +122,8 @@ class TrajectoryService:
             max_age=config.max_trace_wait, clock=clock, is_released=self._assembler.was_released
         )
         self._admission = AdmissionControl(
-            config, self._assembler, self._traces, self._logs, self.telemetry.processor, is_stopped=self._is_stopped
+            config, self._assembler, self._traces, self._logs, self.telemetry.processor, is_stopped=self._is_stopped,
+            clock=clock,
         )
         self._memory_limit = self._admission.memory_limit
         self._processing = TraceProcessing(
@@ -334,6 +335,7 @@ class TrajectoryService:
         counters.held_bytes = self.held_bytes
         counters.memory_limit_bytes = self._memory_limit
         counters.annotation_growth = self._admission.growth.ratio
+        counters.analysis_lag_seconds = self._admission.backlog.lag() or 0.0
         self.telemetry.runs = self._analysis.run_counts
         self.telemetry.spool.spool_bytes = sum(p.spool_bytes for p in self._pipelines)
         joined = self._log_join.counters

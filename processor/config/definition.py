@@ -164,6 +164,9 @@ PROCESSOR = Section(
             doc="disk bound of spilled run states; beyond it the oldest are dropped (0: no spilling)"),
         Key(name="num_traces", kind="int", default=50_000, minimum=1, doc="traces held at once"),
         Key(name="max_buffered_spans", kind="int", default=1_000_000, minimum=1, doc="spans held at once"),
+        Key(name="max_analysis_lag", kind="duration", default=5.0,
+            doc="intake waits while the released spans not yet analysed would take longer than this to clear at the "
+                "rate analysis has been clearing them (measured while busy; never below 10000 spans); 0: off"),
         Key(name="released_cache_size", kind="int", default=100_000, minimum=0,
             doc="released trace ids remembered, so late spans start revision N+1"),
         Key(name="passthrough", kind="bool", default=False, doc="forward only (a baseline for benchmarks)"),

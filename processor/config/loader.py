@@ -193,6 +193,7 @@ def build_config(raw: Any, base_dir: Path | None = None, load_files: bool = True
         ),
         num_traces=processor["num_traces"],
         max_buffered_spans=processor["max_buffered_spans"],
+        max_analysis_lag=processor["max_analysis_lag"],
         released_cache_size=processor["released_cache_size"],
         passthrough=processor["passthrough"],
         memory_limit_mib=processor["memory_limit_mib"],

@@ -173,6 +173,9 @@ class Config:
     runs: RunsConfig = field(default_factory=RunsConfig)
     num_traces: int = default("processor.num_traces")
     max_buffered_spans: int = default("processor.max_buffered_spans")
+    max_analysis_lag: float = default("processor.max_analysis_lag")
+    """Intake is refused while the work in hand of analysis would take longer than this to clear at the rate
+    analysis has been clearing it (:class:`~processor.pipeline.backlog.Backlog`); 0: no such bound."""
     released_cache_size: int = default("processor.released_cache_size")
     content_mode: Literal["keep", "digest", "drop"] = default("output.content_mode")
     evaluation_log_records: Literal["late", "all", "none"] = default("output.evaluation_log_records")

@@ -9,7 +9,9 @@ Span data held (wire size) is: traces buffered in the assembler, released traces
   counted at the size they will have once annotated (:class:`~processor.pipeline.growth.AnnotationGrowth`).
 
 Intake is also refused while the service shuts down, when analysis is behind by more than
-``processor.max_buffered_spans`` spans, and when the traces export queue is full.
+``processor.max_buffered_spans`` spans or by more than ``processor.max_analysis_lag`` in time (the work in hand
+against the rate analysis clears it, :class:`~processor.pipeline.backlog.Backlog`), and when the traces export
+queue is full.
 
 Threading: one owner, the event loop thread that owns the pipeline state.
 """
@@ -17,10 +19,12 @@ Threading: one owner, the event loop thread that owns the pipeline state.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
 
 from processor.config import Config
 from processor.pipeline.assembler import ReleasedTrace, TraceAssembler
+from processor.pipeline.backlog import Backlog, Behind
 from processor.pipeline.growth import AnnotationGrowth
 from processor.pipeline.intake import Backpressure
 from processor.pipeline.signal_pipeline import SignalPipeline
@@ -34,6 +38,8 @@ logger = logging.getLogger(__name__)
 MiB = 1024 * 1024
 DEFAULT_MEMORY_SHARE = 0.25
 """``memory_limit_mib: 0`` means this share of the machine's memory, or of the container's limit when smaller."""
+LAG_LOG_INTERVAL = 60.0
+"""While intake is refused for ``processor.max_analysis_lag``, one log line per this many seconds at most."""
 
 
 def effective_memory_limit(config: Config) -> int:
@@ -49,7 +55,8 @@ def effective_memory_limit(config: Config) -> int:
 class AdmissionControl:
     """Decides whether a request is taken, and keeps the count of work in hand that the decision rests on.
 
-    ``is_stopped`` tells whether the service is shutting down (then everything is refused)."""
+    ``is_stopped`` tells whether the service is shutting down (then everything is refused); ``clock`` times the
+    rate analysis clears the work in hand at, and the log lines about refusing for it."""
 
     def __init__(
         self,
@@ -60,6 +67,7 @@ class AdmissionControl:
         counters: ProcessorCounters,
         *,
         is_stopped: Callable[[], bool],
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._config = config
         self._assembler = assembler
@@ -68,7 +76,12 @@ class AdmissionControl:
         self._counters = counters
         self._is_stopped = is_stopped
         self.memory_limit = effective_memory_limit(config)
-        self.pending_spans = 0
+        self._clock = clock
+        self.backlog = Backlog(clock=clock)
+        """Spans of released traces not yet handed to the exporter, and the rate analysis clears them at."""
+        self._lag_refusals = 0
+        """Requests refused for ``processor.max_analysis_lag`` since the last log line about it."""
+        self._lag_said_at: float | None = None
         self.pending_bytes = 0
         """Wire bytes of released traces not yet handed to the exporter; with the exporters' queued bytes, the work
         in hand that the memory limit bounds (the buffer is bounded by early release)."""
@@ -83,7 +96,30 @@ class AdmissionControl:
         if self.projected_held_bytes() > self.memory_limit:
             # The buffer already released its oldest traces early to stay within its half; the rest is work in hand.
             raise Backpressure("analysis and export are behind (processor.memory_limit_mib reached)", retry_after=2.0)
+        behind = self.backlog.behind(self._config.max_analysis_lag)
+        if behind is not None:
+            self._note_lag_refusal(behind)
+            raise Backpressure(str(behind), retry_after=behind.retry_after)
         self._traces.check_export_room()
+
+    def _note_lag_refusal(self, behind: Behind) -> None:
+        """Log the first refusal for lag, then at most one line per :data:`LAG_LOG_INTERVAL` with the count."""
+        self._lag_refusals += 1
+        now = self._clock()
+        if self._lag_said_at is not None and now - self._lag_said_at < LAG_LOG_INTERVAL:
+            return
+        logger.warning(
+            "%s; trace requests are refused with a retry delay until it catches up (%d refused since the last line, "
+            "said at most every %gs)",
+            behind, self._lag_refusals, LAG_LOG_INTERVAL,
+        )
+        self._lag_said_at = now
+        self._lag_refusals = 0
+
+    @property
+    def pending_spans(self) -> int:
+        """Spans of released traces not yet handed to the exporter (the work in hand)."""
+        return self.backlog.spans
 
     @property
     def held_bytes(self) -> int:
@@ -116,12 +152,12 @@ class AdmissionControl:
 
     def taken(self, released: ReleasedTrace) -> None:
         """A released trace joined the work in hand."""
-        self.pending_spans += len(released.spans)
+        self.backlog.taken(len(released.spans))
         self.pending_bytes += released.wire_bytes
 
     def done(self, released: ReleasedTrace) -> None:
         """A released trace left the work in hand (handed to the exporter, or failed)."""
-        self.pending_spans -= len(released.spans)
+        self.backlog.done(len(released.spans))
         self.pending_bytes -= released.wire_bytes
 
     def record_growth(self, released: ReleasedTrace, output_bytes: int) -> None:

@@ -64,6 +64,9 @@ class ProcessorCounters:
     annotation_growth: float = 1.0
     """Annotated output bytes per received byte, observed on recent traces; traces not yet analysed count against
     the memory limit at this multiple of their wire size."""
+    analysis_lag_seconds: float = 0.0
+    """Time the work in hand of analysis takes to clear at the rate analysis has been clearing it (0 before the
+    first estimate); over ``processor.max_analysis_lag``, intake is refused."""
     traces_fast_pathed: int = 0
     """Released traces with no span any convention reader recognises, forwarded as received (not analysed)."""
     spans_fast_pathed: int = 0

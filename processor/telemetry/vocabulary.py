@@ -118,6 +118,10 @@ VOCABULARY: tuple[MetricSpec, ...] = (
           "Annotated output bytes per received byte on recent traces; traces not yet analysed count against "
           "processor.memory_limit_mib at this multiple of their wire size.",
           _value(lambda t: t.processor.annotation_growth)),
+    _spec("processor.analysis_lag", "gauge", "s",
+          "Time the released spans not yet analysed take to clear at the rate analysis has been clearing them "
+          "(0 before the first estimate); over processor.max_analysis_lag, intake is refused.",
+          _value(lambda t: t.processor.analysis_lag_seconds)),
     _spec("processor.traces_analysed", "counter", "{trace}",
           "Traces run through the detector chain.",
           _value(lambda t: t.processor.traces_analysed)),

@@ -38,6 +38,7 @@ PUBLIC_DEFAULTS: dict[str, Any] = {
     "processor.run_state_storage_mib": 1024,
     "processor.num_traces": 50_000,
     "processor.max_buffered_spans": 1_000_000,
+    "processor.max_analysis_lag": 5.0,
     "processor.released_cache_size": 100_000,
     "processor.passthrough": False,
     "processor.memory_limit_mib": 0,

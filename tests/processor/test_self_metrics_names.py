@@ -30,6 +30,7 @@ PROMETHEUS_NAMES = {
     "processor.held_size": ("otel_trajectory_processor_held_size_bytes", "gauge"),
     "processor.memory_limit": ("otel_trajectory_processor_memory_limit_bytes", "gauge"),
     "processor.annotation_growth": ("otel_trajectory_processor_annotation_growth", "gauge"),
+    "processor.analysis_lag": ("otel_trajectory_processor_analysis_lag_seconds", "gauge"),
     "processor.traces_analysed": ("otel_trajectory_processor_traces_analysed_total", "counter"),
     "processor.analysis_errors": ("otel_trajectory_processor_analysis_errors_total", "counter"),
     "processor.traces_released_early": ("otel_trajectory_processor_traces_released_early_total", "counter"),
