@@ -86,9 +86,10 @@ class AnalysisStage:
     costs more than analysing a small trace), ``diagnosis`` is filled, and the annotated spans exist only as
     ``requests`` (``released.spans`` are left as received).
 
-    Artifact files are written by a thread (:class:`~processor.pipeline.artifacts.BackgroundArtifactWriter`, one
-    per process that analyses) with a bounded queue: analysis never waits for them; when the writer is behind,
-    trajectories are dropped and counted. Retention (``output.retention``) is swept by this stage.
+    Artifact files are written from a bounded queue: in a worker, once it has answered the call that queued them
+    (:class:`~processor.pipeline.artifacts.DeferredArtifactWriter`); with no workers, by a thread
+    (:class:`~processor.pipeline.artifacts.BackgroundArtifactWriter`). Delivery never waits for them; when the
+    queue is full, trajectories are dropped and counted. Retention (``output.retention``) is swept by this stage.
 
     ``await process_batch(traces)`` does the same for several traces in one worker call (results in order).
 

@@ -4,8 +4,9 @@ A worker gets released traces as bytes (:class:`~processor.pipeline.packed.Packe
 analyses them in two phases (messages in :mod:`processor.pipeline.worker_messages`): phase one maps each trace and
 runs the detector chain (:func:`~processor.pipeline.trace_analysis.detect_trace`), keeping the results; phase two,
 once the main process has judged drift for each trace, annotates the spans
-(:func:`~processor.pipeline.trace_analysis.complete_trace`), hands the trajectories the artifact policy selects to
-the worker's artifact writer thread and serializes the Export requests. A trace whose analysis raises is failed
+(:func:`~processor.pipeline.trace_analysis.complete_trace`), queues the trajectories the artifact policy selects
+and serializes the Export requests; their files are written once the answer is sent, before the next call is read
+(:class:`~processor.pipeline.artifacts.DeferredArtifactWriter`). A trace whose analysis raises is failed
 open on its own (verdict ``error``); the others of its call go on.
 """
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 import gc
 import logging
 import signal
-import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -32,7 +32,7 @@ from processor.detectors.chain import DetectorChain
 from processor.detectors.drift import DriftInput, drift_input
 from processor.detectors.registry import load_detectors
 from processor.pipeline.artifact_policy import ArtifactPolicy
-from processor.pipeline.artifacts import ArtifactCounts, BackgroundArtifactWriter, artifact_writer
+from processor.pipeline.artifacts import ArtifactCounts, DeferredArtifactWriter, artifact_writer
 from processor.pipeline.packed import PackedTrace, pack_trace, packed_logs, unpack_into_request, unpack_trace
 from processor.pipeline.run_store import run_store
 from processor.pipeline.trace_analysis import (
@@ -81,15 +81,6 @@ trace; with the defaults (700, 10, 10) full collections, whose cost grows with t
 with trace size (about 1.6x at 100,000 spans, against 1.3x with collections this rare)."""
 
 
-SWITCH_INTERVAL: Final = 0.0005
-"""Seconds a thread of a worker runs before another waiting for the interpreter lock gets it (Python's default is
-0.005). The artifact writer thread gives the lock up at every file operation and then waited up to the whole
-interval for the analysing thread to hand it back: with one worker on 9-span agent traces, 10 % of them failing,
-it fell 145–168 trajectories behind by the end of an 8,000-trace run; with 0.0005 it kept up, at the same
-throughput (``bench/RESULTS.md``)."""
-
-
-ARTIFACT_FLUSH_TIMEOUT: Final = 60.0
 ARTIFACT_CLOSE_TIMEOUT: Final = 4.0
 """Within the pool's stop timeout (5 s), after which the main process kills a worker that has not exited."""
 
@@ -118,7 +109,7 @@ class AnalysisWorker:
         self._records = config.evaluation_log_records
         self._chain = DetectorChain(load_detectors(config.detectors), config.detectors)
         self._policy = ArtifactPolicy.from_config(config)
-        self._artifacts = BackgroundArtifactWriter(artifact_writer(config)) if self._policy.writes_any else None
+        self._artifacts = DeferredArtifactWriter(artifact_writer(config)) if self._policy.writes_any else None
         self._reported = ArtifactCounts()
         self._skipped = 0
         self._max_request_bytes = max_request_bytes
@@ -137,8 +128,7 @@ class AnalysisWorker:
                 self._pending.pop(call.job, None)
                 return None
             if isinstance(call, FlushCall):
-                if self._artifacts is not None:
-                    self._artifacts.wait_idle(ARTIFACT_FLUSH_TIMEOUT)
+                self.write_artifacts()
                 return DoneReply(call.job, (), self._tally(), self._runs.counts.copy())
             raise ValueError(f"unknown call {type(call).__name__}")
         except Exception as exc:  # the main process fails the spans open; this worker keeps serving
@@ -151,8 +141,14 @@ class AnalysisWorker:
         """Write the artifacts still queued (within :data:`ARTIFACT_CLOSE_TIMEOUT`), stop the writer thread, and
         spill the run states held in memory (a restarted worker finds them)."""
         if self._artifacts is not None:
-            self._artifacts.close(ARTIFACT_CLOSE_TIMEOUT)
+            self._artifacts.write_queued(deadline=time.monotonic() + ARTIFACT_CLOSE_TIMEOUT)
         self._runs.close()
+
+    def write_artifacts(self) -> None:
+        """Write the files of the trajectories the calls so far queued (:class:`DeferredArtifactWriter`): called
+        after each answer is sent, before the next call is read."""
+        if self._artifacts is not None:
+            self._artifacts.write_queued()
 
     def _analyse(self, job: int, traces: Sequence[PackedTrace]) -> MappedReply:
         outcomes: list[DriftInput | WorkerResult] = []
@@ -295,7 +291,6 @@ def worker_main(
     logging.basicConfig(level=log_level, format="%(asctime)s %(levelname)s %(name)s[worker]: %(message)s")
     worker = AnalysisWorker(config, max_request_bytes, keep_trajectories, number)
     tune_gc()
-    sys.setswitchinterval(SWITCH_INTERVAL)
     while True:
         try:
             message = connection.recv()
@@ -310,3 +305,4 @@ def worker_main(
                 connection.send(reply)
             except OSError:  # the main process went away
                 return
+        worker.write_artifacts()  # after the answer: the files never delay the spans

