@@ -2,7 +2,8 @@
 calls the traces of a batch that need analysis are split into.
 
 Owned by one event loop. Unbounded by itself: what it holds is bounded by the service's admission check
-(``processor.max_buffered_spans`` of released spans not yet analysed, then intake is refused).
+(``processor.max_buffered_spans`` of released spans not yet analysed, or more than ``processor.max_analysis_lag``
+of analysis at the rate it clears them: then intake is refused).
 """
 
 from __future__ import annotations
