@@ -18,7 +18,8 @@ import orjson
 
 from otel_mapper.attribution import Attribution, PriceTable, attribute
 from otel_mapper.bundle.common import LEDGER_VERSION
-from otel_mapper.bundle.redact import ContentMode, content_slot, label, scrub_document
+from otel_mapper.bundle.redact import ContentMode, content_slot, label
+from otel_mapper.bundle.scrub_documents import scrub_document
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.mapping.graph import causal_index
 from otel_mapper.model import Node, Trajectory

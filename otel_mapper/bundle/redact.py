@@ -5,7 +5,8 @@ Two separate jobs:
 * :func:`scrub` replaces credentials found in *any* string (API keys, auth headers, AWS keys, private key blocks,
   JWTs, passwords in URLs, ``.env``-style assignments) by a visible ``[REDACTED:<kind>]`` marker. Secrets are
   replaced, never digested: a digest of a low-entropy secret invites offline guessing (AT-13.2b). Writers run
-  :func:`scrub_tree` over the whole document as the last step, so no string escapes it.
+  :func:`~otel_mapper.bundle.scrub_documents.scrub_document` (or ``scrub_tree``) over the whole document as the last
+  step, so no string escapes it.
 * :func:`content_slot` applies the configured content mode (``keep`` | ``digest`` | ``drop``) to one content
   field (tool arguments, error messages, ... per conventions.md section 13.6). The result is an object whose
   ``availability`` says what happened, so a redacted value is never confused with an absent, empty, false,
@@ -17,9 +18,8 @@ Pure functions, no I/O. Every regular expression is linear (no nested quantifier
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Callable, Iterable
-from typing import Any, Final, Literal
+from collections.abc import Callable
+from typing import Final, Literal
 
 from otel_mapper.bundle.canonical import digest_text
 
@@ -36,9 +36,7 @@ __all__ = [
     "label",
     "reference_slot",
     "scrub",
-    "scrub_document",
-    "scrub_tree",
-    "scrubbed_strings",
+    "trigger_offsets",
 ]
 
 ContentMode = Literal["keep", "digest", "drop"]
@@ -224,6 +222,15 @@ def may_hold_secret(text: str) -> bool:
     return _TRIGGER_CASED_PATTERN.search(text) is not None or _TRIGGER_UNCASED_PATTERN.search(text.lower()) is not None
 
 
+def trigger_offsets(text: str) -> list[int]:
+    """Where a trigger match starts in ASCII ``text``, one offset per match (a match starts inside the needle it
+    found). For many strings searched at once: joined by a character no needle holds (NUL), a match falls in the
+    one string it lies in, and ``lower()`` keeps ASCII offsets."""
+    offsets = [match.start() for match in _TRIGGER_CASED_PATTERN.finditer(text)]
+    offsets += [match.start() for match in _TRIGGER_UNCASED_PATTERN.finditer(text.lower())]
+    return offsets
+
+
 def scrub(text: str) -> str:
     """``text`` with every secret the rules recognise replaced by ``[REDACTED:<kind>]`` (idempotent)."""
     if len(text) > MAX_SCRUB_CHARS:
@@ -293,145 +300,3 @@ def reference_slot(source_digest: str | None, mode: ContentMode) -> dict[str, ob
     if mode == "drop":
         return {"availability": "redacted", "redaction": "dropped"}
     return {"availability": "referenced", "digest": scrub(source_digest), "digest_input": "source content"}
-
-
-def scrub_tree(value: object) -> object:
-    """A copy of a JSON-like tree with :func:`scrub` applied to every string, keys included. Iterative.
-
-    The tree is copied once while its distinct strings are gathered; :func:`scrubbed_strings` then finds the few
-    that change (one trigger search over all of them), and only where some do is the copy walked again to put
-    them in place. Each distinct string is scrubbed at most once per call."""
-    if isinstance(value, str):
-        return scrub(value)
-    if not isinstance(value, (dict, list, tuple)):
-        return value
-    strings: set[str] = set()
-    root_copy = _copy_gathering_strings(value, strings)
-    replacements = scrubbed_strings(strings)
-    if replacements:
-        _replace_strings(root_copy, replacements)
-    return root_copy
-
-
-def scrub_document(document: dict[str, Any]) -> dict[str, Any]:
-    """``document`` with :func:`scrub` applied to every string, keys included, **in place**: for a document its
-    caller has just built and owns (a bundle, a ledger packet). The same result as :func:`scrub_tree`, without the
-    copy: its distinct strings are gathered in one walk, and only where :func:`scrubbed_strings` finds some that
-    change is it walked again to put them in place (most documents have none)."""
-    strings: set[str] = set()
-    stack: list[Any] = [document]
-    while stack:
-        container = stack.pop()
-        if isinstance(container, dict):
-            for key, item in container.items():
-                if isinstance(key, str):
-                    strings.add(key)
-                if isinstance(item, str):
-                    strings.add(item)
-                elif isinstance(item, (dict, list, tuple)):
-                    stack.append(item)
-        else:
-            for item in container:
-                if isinstance(item, str):
-                    strings.add(item)
-                elif isinstance(item, (dict, list, tuple)):
-                    stack.append(item)
-    replacements = scrubbed_strings(strings)
-    if replacements:
-        _replace_strings(document, replacements)
-    return document
-
-
-def scrubbed_strings(strings: Iterable[str]) -> dict[str, str]:
-    """The strings :func:`scrub` changes, each with its scrubbed form; every other string scrubs to itself.
-
-    ASCII strings within :data:`MAX_SCRUB_CHARS` are searched for the trigger together, joined by NUL (no trigger
-    holds one, so no match spans two strings, and ``lower()`` keeps ASCII offsets): only those a match falls in
-    are scrubbed. Longer or non-ASCII strings (cut, or cleaned of lone surrogates) are scrubbed one by one."""
-    changed: dict[str, str] = {}
-    searched: list[str] = []
-    for text in strings:
-        if len(text) <= MAX_SCRUB_CHARS and text.isascii():
-            searched.append(text)
-            continue
-        result = scrub(text)
-        if result != text:
-            changed[text] = result
-    if not searched:
-        return changed
-    joined = "\x00".join(searched)
-    hits = [match.start() for match in _TRIGGER_CASED_PATTERN.finditer(joined)]
-    hits += [match.start() for match in _TRIGGER_UNCASED_PATTERN.finditer(joined.lower())]
-    if not hits:
-        return changed
-    starts: list[int] = []
-    offset = 0
-    for text in searched:
-        starts.append(offset)
-        offset += len(text) + 1
-    for index in {bisect_right(starts, position) - 1 for position in hits}:
-        text = searched[index]
-        result = scrub(text)
-        if result != text:
-            changed[text] = result
-    return changed
-
-
-def _copy_gathering_strings(value: dict[Any, Any] | list[Any] | tuple[Any, ...], strings: set[str]) -> Any:
-    """A copy of ``value``'s dicts, lists and tuples (tuples become lists); every string in it, string keys
-    included, is added to ``strings``."""
-    root_copy = _empty_like(value)
-    # Each work item: (source container, its copy to fill: a dict, or a list of the source's length).
-    stack: list[tuple[Any, Any]] = [(value, root_copy)]
-    while stack:
-        source, target = stack.pop()
-        keyed = isinstance(source, dict)
-        for slot, item in source.items() if keyed else enumerate(source):
-            if keyed and isinstance(slot, str):
-                strings.add(slot)
-            kind = type(item)
-            if kind is str or (kind not in _CONTAINERS and isinstance(item, str)):
-                strings.add(item)
-            elif kind in _CONTAINERS or isinstance(item, (dict, list, tuple)):
-                copy = _empty_like(item)
-                stack.append((item, copy))
-                item = copy
-            target[slot] = item
-    return root_copy
-
-
-def _replace_strings(root: dict[Any, Any] | list[Any], replacements: dict[str, str]) -> None:
-    """Put each string's replacement in place throughout a tree of dicts and lists made by
-    :func:`_copy_gathering_strings`, keys included (a dict whose keys change is rebuilt in its order)."""
-    stack: list[Any] = [root]
-    while stack:
-        container = stack.pop()
-        if isinstance(container, dict):
-            if any(isinstance(key, str) and key in replacements for key in container):
-                items = list(container.items())
-                container.clear()
-                for key, item in items:
-                    container[replacements.get(key, key) if isinstance(key, str) else key] = item
-            slots: Iterable[Any] = list(container)
-        else:
-            slots = range(len(container))
-        for slot in slots:
-            item = container[slot]
-            if isinstance(item, str):
-                replacement = replacements.get(item)
-                if replacement is not None:
-                    container[slot] = replacement
-            elif isinstance(item, (dict, list)):
-                stack.append(item)
-            elif isinstance(item, tuple):  # of a document scrubbed in place: a list takes its place, same JSON
-                copy = list(item)
-                container[slot] = copy
-                stack.append(copy)
-
-
-_CONTAINERS: Final = frozenset({dict, list, tuple})
-
-
-def _empty_like(value: Any) -> Any:
-    """An empty dict for a dict, else a list of ``value``'s length to be filled slot by slot."""
-    return {} if isinstance(value, dict) else [None] * len(value)

@@ -45,7 +45,8 @@ from otel_mapper.bundle.meta import (
     transform_part,
     verifier_results_part,
 )
-from otel_mapper.bundle.redact import ContentMode, scrub_document
+from otel_mapper.bundle.redact import ContentMode
+from otel_mapper.bundle.scrub_documents import scrub_document
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.model import Trajectory
 

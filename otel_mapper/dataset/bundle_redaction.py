@@ -15,7 +15,8 @@ from typing import Final
 
 from otel_mapper.bundle.canonical import digest_text
 from otel_mapper.bundle.common import integrity_digest
-from otel_mapper.bundle.redact import CONTENT_MODES, ContentMode, scrub, scrub_tree
+from otel_mapper.bundle.redact import CONTENT_MODES, ContentMode, scrub
+from otel_mapper.bundle.scrub_documents import scrub_tree
 
 __all__ = ["redact_bundle", "stricter"]
 

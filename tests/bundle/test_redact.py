@@ -19,8 +19,8 @@ from otel_mapper.bundle.redact import (
     label,
     reference_slot,
     scrub,
-    scrub_tree,
 )
+from otel_mapper.bundle.scrub_documents import scrub_tree
 from otel_mapper.bundle.writer import BundleOptions, write_bundle
 from otel_mapper.validate.consumer import validate_bundle, validate_ledger
 

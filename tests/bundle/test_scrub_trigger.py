@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from otel_mapper.bundle import redact
+from otel_mapper.bundle import redact, scrub_documents
 
 _PIECES = st.one_of(
     st.sampled_from([*redact._TRIGGER_CASED, *redact._TRIGGER_UNCASED]),
@@ -25,7 +25,7 @@ def test_may_hold_secret_is_the_trigger_regex(text: str) -> None:
 def test_a_document_scrubs_each_string_once_with_the_same_result() -> None:
     secret = "Authorization: Bearer abcdefghijklmnop"
     tree = {"a": [secret, secret, {"k": secret}], "Bearer abcdefghijklmnop": 1, "plain": "text"}
-    scrubbed = redact.scrub_tree(tree)
+    scrubbed = scrub_documents.scrub_tree(tree)
     assert scrubbed == {
         "a": [redact.scrub(secret)] * 2 + [{"k": redact.scrub(secret)}],
         redact.scrub("Bearer abcdefghijklmnop"): 1,
@@ -53,7 +53,7 @@ _TREES = st.recursive(
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(_STRINGS, max_size=12))
 def test_strings_searched_together_scrub_as_each_alone(strings: list[str]) -> None:
-    changed = redact.scrubbed_strings(set(strings))
+    changed = scrub_documents.scrubbed_strings(set(strings))
     for text in strings:
         assert changed.get(text, text) == redact.scrub(text)
 
@@ -61,11 +61,11 @@ def test_strings_searched_together_scrub_as_each_alone(strings: list[str]) -> No
 @settings(max_examples=1500, deadline=None)
 @given(st.dictionaries(_STRINGS, _TREES, max_size=5))
 def test_a_document_scrubbed_in_place_equals_its_scrubbed_copy(document: dict[str, object]) -> None:
-    expected = json.dumps(redact.scrub_tree(document))  # the same JSON: a tuple of the copy is a list
-    assert json.dumps(redact.scrub_document(document)) == expected
+    expected = json.dumps(scrub_documents.scrub_tree(document))  # the same JSON: a tuple of the copy is a list
+    assert json.dumps(scrub_documents.scrub_document(document)) == expected
 
 
 def test_a_secret_in_a_tuple_of_a_document_is_replaced() -> None:
     document: dict[str, object] = {"nodes": ({"name": "sk-abcdefghijklmnopqrstuvwx"}, "password=hunter22")}
-    scrubbed = redact.scrub_document(document)
+    scrubbed = scrub_documents.scrub_document(document)
     assert "abcdefghijklmnopqrstuvwx" not in str(scrubbed) and "hunter22" not in str(scrubbed)
