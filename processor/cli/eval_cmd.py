@@ -163,7 +163,7 @@ def _fmt(value: float | None) -> str:
 def _category_line(name: str, tally: Tally, width: int = 24) -> str:
     row = tally.as_dict()
     return (f"{name:<{width}} {tally.tp:>4} {tally.fp:>4} {tally.fn:>4} {_fmt(row['precision']):>5} {_fmt(row['recall']):>6} "
-            f"{_fmt(row['anchor_accuracy']):>6} {tally.indeterminate:>5}")
+            f"{_fmt(row['anchor_accuracy']):>6} {tally.indeterminate:>5} {tally.hidden:>6}")
 
 
 def _invariant_cell(tally: InvarianceTally) -> str:
@@ -181,14 +181,15 @@ def _print_conventions(report: Report, out: TextIO) -> None:
               f"{total['anchor_undecidable']:>5} {f'{item.terminal_right}/{item.traces}':>8} {item.unfounded_root_causes:>9} "
               f"{_invariant_cell(item.invariance):>9}", file=out)
     print(f"\nper convention and category:\n{'convention / category':<52} {'TP':>4} {'FP':>4} {'FN':>4} {'prec':>5} "
-          f"{'recall':>6} {'anchor':>6} {'indet':>5}", file=out)
+          f"{'recall':>6} {'anchor':>6} {'indet':>5} {'hidden':>6}", file=out)
     for name, item in sorted(report.conventions.items()):
         for category, tally in sorted(item.categories.items()):
             print(_category_line(f"{name} / {category}", tally, 52), file=out)
 
 
 def _print_text(report: Report, out: TextIO) -> None:
-    print(f"{'category':<24} {'TP':>4} {'FP':>4} {'FN':>4} {'prec':>5} {'recall':>6} {'anchor':>6} {'indet':>5}", file=out)
+    print(f"{'category':<24} {'TP':>4} {'FP':>4} {'FN':>4} {'prec':>5} {'recall':>6} {'anchor':>6} {'indet':>5} {'hidden':>6}",
+          file=out)
     for name, tally in sorted(report.categories.items()):
         print(_category_line(name, tally), file=out)
     accuracy = report.terminal_right / report.traces if report.traces else None

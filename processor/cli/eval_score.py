@@ -7,6 +7,11 @@ undecided without a finding (the category among ``Diagnosis.indeterminate``: a d
 says so once, not per call); such a match has no anchor to check. Predicted ``indeterminate`` findings no label
 asks for are counted apart, never as false alarms.
 
+Hidden labels. A label with ``"in_trace": false`` states a fact of the run that the trace holds no evidence of (a
+429 that the client retried inside the span of the request that then succeeded: the span ends OK and records
+nothing of it). It is scored apart, as ``hidden``, and enters neither precision nor recall: no analysis of the
+trace can find it, and a finding of its category on its span is not counted a false alarm either.
+
 Anchors. A matched finding is on the labelled span, or it is not. When it is not, but the labelled node is one of
 the finding's own nodes and no causal path orders it against the node the finding chose (e.g. the "first" of four
 identical executions that nothing but timestamps tells apart), the anchor is *undecidable* from the trace: counted
@@ -41,6 +46,8 @@ class Tally:
     """Matches whose anchor could be compared (findings, not undecided checks)."""
     anchor_undecidable: int = 0
     indeterminate: int = 0
+    hidden: int = 0
+    """Labels whose evidence is not in the trace (``"in_trace": false``): outside precision and recall."""
 
     def add(self, other: Tally) -> None:
         self.tp += other.tp
@@ -50,6 +57,7 @@ class Tally:
         self.anchor_checked += other.anchor_checked
         self.anchor_undecidable += other.anchor_undecidable
         self.indeterminate += other.indeterminate
+        self.hidden += other.hidden
 
     def as_dict(self) -> dict[str, Any]:
         precision = self.tp / (self.tp + self.fp) if self.tp + self.fp else None
@@ -57,7 +65,8 @@ class Tally:
         judged = self.anchor_checked - self.anchor_undecidable
         return {"tp": self.tp, "fp": self.fp, "fn": self.fn, "precision": precision, "recall": recall,
                 "anchor_accuracy": self.anchored / judged if judged else None,
-                "anchor_undecidable": self.anchor_undecidable, "indeterminate": self.indeterminate}
+                "anchor_undecidable": self.anchor_undecidable, "indeterminate": self.indeterminate,
+                "hidden": self.hidden}
 
 
 @dataclass(slots=True)
@@ -122,6 +131,10 @@ def _score_findings(
         tally = tallies[category]
         free = list(predicted.get(category, []))
         for label in expected.get(category, []):
+            if label.get("in_trace", True) is False:
+                tally.hidden += 1
+                free = [f for f in free if _span_of(trajectory, f) != label.get("anchor_span")]
+                continue
             status = label.get("status", "fail")
             candidates = [f for f in free if f.status.value == status]
             on_span = [f for f in candidates if _span_of(trajectory, f) == label.get("anchor_span")]

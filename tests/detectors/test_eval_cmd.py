@@ -141,3 +141,22 @@ def test_no_perturbations_checks_nothing_and_a_negative_count_is_refused(tmp_pat
 
     assert eval_cmd.run(_args(str(root), "--perturbations", "-1")) == 2
     assert "--perturbations must be 0 or more" in capsys.readouterr().err
+
+
+def test_a_label_whose_evidence_is_not_in_the_trace_is_scored_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The 429 was retried inside the span of the request that succeeded: the span ends OK and records nothing of it.
+    root = _copy(tmp_path, "openinference-smolagents", "model_429")
+    labels = root / "openinference-smolagents" / "model_429" / "labels.json"
+    assert eval_cmd.run(_args(str(root), "--json")) == 0
+    tally = json.loads(capsys.readouterr().out)["categories"]["rate_limited"]
+    assert tally["hidden"] == 1 and tally["tp"] == 0 and tally["fn"] == 0 and tally["recall"] is None
+
+    document = json.loads(labels.read_text())
+    for finding in document["findings"]:
+        finding.pop("in_trace", None)  # the same label without the declaration is a miss
+    labels.write_text(json.dumps(document))
+    assert eval_cmd.run(_args(str(root), "--json")) == 0
+    report = json.loads(capsys.readouterr().out)
+    tally = report["categories"]["rate_limited"]
+    assert tally["hidden"] == 0 and tally["fn"] == 1 and tally["recall"] == 0.0
+    assert any(miss["kind"] == "missed" and miss["category"] == "rate_limited" for miss in report["misses"])

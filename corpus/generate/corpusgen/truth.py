@@ -158,9 +158,13 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
 
     for r in server_log:
         if r.get("status") == 429:
-            findings.append({"category": "rate_limited",
-                             "status": "fail" if retry_seen and not hidden_attempt(r) else "indeterminate",
-                             "anchor_span": r.get("span")})
+            seen = retry_seen and not hidden_attempt(r)
+            # A 429 retried inside the span of the request that then succeeded leaves nothing in the trace: the label
+            # keeps the truth but says so (`in_trace: false`), and eval scores it apart from recall.
+            hidden = not seen and any(other is not r and other.get("span") == r.get("span")
+                                      and other.get("status") == 200 for other in server_log)
+            findings.append({"category": "rate_limited", "status": "fail" if seen else "indeterminate",
+                             "anchor_span": r.get("span")} | ({"in_trace": False} if hidden else {}))
         elif (r.get("status") or 0) >= 500:
             findings.append({"category": "model_error", "status": "fail", "anchor_span": r.get("span")})
         elif r.get("outcome") == "timeout":
