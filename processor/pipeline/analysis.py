@@ -189,13 +189,23 @@ class AnalysisStage:
 
     async def process_together(self, batch: Sequence[ReleasedTrace]) -> ProcessedBatch:
         """:meth:`process_batch`, but the fast-path traces of ``batch`` go out together: their spans in one set of
-        requests (:class:`Forwarded`), for an exporter that need not see each trace's requests apart."""
+        requests (:class:`Forwarded`), for an exporter that need not see each trace's requests apart. The two
+        steps, :meth:`forward_fast` then :meth:`analyse`, let a caller send the forwarded ones before the
+        analysis of the rest ends."""
+        forwarded, to_analyse = self.forward_fast(batch)
+        return ProcessedBatch(await self.analyse(to_analyse), forwarded)
+
+    def forward_fast(self, batch: Sequence[ReleasedTrace]) -> tuple[Forwarded | None, list[ReleasedTrace]]:
+        """The fast-path traces of ``batch`` with their requests (``None``: none took it), and the traces left to
+        :meth:`analyse`, in batch order."""
         taken = self.fast_path.take(batch)
         fast = [released for released, take in zip(batch, taken, strict=True) if take]
-        analysed = await self._analyse([released for released, take in zip(batch, taken, strict=True) if not take])
-        if not fast:
-            return ProcessedBatch(analysed, None)
-        return ProcessedBatch(analysed, Forwarded(fast, self._forward_together(fast)))
+        to_analyse = [released for released, take in zip(batch, taken, strict=True) if not take]
+        return (Forwarded(fast, self._forward_together(fast)) if fast else None), to_analyse
+
+    async def analyse(self, to_analyse: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
+        """Analyse traces the fast path did not take (in one thread, or in calls to the workers), in order."""
+        return await self._analyse(to_analyse)
 
     async def _analyse(self, to_analyse: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
         if not to_analyse:

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable
 
 from processor.pipeline.admission import AdmissionControl
-from processor.pipeline.analysis import AnalysedTrace, AnalysisStage, BatchQueue, Forwarded, ProcessedBatch
+from processor.pipeline.analysis import AnalysedTrace, AnalysisStage, BatchQueue, Forwarded
 from processor.pipeline.assembler import ReleasedTrace, TraceAssembler
 from processor.pipeline.log_join import LogJoinBuffer
 from processor.pipeline.outbound import OutboundRequest
@@ -35,8 +35,9 @@ class TraceProcessing:
     """The release queue and its loops. ``open()`` (on the running loop) before the loops run; ``on_analysed`` is
     told of every trace analysed and handed to the exporter (tests and the demo), fast-path traces included
     unless ``forward_together``: then the fast-path traces of a batch are handed over in shared requests
-    (:meth:`~processor.pipeline.analysis.AnalysisStage.process_together`) when the exporter allows it (not
-    ``by_trace``), one put and one growth record per batch instead of per trace."""
+    (:meth:`~processor.pipeline.analysis.AnalysisStage.forward_fast`) when the exporter allows it (not
+    ``by_trace``), one put and one growth record per batch instead of per trace, before the batch's other traces
+    are analysed."""
 
     def __init__(
         self,
@@ -117,24 +118,27 @@ class TraceProcessing:
                 self._released.task_done()
 
     async def _process(self, batch: list[ReleasedTrace]) -> None:
-        """Analyse ``batch`` (its fast-path traces forwarded together when nothing needs them one by one) and hand
-        everything to the exporter; a trace whose processing or export fails is counted as failed."""
+        """Analyse ``batch`` and hand everything to the exporter; a trace whose processing or export fails is
+        counted as failed. When nothing needs the fast-path traces one by one they go out together, and before
+        the analysis of the rest starts: a web trace released beside agent traces does not wait for them."""
         together = self._forward_together and not self._traces.exporter.by_trace
+        pending = batch
         try:
             for released in batch:
                 self._join_logs(released)
             if together:
-                processed = await self._analysis.process_together(batch)
+                forwarded, pending = self._analysis.forward_fast(batch)
+                if forwarded is not None:
+                    await self._export_forwarded(forwarded)
+                analysed_batch = await self._analysis.analyse(pending)
             else:
-                processed = ProcessedBatch(await self._analysis.process_batch(batch), None)
+                analysed_batch = await self._analysis.process_batch(batch)
         except Exception:  # keep the pipeline alive; the spans of these traces are counted as failed
-            logger.exception("processing %d trace(s) failed", len(batch))
-            for released in batch:
+            logger.exception("processing %d trace(s) failed", len(pending))
+            for released in pending:
                 self._count_failed(released)
             return
-        if processed.forwarded is not None:
-            await self._export_forwarded(processed.forwarded)
-        for analysed in processed.analysed:
+        for analysed in analysed_batch:
             try:
                 self._count_detectors(analysed)
                 await self._export(analysed)

@@ -16,7 +16,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 from processor.config import Config, ExportConfig
-from processor.pipeline.analysis import ProcessedBatch
+from processor.pipeline.analysis import AnalysedTrace
 from processor.pipeline.assembler import ReleasedTrace
 from processor.pipeline.exporter import retry_delay_of
 from processor.service import TrajectoryService
@@ -32,9 +32,9 @@ ANALYSED_PER_SECOND = 1_000
 
 
 def wide_trace(number: int) -> ExportTraceServiceRequest:
-    """A trace with no agent span (the fast path), one root and its children."""
+    """An agent trace (analysed, not forwarded on the fast path): one agent invocation and its children."""
     trace_id = number.to_bytes(16, "big")
-    spans = [span(1, "GET /", trace_id=trace_id)]
+    spans = [span(1, "invoke_agent shop", trace_id=trace_id, attrs={"gen_ai.operation.name": "invoke_agent"})]
     spans += [span(n, "SELECT", parent=1, trace_id=trace_id) for n in range(2, SPANS_PER_TRACE + 1)]
     return request(spans)
 
@@ -60,14 +60,14 @@ def test_intake_is_refused_while_analysis_is_behind_and_taken_once_it_caught_up(
         )
         analysing = asyncio.Event()
         analysing.set()
-        process_together = service._analysis.process_together
+        analyse = service._analysis.analyse
 
-        async def timed(batch: Sequence[ReleasedTrace]) -> ProcessedBatch:
+        async def timed(batch: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
             await analysing.wait()
             clock.advance(sum(len(released.spans) for released in batch) / ANALYSED_PER_SECOND)
-            return await process_together(batch)
+            return await analyse(batch)
 
-        service._analysis.process_together = timed  # type: ignore[method-assign]
+        service._analysis.analyse = timed  # type: ignore[method-assign]
         port = await service.start()
         refused: list[int] = []
         try:
