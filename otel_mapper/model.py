@@ -120,6 +120,10 @@ class Node:
     unknown_tools: tuple[str, ...] = ()
     """Tools the runtime said do not exist: named by this span's error, tool result or recovery event, or by the
     tool results this model call received (sorted)."""
+    tool_local_name: str | None = None
+    """The tool's own name when the convention qualifies ``tool_name`` with a namespace (Semantic Kernel's
+    ``<plugin>-<function>``: ``<function>``); ``None`` when the name is not qualified. Tool-name patterns from config
+    match either name."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, order=True)

@@ -71,6 +71,11 @@ def classify(span, graph_runs=frozenset()):
     op = a.get("gen_ai.operation.name")
     if "pydantic_ai.model_request.attempt" in a and not op:
         return "model_call"  # Pydantic AI: a failed attempt at a model request, an ERROR child of its `chat` span
+    if "sk.available_functions" in a and not op:
+        return "workflow_step"  # Semantic Kernel: the AutoFunctionInvocationLoop span of an agent run
+    if op == "execute_tool" and a.get("gen_ai.system") == "autogen" and \
+            str(a.get("gen_ai.tool.name", "")).startswith("transfer_to_"):
+        return "handoff"  # AutoGen: the Swarm handoff tool of a `handoffs=[...]` entry
     if a.get("mcp.method.name") and not op:
         return "mcp_client"  # the MCP SDK's CLIENT span of a request; a tools/call executes at its SERVER span
     return {"invoke_agent": "agent_invocation", "chat": "model_call", "generate_content": "model_call",

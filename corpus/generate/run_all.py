@@ -61,6 +61,15 @@ MATRIX.update({
     "agent-framework-native": ("agent-framework", "apps.agent_framework_app", ALL_SCENARIOS),
     "pydantic-ai-native": ("pydantic-ai", "apps.pydantic_ai_app", ALL_SCENARIOS),
 })
+# Frameworks D: Semantic Kernel with its own GenAI diagnostics (apps/semantic_kernel_app.py; NOTES-frameworks-d.md).
+MATRIX.update({
+    "semantic-kernel-native": ("semantic-kernel", "apps.semantic_kernel_app", ALL_SCENARIOS),
+})
+# Frameworks E: AutoGen AgentChat, autogen-core's own spans + the OTel OpenAI instrumentation (apps/autogen_app.py;
+# NOTES-frameworks-e.md).
+MATRIX.update({
+    "autogen-agentchat": ("autogen", "apps.autogen_app", ALL_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

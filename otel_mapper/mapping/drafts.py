@@ -53,6 +53,7 @@ class NodeDraft:
     handoff_to: str | None = None
     arguments_json: bool = True
     unknown_tools: tuple[str, ...] = ()
+    tool_local_name: str | None = None
 
     def freeze(self) -> Node:
         """The frozen node: equal to ``Node(**fields)``, at about half the cost.

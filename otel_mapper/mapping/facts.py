@@ -50,6 +50,9 @@ class SpanFacts:
     """The span is a placeholder (e.g. Logfire ``pending_span``): re-emitted, but not a trajectory node."""
     agent_name: str | None = None
     tool_name: str | None = None
+    tool_namespace_separator: str | None = None
+    """The separator with which the convention qualifies tool names by a namespace (Semantic Kernel's ``-`` between
+    plugin and function), for this span's tool and the calls it proposes; ``None``: names are not qualified."""
     tool_call_id: str | None = None
     tool_call_id_evidence: str = ""
     """Where ``tool_call_id`` was read when not from the convention's call-id attribute (a span event, the tool's
@@ -118,8 +121,8 @@ def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
     """
     had_graph_parent = keeper.graph_parent_id is not None
     for name in (
-        "agent_name", "tool_name", "tool_call_id", "arguments", "model", "provider", "usage",
-        "response_id", "previous_response_id", "proposals", "tool_definitions", "error_type",
+        "agent_name", "tool_name", "tool_namespace_separator", "tool_call_id", "arguments", "model", "provider",
+        "usage", "response_id", "previous_response_id", "proposals", "tool_definitions", "error_type",
         "error_message", "http_status", "handoff_from_agent", "handoff_to_agent", "graph_node_id",
         "graph_parent_id", "sequence", "unknown_tool",
     ):

@@ -5,8 +5,9 @@ Instrumentations may put content and errors in log records instead of on the spa
 - ``gen_ai.client.inference.operation.details`` carries the inference span's own attribute set (messages
   included): its attributes fill in the ones the span lacks;
 - the deprecated per-message events (``gen_ai.system|user|assistant|tool.message``, ``gen_ai.choice``) carry one
-  message each in the body: they are rebuilt, in arrival order, into ``gen_ai.input.messages`` /
-  ``gen_ai.output.messages`` in the structured parts form when the span has no such attribute;
+  message each in the body (a structured value, or its JSON text as Python ``logging`` emitters send it): they are
+  rebuilt, in arrival order, into ``gen_ai.input.messages`` / ``gen_ai.output.messages`` in the structured parts
+  form when the span has no such attribute;
 - ``exception`` and ``gen_ai.client.operation.exception`` records become an ``exception`` event.
 
 The span that is exported is never touched: mapping reads the copy, annotation writes on the original (same
@@ -93,6 +94,14 @@ def _has_exception_attributes(record: LogRecord) -> bool:
 
 def _body(record: LogRecord) -> dict[str, Decoded]:
     value = decode(record.body) if record.HasField("body") else None
+    if isinstance(value, str) and value[:1] == "{":
+        # Events emitted through Python ``logging`` (Semantic Kernel) carry the event body as JSON text.
+        try:
+            parsed = orjson.loads(value[:MAX_MESSAGES_TEXT])
+        except orjson.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
     return value if isinstance(value, dict) else {"content": value} if value is not None else {}
 
 
@@ -121,7 +130,7 @@ def _input_message(role: str, body: dict[str, Decoded]) -> dict[str, Decoded]:
     parts: list[dict[str, Decoded]] = []
     content = body.get("content")
     if role == "tool":
-        call_id = body.get("id")
+        call_id = body.get("id") or body.get("tool_call_id")  # the event's field, or the Chat Completions message's
         parts.append(tool_result_part(call_id if isinstance(call_id, str) else None, content))
     elif isinstance(content, str):
         parts.append(text_part(content))

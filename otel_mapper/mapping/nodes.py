@@ -43,6 +43,7 @@ from otel_mapper.mapping.members import (
     TOOL_PROPOSAL as _TOOL_PROPOSAL,
 )
 from otel_mapper.mapping.tool_edges import PROPOSAL_EVIDENCE, ProposalNode
+from otel_mapper.mapping.tool_names import local_name
 from otel_mapper.model import Bindings, Node, SpanRef, ToolDefinition, derived_node_id
 from semconv.trajectory import Authority, NodeKind
 
@@ -115,6 +116,7 @@ def node_draft(entry: SpanEntry, node_id: str, trace_id: str) -> NodeDraft:
         handoff_to=facts.handoff_to_agent if facts.kind is _HANDOFF else None,
         arguments_json=facts.arguments_json,
         unknown_tools=(facts.unknown_tool,) if facts.unknown_tool else (),
+        tool_local_name=local_name(facts.tool_name, facts.tool_namespace_separator),
     )
 
 
@@ -170,6 +172,7 @@ def proposal_nodes(entries: list[SpanEntry], nodes_by_id: dict[str, NodeDraft]) 
                 model=facts.model,
                 start_unix_nano=start,
                 end_unix_nano=end,
+                tool_local_name=local_name(call.name, facts.tool_namespace_separator),
             )
             evidence = call.evidence or (f"{PROPOSAL_EVIDENCE} ({facts.message_evidence})" if facts.message_evidence else PROPOSAL_EVIDENCE)
             proposals.append(ProposalNode(node_id, entry.node_id, call.call_id, call.name, args_digest, evidence))

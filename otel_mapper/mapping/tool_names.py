@@ -9,7 +9,7 @@ from typing import Final
 
 from otel_mapper.mapping.spans import MAX_NAME
 
-__all__ = ["MAX_REJECTION_TEXT", "function_style", "rejection", "unknown_tool_named"]
+__all__ = ["MAX_REJECTION_TEXT", "function_style", "local_name", "rejection", "unknown_tool_named"]
 
 MAX_REJECTION_TEXT: Final = 4096
 """Head of each value searched (rejections are short and come first)."""
@@ -35,6 +35,15 @@ def function_style(name: str) -> str:
     """A tool name as function-calling APIs spell it: casefolded, runs of other characters as one ``_``
     (CrewAI's ``Delegate work to coworker`` is ``delegate_work_to_coworker`` to the model)."""
     return _NOT_ALNUM.sub("_", name.casefold()).strip("_")
+
+
+def local_name(name: str | None, separator: str | None) -> str | None:
+    """A qualified tool name's own part: what follows the first ``separator`` (Semantic Kernel's
+    ``SupportTools-delete_file`` → ``delete_file``); ``None`` when there is no separator, or the name holds none."""
+    if not name or not separator:
+        return None
+    _, found, rest = name.partition(separator)
+    return (rest or None) if found else None
 
 
 def unknown_tool_named(text: str) -> str | None:

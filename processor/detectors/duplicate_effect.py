@@ -41,7 +41,7 @@ class DuplicateEffectDetector:
             context.check_budget()
             if node.status is not NodeStatus.COMMITTED or node.arguments is None:
                 continue
-            if not config.write_tools.match(node.tool_name) or config.idempotent_tools.match(node.tool_name):
+            if not config.write_tools.match_tool(node) or config.idempotent_tools.match_tool(node):
                 continue
             if _has_idempotency_key(node, config.idempotency_keys):
                 continue

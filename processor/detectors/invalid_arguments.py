@@ -106,6 +106,8 @@ class InvalidArgumentsDetector:
         if not isinstance(value, dict):
             return f"arguments are a JSON {type(value).__name__}, not an object", True
         validator = validators.get(node.tool_name or "")
+        if validator is None and node.tool_local_name:  # a schema named by the tool's own name in its namespace
+            validator = validators.get(node.tool_local_name)
         if validator is None:
             return None, True
         errors = sorted(validator.iter_errors(value), key=lambda error: list(error.absolute_path))[:MAX_SCHEMA_ERRORS]

@@ -31,13 +31,13 @@ class OrderingDetector:
         executions = context.of_kind(NodeKind.TOOL_EXECUTION)
         findings: list[Finding] = []
         for rule in config.rules:
-            writes = [n for n in executions if n.status not in _NOT_EXECUTED and rule.then.match(n.tool_name)]
+            writes = [n for n in executions if n.status not in _NOT_EXECUTED and rule.then.match_tool(n)]
             if not writes:
                 continue
             reads = [
                 n
                 for n in executions
-                if rule.before.match(n.tool_name)
+                if rule.before.match_tool(n)
                 and (n.status is NodeStatus.COMMITTED if config.require_successful_read else n.status not in _NOT_EXECUTED)
             ]
             for target, answer in sorted(required_before(context, writes, reads).items()):

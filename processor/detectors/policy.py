@@ -55,12 +55,12 @@ class PolicyDetector:
             executed = _executed_proposals(context, executions)
             for node in executions:
                 context.check_budget()
-                pattern = policy.forbidden_tools.match(node.tool_name)
+                pattern = policy.forbidden_tools.match_tool(node)
                 if pattern:
                     findings.append(self._finding(node, Severity.CRITICAL, f"forbidden tool {node.tool_name} executed (policy.forbidden_tools {pattern!r})"))
             for node in context.of_kind(NodeKind.TOOL_PROPOSAL):
                 context.check_budget()
-                pattern = policy.forbidden_tools.match(node.tool_name)
+                pattern = policy.forbidden_tools.match_tool(node)
                 if pattern and node.id not in executed:
                     findings.append(self._finding(node, Severity.MEDIUM, f"forbidden tool {node.tool_name} proposed, no execution seen (policy.forbidden_tools {pattern!r})"))
         if policy.approval_required_tools:
@@ -74,7 +74,7 @@ class PolicyDetector:
 
     def _approvals(self, trajectory: Trajectory, context: DetectorContext, executions: Sequence[Node]) -> list[Finding]:
         policy = context.config.policy
-        targets = [node for node in executions if policy.approval_required_tools.match(node.tool_name)]
+        targets = [node for node in executions if policy.approval_required_tools.match_tool(node)]
         if not targets:
             return []
         approvals = [
@@ -89,7 +89,7 @@ class PolicyDetector:
             node = trajectory.node(target)
             if node is None or answer.outcome is Precedence.SATISFIED:
                 continue
-            pattern = policy.approval_required_tools.match(node.tool_name)
+            pattern = policy.approval_required_tools.match_tool(node)
             violated = answer.outcome is Precedence.VIOLATED
             evidence = f"{node.tool_name} needs approval (policy.approval_required_tools {pattern!r}): {answer.detail}"
             if answer.witness and not violated:

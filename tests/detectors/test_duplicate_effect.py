@@ -39,3 +39,17 @@ def test_idempotent_replays_failed_attempts_reads_and_different_arguments_pass()
     b.tool("delete_file", parent=agent, arguments={"p": 2})
     cfg = config({"duplicate_effect": {"idempotent_tools": ["upsert_*"], "write_tools": ["update_*", "write_*", "delete_*", "upsert_*"]}})
     assert run(DuplicateEffectDetector(), b.build(), cfg) == []
+
+
+def test_write_and_idempotent_globs_match_plugin_qualified_tools_by_their_function_names() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    first = b.tool("SupportTools-update_record", parent=agent, arguments={"id": "A"}, tool_local_name="update_record")
+    model = b.model(parent=agent, after=[first])
+    second = b.tool("SupportTools-update_record", parent=agent, after=[model], arguments={"id": "A"},
+                    tool_local_name="update_record")
+    (finding,) = run(DuplicateEffectDetector(), b.build())
+    assert finding.node_id == second
+
+    idempotent = config({"duplicate_effect": {"idempotent_tools": ["update_*"]}})
+    assert run(DuplicateEffectDetector(), b.build(), idempotent) == []

@@ -36,3 +36,11 @@ def test_schema_violation_with_jsonschema() -> None:
     (finding,) = report(InvalidArgumentsDetector(), b.build(), config(SCHEMA)).findings
     assert finding.node_id == bad and finding.status is FindingStatus.FAIL
     assert "record_id" in finding.evidence and "schema" in finding.evidence
+
+
+def test_a_schema_named_by_the_function_applies_to_its_plugin_qualified_tool() -> None:
+    b = TrajectoryBuilder()
+    bad = b.tool("SupportTools-update_record", parent=b.agent(), arguments={"record_id": 7},
+                 tool_local_name="update_record")
+    (finding,) = report(InvalidArgumentsDetector(), b.build(), config(SCHEMA)).findings
+    assert finding.node_id == bad and "record_id" in finding.evidence

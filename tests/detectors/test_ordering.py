@@ -68,3 +68,17 @@ def test_wide_trace_is_linear_enough() -> None:
     for _ in range(20_000):
         b.tool("update_record", parent=agent, after=[read])
     assert run(OrderingDetector(), b.build(), config(RULES)) == []
+
+
+def test_rules_match_plugin_qualified_tools_by_their_function_names() -> None:
+    b = TrajectoryBuilder()
+    write = b.tool("SupportTools-update_record", parent=b.agent(), tool_local_name="update_record")
+    (finding,) = run(OrderingDetector(), b.build(), config(RULES))
+    assert finding.node_id == write and finding.status is FindingStatus.FAIL
+
+    ok = TrajectoryBuilder()
+    agent = ok.agent()
+    read = ok.tool("SupportTools-lookup_order", parent=agent, tool_local_name="lookup_order")
+    model = ok.model(parent=agent, after=[read])
+    ok.tool("SupportTools-update_record", parent=agent, after=[model], tool_local_name="update_record")
+    assert run(OrderingDetector(), ok.build(), config(RULES)) == []

@@ -70,3 +70,24 @@ def test_tripped_guardrail_is_a_violation() -> None:
                    error_type="InputGuardrailTripwireTriggered")
     (finding,) = run(PolicyDetector(), b.build(), config())
     assert finding.node_id == guard and "tripped" in finding.evidence
+
+
+def test_a_forbidden_glob_matches_the_function_inside_a_plugin_qualified_name() -> None:
+    # Semantic Kernel names kernel functions <plugin>-<function>; the mapper gives the function's own name.
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    execution = b.tool("SupportTools-delete_file", parent=agent, tool_local_name="delete_file")
+    b.tool("SupportTools-get_file_info", parent=agent, tool_local_name="get_file_info")
+    (finding,) = run(PolicyDetector(), b.build(), config(POLICY))
+    assert finding.node_id == execution and finding.severity is Severity.CRITICAL
+    assert "SupportTools-delete_file" in finding.evidence and "delete_*" in finding.evidence
+
+
+def test_a_plugin_qualified_glob_forbids_the_function_in_that_plugin_only() -> None:
+    scoped = {"policy": {"forbidden_tools": ["Files-delete_*"]}}
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    files = b.tool("Files-delete_file", parent=agent, tool_local_name="delete_file")
+    b.tool("Cache-delete_file", parent=agent, tool_local_name="delete_file")
+    (finding,) = run(PolicyDetector(), b.build(), config(scoped))
+    assert finding.node_id == files

@@ -47,6 +47,7 @@ def _every_field_set() -> dict[str, object]:
         "handoff_to": "b",
         "arguments_json": False,
         "unknown_tools": ("fetch_invoice",),
+        "tool_local_name": "search_docs",
     }
 
 

@@ -108,3 +108,34 @@ def test_joined_choice_events_recover_the_tool_call_edge_the_span_alone_lacks() 
     assert "tool_proposal" in {d.category.value for d in alone.declarations}
     assert "tool_proposal" not in {d.category.value for d in joined.declarations}
     assert [e.span.SerializeToString() for e in items] == [s.SerializeToString() for s in spans]  # originals untouched
+
+
+def test_per_message_events_with_json_text_bodies_are_read_like_structured_ones() -> None:
+    # Semantic Kernel logs each message through Python ``logging``: the body is the message's JSON text, and a
+    # tool message names its call as a Chat Completions message does (``tool_call_id``).
+    call = {"id": "call_1", "type": "function", "function": {"name": "SupportTools-get_weather",
+                                                             "arguments": '{"city": "Paris"}'}}
+    records = [
+        LogRecord(attributes=[_kv("event.name", "gen_ai.user.message")],
+                  body=_s(orjson.dumps({"role": "user", "content": "weather in Paris?"}).decode())),
+        LogRecord(attributes=[_kv("event.name", "gen_ai.assistant.message")],
+                  body=_s(orjson.dumps({"role": "assistant", "tool_calls": [call]}).decode())),
+        LogRecord(attributes=[_kv("event.name", "gen_ai.tool.message")],
+                  body=_s(orjson.dumps({"role": "tool", "content": "sunny", "tool_call_id": "call_1"}).decode())),
+        LogRecord(attributes=[_kv("event.name", "gen_ai.choice")],
+                  body=_s(orjson.dumps({"message": {"role": "assistant", "content": "Sunny."},
+                                        "finish_reason": "stop"}).decode())),
+    ]
+    attrs = _attrs(span_with_logs(_span(), records))
+    inputs = orjson.loads(attrs["gen_ai.input.messages"])
+    assert inputs[0]["parts"] == [{"type": "text", "content": "weather in Paris?"}]
+    assert inputs[1]["parts"] == [{"type": "tool_call", "id": "call_1", "name": "SupportTools-get_weather",
+                                   "arguments": {"city": "Paris"}}]
+    assert inputs[2]["parts"][0]["type"] == "tool_call_response" and inputs[2]["parts"][0]["id"] == "call_1"
+    assert orjson.loads(attrs["gen_ai.output.messages"])[0]["parts"] == [{"type": "text", "content": "Sunny."}]
+
+
+def test_a_plain_text_body_stays_the_message_content() -> None:
+    records = [LogRecord(event_name="gen_ai.user.message", body=_s("{not json"))]
+    inputs = orjson.loads(_attrs(span_with_logs(_span(), records))["gen_ai.input.messages"])
+    assert inputs[0]["parts"] == [{"type": "text", "content": "{not json"}]

@@ -62,11 +62,13 @@ def run_one(meta: dict, adapter, app_fn, out_dir: Path, family: str = "raw") -> 
     return 1 if problems else 0
 
 
-def app_main(adapter, app_fn, handoff_family: str = "raw", extra_meta: dict | None = None, argv=None) -> int:
+def app_main(adapter, app_fn, handoff_family: str = "raw", extra_meta: dict | None = None, argv=None,
+             family: str = "raw") -> int:
     """The command line of a framework app: ``--lib LIB --scenario S --out DIR``, one :func:`run_one`.
 
     ``handoff_family`` is the script family of the ``handoff`` scenario (the framework's own way to hand over);
-    every other scenario runs the raw scripts. ``extra_meta`` adds label rules of the library (``truth.py``)."""
+    every other scenario runs ``family`` (the raw scripts unless the framework spells calls its own way).
+    ``extra_meta`` adds label rules of the library (``truth.py``)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--lib", required=True, choices=[adapter.library])
     ap.add_argument("--scenario", required=True)
@@ -74,5 +76,5 @@ def app_main(adapter, app_fn, handoff_family: str = "raw", extra_meta: dict | No
     a = ap.parse_args(argv)
     meta = {"library": adapter.library, "convention": adapter.convention, "scenario": a.scenario,
             "content_captured": adapter.content, **(extra_meta or {})}
-    family = handoff_family if a.scenario == "handoff" else "raw"
-    return run_one(meta, adapter, app_fn, Path(a.out), family=family)
+    chosen = handoff_family if a.scenario == "handoff" else family
+    return run_one(meta, adapter, app_fn, Path(a.out), family=chosen)

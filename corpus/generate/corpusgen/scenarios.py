@@ -171,6 +171,9 @@ def retry_once(steps: list[dict]) -> list[dict]:
 
 def script(name: str, family: str) -> list[dict]:
     spec = SCENARIOS[name]
+    if "+plugin:" in family:  # `<family>+plugin:<Plugin>`: tool calls named `<Plugin>-<function>`
+        base, plugin = family.split("+plugin:", 1)
+        return plugin_qualified(script(name, base), plugin)
     if family.endswith("+retry_once"):
         return retry_once(script(name, family.removesuffix("+retry_once")))
     if family == "final_answer_tool":
@@ -183,3 +186,23 @@ def script(name: str, family: str) -> list[dict]:
 SCENARIOS["handoff"]["supervisor"] = [
     {"tool_calls": [("transfer_to_billing_agent", {})]},
     *SCENARIOS["handoff"]["raw"][1:]]
+
+# Semantic Kernel offers kernel functions to the model under their plugin-qualified names (`<plugin>-<function>`),
+# and an agent used as a plugin as `<agent>-<agent>` with a `messages` argument: the billing agent runs inside that
+# function, then the triage agent answers.
+SCENARIOS["handoff"]["agent_plugin"] = [
+    {"tool_calls": [("billing_agent-billing_agent",
+                     {"messages": "Refund request for order A-1001: check the order and open a refund."})]},
+    *SCENARIOS["handoff"]["raw"][1:]]
+
+
+def plugin_qualified(steps: list[dict], plugin: str) -> list[dict]:
+    """The same script with every tool call named as a framework that offers `<plugin>-<function>` spells it (names
+    that already hold the separator are left as they are)."""
+    out = []
+    for step in steps:
+        if "tool_calls" in step:
+            step = dict(step, tool_calls=[(n if "-" in n else f"{plugin}-{n}", args) for n, args in step["tool_calls"]])
+        out.append(step)
+    return out
+

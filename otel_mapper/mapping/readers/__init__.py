@@ -14,8 +14,10 @@ Order and why:
 5. Google ADK -- legacy ``gcp.vertex.agent.*`` content next to GenAI attributes;
 6. MCP -- ``mcp.method.name``: client spans with no GenAI attribute, server spans keyed to them;
 7. OpenAI Agents SDK (OTel contrib) -- ``agent_handoff`` / ``guardrail_check`` spans;
-8. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
-9. fallback.
+8. Semantic Kernel -- its instrumentation scopes: GenAI spans whose tool names are plugin-qualified, and its
+   ``AutoFunctionInvocationLoop`` span with no operation name;
+9. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
+10. fallback.
 
 LangGraph has no spans of its own: its run metadata is read by the OpenInference and OpenLLMetry readers
 (:mod:`otel_mapper.mapping.readers.langgraph`).
@@ -32,6 +34,7 @@ from otel_mapper.mapping.readers.openai_agents import OpenAIAgentsReader
 from otel_mapper.mapping.readers.openinference import OpenInferenceReader
 from otel_mapper.mapping.readers.openllmetry import OpenLLMetryReader
 from otel_mapper.mapping.readers.pydantic_ai import PydanticAIReader
+from otel_mapper.mapping.readers.semantic_kernel import SemanticKernelReader
 from otel_mapper.mapping.readers.vercel import VercelAIReader
 from otel_mapper.mapping.spans import SpanView
 from semconv.trajectory import NodeKind
@@ -45,6 +48,7 @@ __all__ = [
     "OpenInferenceReader",
     "OpenLLMetryReader",
     "PydanticAIReader",
+    "SemanticKernelReader",
     "VercelAIReader",
     "default_readers",
 ]
@@ -74,6 +78,7 @@ def default_readers() -> tuple[ConventionReader, ...]:
         ADKReader(),
         MCPReader(),
         OpenAIAgentsReader(),
+        SemanticKernelReader(),
         GenAIReader(),
         FallbackReader(),
     )
