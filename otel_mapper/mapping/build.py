@@ -44,6 +44,7 @@ from otel_mapper.mapping.prefix import conversation_prefix_proposals
 from otel_mapper.mapping.readers import default_readers
 from otel_mapper.mapping.run_state import RunState, kept_span, with_spans
 from otel_mapper.mapping.step_ids import inherit_step_call_ids
+from otel_mapper.mapping.transfer_tools import settle_transfer_tools
 from otel_mapper.model import CompletenessStatus, Declaration, ExternalParent, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
 
@@ -153,6 +154,7 @@ def map_trace(
     merge_double_instrumentation(entries, by_span_id, notes)
     inherit_step_call_ids(entries)
     settle_graph_agent_runs(entries)
+    settle_transfer_tools(entries)
     conversation_prefix_proposals(entries, notes)
     drop_replayed_proposals(entries)
 

@@ -151,6 +151,36 @@ def test_framework_handoff_tools_join_the_agent_they_name() -> None:
     assert (edge.from_node, edge.to_node) == (node_id(4), node_id(3)) and "handoff tool handoff_to_agent" in edge.evidence
 
 
+def _autogen_swarm(tool: str, receiver: str) -> list:
+    """AutoGen AgentChat's Swarm as observed: the transfer runs as a plain ``execute_tool`` span inside the triage
+    agent, and the receiving agent's ``invoke_agent`` span is its sibling under the app's run span."""
+    autogen = {"gen_ai.system": "autogen"}
+    return [
+        span(1, "run_team"),
+        span(2, "invoke_agent triage_agent", parent=1, attrs={**autogen, "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "triage_agent"}),
+        span(3, f"execute_tool {tool}", parent=2, attrs={**autogen, "gen_ai.operation.name": "execute_tool",
+             "gen_ai.tool.name": tool, "gen_ai.tool.call.id": "call_1"}),
+        span(4, f"invoke_agent {receiver}", parent=1, attrs={**autogen, "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": receiver}),
+    ]
+
+
+def test_a_transfer_to_tool_naming_an_agent_of_the_trace_is_a_handoff_to_it() -> None:
+    trajectory = map_spans(_autogen_swarm("transfer_to_billing_agent", "billing_agent"))
+    handoff = get_node(trajectory, node_id(3))
+    assert handoff.kind is NodeKind.HANDOFF and handoff.handoff_to == "billing_agent"
+    assert has_edge(trajectory, node_id(4), EdgeType.HANDOFF_FROM, node_id(3))
+    # The agent's name is compared in function style, as the SDKs build the tool name from it.
+    spelled = map_spans(_autogen_swarm("transfer_to_billing_agent", "Billing Agent"))
+    assert get_node(spelled, node_id(3)).handoff_to == "Billing Agent"
+
+
+def test_a_transfer_to_tool_naming_no_agent_of_the_trace_stays_a_tool() -> None:
+    trajectory = map_spans(_autogen_swarm("transfer_to_savings", "billing_agent"))
+    tool = get_node(trajectory, node_id(3))
+    assert tool.kind is NodeKind.TOOL_EXECUTION and tool.tool_name == "transfer_to_savings"
+    assert not [edge for edge in trajectory.edges if edge.type is EdgeType.HANDOFF_FROM]
+
+
 # --- OpenAI Agents SDK, OTel contrib instrumentation ----------------------------------------------------
 
 
