@@ -124,6 +124,12 @@ class Node:
     """The tool's own name when the convention qualifies ``tool_name`` with a namespace (Semantic Kernel's
     ``<plugin>-<function>``: ``<function>``); ``None`` when the name is not qualified. Tool-name patterns from config
     match either name."""
+    result_status: NodeStatus | None = None
+    """For a tool proposal whose execution no span recorded: how its run went, as the tool result a later model
+    input carries tells (``committed``, or ``failed`` with ``result_error``); ``None`` otherwise. The proposal keeps
+    its own status: proposing and running stay apart (AT-4.5a)."""
+    result_error: str | None = None
+    """The head of that tool result when it reports the tool failed."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, order=True)

@@ -43,6 +43,10 @@ HANDOFF_NAME_ARROW: Final = " \u2192 "
 UNKNOWN_AGENT: Final = "unknown"
 """The instrumentation writes this when it does not know the handoff target (observed in 0.62.4)."""
 
+CREWAI_SCOPE_NAME: Final = "opentelemetry.instrumentation.crewai.instrumentation"
+"""Scope of OpenLLMetry's CrewAI instrumentation, whose crew span (``crewai.workflow``) carries no ``traceloop.*``
+attribute (0.62.4, observed)."""
+
 NAME_SUFFIX_KINDS: Final = (
     (".workflow", KIND_WORKFLOW),
     (".task", KIND_TASK),

@@ -65,6 +65,8 @@ def classify(span, graph_runs=frozenset()):
         return {"AGENT": "agent_invocation", "LLM": "model_call", "TOOL": "tool_execution",
                 "CHAIN": "workflow_step", "GUARDRAIL": "guardrail"}.get(oi, "other")
     tl = a.get("traceloop.span.kind")
+    if not tl and a.get("gen_ai.provider.name") == "crewai" and span["name"] == "crewai.workflow":
+        return "workflow_step"  # OpenLLMetry's CrewAI: the `Crew.kickoff` span (operation invoke_agent, no span kind)
     if tl:
         return {"agent": "agent_invocation", "tool": "tool_execution", "workflow": "workflow_step",
                 "task": "workflow_step", "handoff": "handoff"}.get(tl, "other")

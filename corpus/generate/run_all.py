@@ -70,6 +70,16 @@ MATRIX.update({
 MATRIX.update({
     "autogen-agentchat": ("autogen", "apps.autogen_app", ALL_SCENARIOS),
 })
+# Frameworks F: Haystack agents traced by OpenInference's Haystack instrumentation (apps/haystack_app.py;
+# NOTES-frameworks-f.md).
+MATRIX.update({
+    "openinference-haystack": ("haystack", "apps.haystack_app", ALL_SCENARIOS),
+})
+# Frameworks G: CrewAI traced by OpenLLMetry (apps/traceloop_crewai_app.py, the crew of apps/crewai_app.py;
+# NOTES-frameworks-g.md).
+MATRIX.update({
+    "traceloop-crewai": ("traceloop-crewai", "apps.traceloop_crewai_app", ALL_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

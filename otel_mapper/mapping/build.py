@@ -43,6 +43,7 @@ from otel_mapper.mapping.nodes import (
 from otel_mapper.mapping.prefix import conversation_prefix_proposals
 from otel_mapper.mapping.readers import default_readers
 from otel_mapper.mapping.run_state import RunState, kept_span, with_spans
+from otel_mapper.mapping.spanless_calls import settle_spanless_calls
 from otel_mapper.mapping.step_ids import inherit_step_call_ids
 from otel_mapper.mapping.transfer_tools import settle_transfer_tools
 from otel_mapper.model import CompletenessStatus, Declaration, ExternalParent, Trajectory
@@ -170,6 +171,7 @@ def map_trace(
 
     edges = EdgeSet()
     external = derive_edges(entries, by_span_id, proposals, nodes_by_id, edges, notes)
+    settle_spanless_calls(entries, nodes_by_id, edges)
     edges.break_cycles(nodes_by_id.keys(), notes)
 
     assign_invocations(nodes_by_id, edges)

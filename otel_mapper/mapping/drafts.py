@@ -54,6 +54,8 @@ class NodeDraft:
     arguments_json: bool = True
     unknown_tools: tuple[str, ...] = ()
     tool_local_name: str | None = None
+    result_status: NodeStatus | None = None
+    result_error: str | None = None
 
     def freeze(self) -> Node:
         """The frozen node: equal to ``Node(**fields)``, at about half the cost.

@@ -65,6 +65,10 @@ class EdgeSet:
         self.add(child, _CAUSED_BY, parent, evidence)
         self._parents.setdefault(child, parent)
 
+    def pairs(self, edge_type: EdgeType) -> list[tuple[str, str]]:
+        """(from, to) of every edge of ``edge_type``."""
+        return [(from_node, to_node) for from_node, kind, to_node in self._edges if kind is edge_type]
+
     def containment_parents(self) -> dict[str, str]:
         return self._parents
 

@@ -111,6 +111,9 @@ class SpanFacts:
     rejected_results: list[tuple[str | None, str | None]] = field(default_factory=list)
     """Tool results in the model input that are runtime rejections of an unknown tool: (call id, tool it names);
     the call id names the tool when the text does not (CrewAI's bare ``Tool not found``)."""
+    failed_results: list[tuple[str, str]] = field(default_factory=list)
+    """Tool results in the model input, new to this call, that report the tool failed: (call id, text head)
+    (:mod:`otel_mapper.mapping.tool_failures`)."""
 
 
 def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
@@ -142,6 +145,8 @@ def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
         keeper.input_tool_calls = list(other.input_tool_calls)
     if not keeper.rejected_results:
         keeper.rejected_results = list(other.rejected_results)
+    if not keeper.failed_results:
+        keeper.failed_results = list(other.failed_results)
     if keeper.tool_call_id == other.tool_call_id and not keeper.tool_call_id_evidence:
         keeper.tool_call_id_evidence = other.tool_call_id_evidence
     if not keeper.messages.inputs:

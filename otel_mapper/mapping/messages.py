@@ -13,6 +13,7 @@ import orjson
 from otel_mapper.bundle.canonical import digest, dumps_canonical
 from otel_mapper.mapping.facts import ToolCallFact
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, parse_json_text
+from otel_mapper.mapping.tool_failures import tool_failure
 from otel_mapper.mapping.tool_names import MAX_REJECTION_TEXT, rejection
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai, smolagents
@@ -60,8 +61,9 @@ def unwrap_call_arguments(value: Decoded) -> Decoded:
     return value
 
 
-def add_rejection(rejected: list[tuple[str | None, str | None]], call_id: str | None, result: Decoded) -> None:
-    """Record a tool result that rejects an unknown tool: a bounded text head, or the text items of a list result."""
+def add_rejection(rejected: list[tuple[str | None, str | None]], call_id: str | None, result: Decoded) -> bool:
+    """Record a tool result that rejects an unknown tool: a bounded text head, or the text items of a list result.
+    Whether it was one."""
     texts: list[str] = []
     if isinstance(result, str):
         texts.append(result)
@@ -73,7 +75,23 @@ def add_rejection(rejected: list[tuple[str | None, str | None]], call_id: str | 
         found, named = rejection(text[:MAX_REJECTION_TEXT])
         if found and (named or call_id):
             rejected.append((call_id, named))
-            return
+            return True
+    return False
+
+
+def add_failure(failed: list[tuple[str, str]], call_id: str | None, result: Decoded) -> None:
+    """Record a tool result, under its call id, that reports the tool failed (:func:`tool_failure`)."""
+    if not call_id:
+        return
+    text: str | None = None
+    if isinstance(result, str):
+        text = result
+    elif isinstance(result, list):  # content parts: the first text item
+        texts = [item.get("text") for item in result[:8] if isinstance(item, dict)]
+        text = next((item for item in texts if isinstance(item, str)), None)
+    head = tool_failure(text) if text is not None else None
+    if head is not None:
+        failed.append((call_id, head))
 
 
 def python_literal(text: str) -> Decoded:
@@ -209,6 +227,7 @@ def read_input_messages(
     calls: list[tuple[int, ToolCallFact]] | None = None,
     system: list[int] | None = None,
     rejected: list[tuple[str | None, str | None]] | None = None,
+    failed: list[tuple[str, str]] | None = None,
 ) -> tuple[list[str], list[str]]:
     """Ids of tool results in the input, and the digest of each input message (in input order). With ``calls``,
     also the tool calls of the last assistant message in the input that has any, with its position, and with
@@ -216,7 +235,8 @@ def read_input_messages(
     the call that produced a replayed message is found from the next call's input, whose last tool-calling message
     it is, so earlier ones are not read again in every later input). With ``rejected``, the tool results after
     that message (the ones new to this call; earlier ones were read where they were new) that are a runtime's
-    rejection of an unknown tool, as (call id, tool named)."""
+    rejection of an unknown tool, as (call id, tool named); with ``failed`` also, of those that are not, the ones
+    reporting that the tool failed, as (call id, text head)."""
     consumed: list[str] = []
     digests: list[str] = []
     last_calls: tuple[int, list[tuple[dict[str, Decoded], dict[str, Decoded]]]] | None = None
@@ -247,8 +267,8 @@ def read_input_messages(
                 message_calls.append((part, normal))
     if rejected is not None:
         for position, call_id, response in results:
-            if position > last_call_position:
-                add_rejection(rejected, call_id, response)
+            if position > last_call_position and not add_rejection(rejected, call_id, response) and failed is not None:
+                add_failure(failed, call_id, response)
     if calls is not None and last_calls is not None:
         position, found = last_calls
         for part, normal in found:

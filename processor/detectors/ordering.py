@@ -1,7 +1,8 @@
 """``order_violation``: required-before rules on the causal graph (``ordering.rules``).
 
 For each rule, every executed tool matching ``then`` (a write) needs a qualifying execution matching ``before``
-(a read; committed unless ``ordering.require_successful_read`` is false) on a causal path before it.
+(a read; committed unless ``ordering.require_successful_read`` is false) on a causal path before it. A proposal
+whose run no span recorded but whose returned result shows it counts as a run (:mod:`processor.detectors.tool_runs`).
 
 - ``fail``: no causal path from a qualifying read, and the read exists only after the write or not at all.
 - ``indeterminate``: a qualifying read exists but no causal path orders it against the write (e.g. concurrent
@@ -16,7 +17,8 @@ from otel_mapper.diagnosis import Finding
 from otel_mapper.model import Trajectory
 from processor.detectors.base import DetectorContext
 from processor.detectors.causal import Precedence, required_before
-from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
+from processor.detectors.tool_runs import run_status, tool_runs
+from semconv.trajectory import FindingCategory, FindingStatus, NodeStatus, Severity
 
 _NOT_EXECUTED = frozenset({NodeStatus.PROPOSED, NodeStatus.CANCELLED})
 
@@ -28,17 +30,17 @@ class OrderingDetector:
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
         config = context.config.ordering
-        executions = context.of_kind(NodeKind.TOOL_EXECUTION)
+        executions = tool_runs(context)
         findings: list[Finding] = []
         for rule in config.rules:
-            writes = [n for n in executions if n.status not in _NOT_EXECUTED and rule.then.match_tool(n)]
+            writes = [n for n in executions if run_status(n) not in _NOT_EXECUTED and rule.then.match_tool(n)]
             if not writes:
                 continue
             reads = [
                 n
                 for n in executions
                 if rule.before.match_tool(n)
-                and (n.status is NodeStatus.COMMITTED if config.require_successful_read else n.status not in _NOT_EXECUTED)
+                and (run_status(n) is NodeStatus.COMMITTED if config.require_successful_read else run_status(n) not in _NOT_EXECUTED)
             ]
             for target, answer in sorted(required_before(context, writes, reads).items()):
                 context.check_budget()

@@ -2,7 +2,9 @@
 
 Rate limits and timeouts of tools are left to ``rate_limited`` and ``infra_timeout`` (one finding per failure,
 under its most specific category). A tool span that failed because the runtime has no such tool (Strands marks the
-call of an unknown tool ERROR) is the model's mistake, reported once as ``hallucinated_tool``.
+call of an unknown tool ERROR) is the model's mistake, reported once as ``hallucinated_tool``. A call whose run no
+span recorded failed when the result the next model call received is a runtime's failure report
+(``Node.result_status``).
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from otel_mapper.diagnosis import Finding
 from otel_mapper.mapping.tool_names import function_style
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
-from processor.detectors.failures import FailureClass, failure_findings
-from semconv.trajectory import FindingCategory, NodeKind
+from processor.detectors.causal import recovered
+from processor.detectors.failures import MAX_EVIDENCE_MESSAGE, FailureClass, failure_findings
+from processor.detectors.tool_runs import tool_runs
+from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
 
 
 class ToolErrorDetector:
@@ -35,6 +39,24 @@ class ToolErrorDetector:
             style = function_style(node.tool_name or "")
             return bool(node.tool_name) and ((node.invocation or "", style) in rejected or ("", style) in rejected)
 
-        return failure_findings(
+        findings = list(failure_findings(
             trajectory, context, (NodeKind.TOOL_EXECUTION,), FailureClass.OTHER, FindingCategory.TOOL_ERROR, unknown_tool
-        )
+        ))
+        for node in tool_runs(context):
+            context.check_budget()
+            if node.kind is not NodeKind.TOOL_PROPOSAL or node.result_status is not NodeStatus.FAILED or unknown_tool(node):
+                continue
+            recovery = recovered(node, trajectory, context)
+            evidence = (f"tool {node.tool_name} failed: the result a later model call received says "
+                        f"{(node.result_error or '')[:MAX_EVIDENCE_MESSAGE]!r} (no span recorded the run)")
+            evidence += {True: "; a later dependent call succeeded", None: "; no dependent call, but the agent invocation "
+                         "completed", False: "; nothing after it succeeded"}[recovery]
+            findings.append(Finding(
+                category=FindingCategory.TOOL_ERROR,
+                severity=Severity.MEDIUM if recovery is not False else Severity.HIGH,
+                status=FindingStatus.FAIL,
+                node_id=node.id,
+                evidence=evidence,
+                recovered=recovery,
+            ))
+        return findings

@@ -21,6 +21,7 @@ from otel_mapper.diagnosis import Finding
 from otel_mapper.mapping.spans import parse_json_text
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
+from processor.detectors.tool_runs import tool_runs
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, Severity
 
 _VOLATILE_KEY: Final = re.compile(
@@ -83,7 +84,7 @@ class ToolLoopDetector:
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
         config = context.config.loop
         groups: dict[tuple[str, str, str], list[Node]] = {}
-        for node in context.of_kind(NodeKind.TOOL_EXECUTION):
+        for node in tool_runs(context):
             context.check_budget()
             if not node.tool_name:
                 continue

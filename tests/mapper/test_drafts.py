@@ -48,6 +48,8 @@ def _every_field_set() -> dict[str, object]:
         "arguments_json": False,
         "unknown_tools": ("fetch_invoice",),
         "tool_local_name": "search_docs",
+        "result_status": NodeStatus.FAILED,
+        "result_error": "Error executing tool: down",
     }
 
 

@@ -154,3 +154,19 @@ def test_langgraph_association_properties_and_parent_command() -> None:
     assert get_node(trajectory, node_id(4)).arguments == '{"order_id":"A-1"}'
     assert has_edge(trajectory, node_id(4), EdgeType.CAUSED_BY, node_id(5, "call:c1"))
     assert "sibling_order" not in categories(trajectory) or True
+
+
+def test_crewai_crew_and_task_spans_are_workflow_steps_though_they_say_invoke_agent() -> None:
+    """OpenLLMetry's CrewAI instrumentation writes invoke_agent on the crew, task and agent spans alike; the crew
+    span has no traceloop attribute at all (0.62.4, observed): its scope and its ``.workflow`` name tell."""
+    crewai = {"gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": "crewai"}
+    spans = [
+        span(1, "crewai.workflow", attrs={**crewai, "crewai.crew.name": "crew"}),
+        span(2, "Answer the customer..task", parent=1, attrs={**crewai, "traceloop.span.kind": "task"}),
+        span(3, "support_agent.agent", parent=2, attrs={**crewai, "traceloop.span.kind": "agent", "gen_ai.agent.name": "support_agent"}),
+    ]
+    trajectory = map_spans(spans, scope="opentelemetry.instrumentation.crewai.instrumentation")
+    assert get_node(trajectory, node_id(1)).kind is NodeKind.WORKFLOW_STEP
+    assert get_node(trajectory, node_id(2)).kind is NodeKind.WORKFLOW_STEP
+    agent = get_node(trajectory, node_id(3))
+    assert agent.kind is NodeKind.AGENT_INVOCATION and agent.agent_name == "support_agent"

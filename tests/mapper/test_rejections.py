@@ -21,6 +21,7 @@ from tests.support.spans import get_node, map_spans, node_id, span
         "Error: fetch_invoice is not a valid tool, try one of [get_weather].",  # LangGraph ToolNode
         "Unknown tool name: 'fetch_invoice'. Available tools: 'get_weather'",  # pydantic-ai
         "Tool 'fetch_invoice' not found. Available tools: get_weather",  # Google ADK
+        'Error: Requested function "fetch_invoice" not found.',  # Microsoft Agent Framework
         "ERROR: unknown tool 'fetch_invoice'; available tools are listed in the request.",
     ],
 )

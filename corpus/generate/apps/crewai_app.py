@@ -19,6 +19,7 @@ import os
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -49,7 +50,26 @@ class CrewAIAdapter:
         self.provider.shutdown()
 
 
-def run_crewai(adapter: CrewAIAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+def start_role(scenario: str) -> str:
+    """The role of the agent the crew's one task is given to."""
+    return "triage_agent" if scenario == "handoff" else "support_agent"
+
+
+@dataclass(slots=True)
+class CrewRun:
+    """What a kickoff leaves for the ground truth: the tool runner and, per before-LLM-call hook, the agent's role
+    with the span current in it (in order)."""
+
+    runner: ToolRunner
+    llm_hook_spans: list[tuple[str | None, str | None]]
+
+
+def kickoff_crew(
+    scenario: str, base_url: str, truth: Truth, *, step_callback=None, task_callback=None, task_cls=None
+) -> CrewRun:
+    """Builds the scenario's crew (one task; the handoff adds a coworker and CrewAI's delegation), runs it and records
+    the crew span, the tool executions and the terminal status. ``step_callback(role)`` and ``task_callback(role)``
+    get the role of the agent whose step or task ended; ``task_cls`` replaces ``crewai.Task``."""
     import httpx
     from crewai import LLM, Agent, Crew, Process, Task
     from crewai.hooks.llm_hooks import register_before_llm_call_hook
@@ -86,24 +106,12 @@ def run_crewai(adapter: CrewAIAdapter, scenario: str, base_url: str, truth: Trut
     )
     tools = {name: tool(name)(fn) for name, fn in plain_functions(runner).items()}
 
-    agent_spans: dict[str | None, str] = {}
-
-    def record_agent(name):
-        """Agent step / task callbacks of the task's own agent run inside its `<role>._execute_core` span (a
-        delegated coworker's steps run inside the delegation tool's span: no agent span of its own)."""
-        if name != start.role:
-            return
-        _, span_id = current_ids()
-        if span_id and span_id not in agent_spans:
-            agent_spans[span_id] = name
-            truth.record_agent(name)
-
     def record_crew(inputs):
-        """Crew.before_kickoff_callbacks run inside the `Crew_<id>.kickoff` span."""
+        """Crew.before_kickoff_callbacks run inside the span the instrumentation opens for `Crew.kickoff`."""
         truth.record_workflow("crew")
         return inputs
 
-    llm_hook_spans: list[tuple[str, str | None]] = []
+    llm_hook_spans: list[tuple[str | None, str | None]] = []
 
     def before_llm_call(context):
         """CrewAI's before-LLM-call hook runs in the agent's executor, before the OpenAI client opens its span."""
@@ -113,8 +121,8 @@ def run_crewai(adapter: CrewAIAdapter, scenario: str, base_url: str, truth: Trut
 
     register_before_llm_call_hook(before_llm_call)
 
-    # max_retry_limit=1: CrewAI re-executes a task once after an error (429, 5xx, timeout) inside the same
-    # `_execute_core` span; the scripts repeat a failing 5xx / timeout step for that retry (+retry_once).
+    # max_retry_limit=1: CrewAI re-executes a task once after an error (429, 5xx, timeout); the scripts repeat a
+    # failing 5xx / timeout step for that retry (+retry_once).
     def agent(name, system, tool_names, **kw):
         return Agent(
             role=name,
@@ -125,27 +133,27 @@ def run_crewai(adapter: CrewAIAdapter, scenario: str, base_url: str, truth: Trut
             max_iter=10,
             max_retry_limit=1,
             verbose=False,
-            step_callback=lambda step, _n=name: record_agent(_n),
+            step_callback=(lambda step, _n=name: step_callback(_n)) if step_callback else None,
             **kw,
         )
 
     truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
     if scenario == "handoff":
-        start = agent("triage_agent", SYSTEM_PROMPT, spec["tools"], allow_delegation=True)
+        start = agent(start_role(scenario), SYSTEM_PROMPT, spec["tools"], allow_delegation=True)
         billing = agent("billing_agent", SPECIALIST_PROMPT, spec["specialist_tools"], allow_delegation=False)
         agents = [start, billing]
         truth.offered_tools |= {"delegate_work_to_coworker", "ask_question_to_coworker"}
     else:
-        start = agent("support_agent", SYSTEM_PROMPT, spec["tools"], allow_delegation=False)
+        start = agent(start_role(scenario), SYSTEM_PROMPT, spec["tools"], allow_delegation=False)
         agents = [start]
-    task = Task(description=spec["user"], expected_output="A short answer to the customer.", agent=start)
+    task = (task_cls or Task)(description=spec["user"], expected_output="A short answer to the customer.", agent=start)
     crew = Crew(
         agents=agents,
         tasks=[task],
         process=Process.sequential,
         verbose=False,
         before_kickoff_callbacks=[record_crew],
-        task_callback=lambda output: record_agent(task.agent.role),
+        task_callback=(lambda output: task_callback(task.agent.role)) if task_callback else None,
     )
     exc: BaseException | None = None
     try:
@@ -153,18 +161,44 @@ def run_crewai(adapter: CrewAIAdapter, scenario: str, base_url: str, truth: Trut
     except Exception as e:  # noqa: BLE001 - how the run ended is the ground truth we record
         exc = e
     terminal_status_for(truth, runner, exc)
+    return CrewRun(runner=runner, llm_hook_spans=llm_hook_spans)
+
+
+def delegation_call(truth: Truth) -> dict | None:
+    """The delegation the model proposed (the handoff script's first call), from the server log."""
+    return next(
+        (p for r in truth.server_log for p in r.get("proposed") or [] if p["name"] == "delegate_work_to_coworker"),
+        None,
+    )
+
+
+def run_crewai(adapter: CrewAIAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+    """The ground truth under OpenInference: one AGENT span per task (`<role>._execute_core`; CrewAI's retry of the
+    task stays inside it), the coworker inside the delegation's TOOL span."""
+    role = start_role(scenario)
+    agent_spans: dict[str | None, str] = {}
+
+    def record_agent(name):
+        """Agent step / task callbacks of the task's own agent run inside its `<role>._execute_core` span (a
+        delegated coworker's steps run inside the delegation tool's span: no agent span of its own)."""
+        if name != role:
+            return
+        _, span_id = current_ids()
+        if span_id and span_id not in agent_spans:
+            agent_spans[span_id] = name
+            truth.record_agent(name)
+
+    run = kickoff_crew(scenario, base_url, truth, step_callback=record_agent, task_callback=record_agent)
+    llm_hook_spans = run.llm_hook_spans
     # The task's agent span is the span current in its first before-LLM-call hook (also when every call failed).
-    for role, span_id in llm_hook_spans:
-        if role == start.role and span_id and span_id not in agent_spans:
-            agent_spans[span_id] = role
-            truth.agents.insert(0, {"name": role, "span_id": span_id})
+    for hook_role, span_id in llm_hook_spans:
+        if hook_role == role and span_id and span_id not in agent_spans:
+            agent_spans[span_id] = hook_role
+            truth.agents.insert(0, {"name": hook_role, "span_id": span_id})
             break
     if scenario == "handoff":
         coworker = next(((r, s) for r, s in llm_hook_spans if r == "billing_agent"), None)
-        call = next(
-            (p for r in truth.server_log for p in r.get("proposed") or [] if p["name"] == "delegate_work_to_coworker"),
-            None,
-        )
+        call = delegation_call(truth)
         truth.notes.append(f"before-LLM-call hook spans: {llm_hook_spans}")
         if coworker and call:
             # The coworker runs inside the delegation tool's span (CrewAI calls agent.execute_task from the tool;
@@ -173,7 +207,7 @@ def run_crewai(adapter: CrewAIAdapter, scenario: str, base_url: str, truth: Trut
             truth.record_tool(
                 call["id"], "delegate_work_to_coworker", "ok", span_id=tool_span, args=json.loads(call["arguments"])
             )
-            from_span = next((sid for sid, role in agent_spans.items() if role == start.role), None)
+            from_span = next((sid for sid, r in agent_spans.items() if r == role), None)
             truth.handoffs.append({"from_span": from_span, "to_span": tool_span})
 
 

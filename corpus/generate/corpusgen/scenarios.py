@@ -206,3 +206,10 @@ def plugin_qualified(steps: list[dict], plugin: str) -> list[dict]:
         out.append(step)
     return out
 
+
+# Haystack AgentTool: the triage Agent calls the billing Agent as a tool named after it, with the task as one user
+# message (`messages`); the billing Agent runs inside that call (lookup_order, answer), then the triage Agent answers.
+SCENARIOS["handoff"]["agent_tool"] = [
+    {"tool_calls": [("billing_agent", {"messages": [
+        {"role": "user", "content": "Refund request for order A-1001: check the order and open a refund."}]})]},
+    *SCENARIOS["handoff"]["raw"][1:]]

@@ -81,6 +81,13 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     delivered = [r for r in server_log if r.get("status") == 200 and r.get("outcome") == "ok"]
     proposals = [(r, p) for r in delivered for p in r.get("proposed", [])]
     exec_by_call = {t["call_id"]: t for t in truth.tools if t["call_id"]}
+    proposer = {p["id"]: r.get("span") for r, p in proposals}
+
+    def anchor_of(t):
+        # A tool that ran with no span of its own (its body ran under the agent's span: OpenLLMetry's CrewAI, Haystack)
+        # shows in the trace only as the model's proposal and the result the next request carries: anchor on the
+        # proposer.
+        return t["span_id"] if t["span_id"] else proposer.get(t["call_id"])
 
     results_as_text = meta.get("tool_results_as_text", False)  # results replayed as text, quoting the call id
     # A library that records a model call's input only when a response arrives (Pydantic AI) shows nothing of what a
@@ -114,7 +121,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
 
     unordered = []
     for r in delivered:
-        spans = [exec_by_call[p["id"]]["span_id"] for p in r.get("proposed", []) if p["id"] in exec_by_call]
+        spans = [exec_by_call[p["id"]]["span_id"] for p in r.get("proposed", [])
+                 if p["id"] in exec_by_call and exec_by_call[p["id"]]["span_id"]]
         unordered += [sorted(pair) for pair in itertools.combinations(spans, 2)]
 
     findings = []
@@ -126,18 +134,18 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     for ids in groups.values():
         if len(ids) >= LOOP_MIN_REPEATS and ids[0] in exec_by_call:
             findings.append({"category": "tool_loop", "status": "fail" if args_seen else "indeterminate",
-                             "anchor_span": exec_by_call[ids[0]]["span_id"]})
+                             "anchor_span": anchor_of(exec_by_call[ids[0]])})
     reads_seen = False
     for t in truth.tools:
         if t["status"] == "error":
-            findings.append({"category": "tool_error", "status": "fail", "anchor_span": t["span_id"]})
+            findings.append({"category": "tool_error", "status": "fail", "anchor_span": anchor_of(t)})
         if t["status"] == "unknown_tool":
             findings.append({"category": "hallucinated_tool", "status": "fail" if halluc_seen else "indeterminate",
-                             "anchor_span": t["span_id"]})
+                             "anchor_span": anchor_of(t)})
         if _match(t["name"], FORBIDDEN_PATTERNS):
-            findings.append({"category": "policy_violation", "status": "fail", "anchor_span": t["span_id"]})
+            findings.append({"category": "policy_violation", "status": "fail", "anchor_span": anchor_of(t)})
         if _match(t["name"], WRITE_PATTERNS) and not reads_seen:
-            findings.append({"category": "order_violation", "status": "fail", "anchor_span": t["span_id"]})
+            findings.append({"category": "order_violation", "status": "fail", "anchor_span": anchor_of(t)})
         if _match(t["name"], READ_PATTERNS) and t["status"] == "ok":
             reads_seen = True
     # hallucinated tools proposed but never executed
@@ -183,7 +191,7 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         "agent_invocation": len(truth.agents),
         "model_call": (len({r.get("span") for r in server_log if r.get("span")})
                        + sum(1 for r in server_log if not r.get("span"))) if calls_by_span else len(server_log),
-        "tool_execution": len(truth.tools),
+        "tool_execution": sum(1 for t in truth.tools if t["span_id"]),
         "tool_proposal": len(proposals) if out_seen else sum(1 for _, p in proposals if replayed(p["id"])),
         "workflow_step": len(truth.workflows),
         "handoff": 0,

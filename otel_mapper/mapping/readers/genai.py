@@ -193,6 +193,7 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
             facts.input_tool_calls if model else None,
             facts.messages.system_inputs if model else None,
             facts.rejected_results if model else None,
+            facts.failed_results if model else None,
         )
         facts.consumed_call_ids.extend(consumed)
         facts.messages.inputs = digests
@@ -237,7 +238,8 @@ def _fill_from_events(view: SpanView, attrs: Mapping[str, AnyValue], facts: Span
         facts.finish_reasons = facts.finish_reasons or tuple(events.finish_reasons)
     if events.inputs is not None and not facts.input_content_captured:
         consumed, facts.messages.inputs = read_input_messages(
-            cast(Decoded, events.inputs), facts.input_tool_calls, facts.messages.system_inputs, facts.rejected_results
+            cast(Decoded, events.inputs), facts.input_tool_calls, facts.messages.system_inputs, facts.rejected_results,
+            facts.failed_results,
         )
         facts.consumed_call_ids.extend(consumed)
         facts.input_content_captured = True

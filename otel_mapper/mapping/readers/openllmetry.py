@@ -43,24 +43,38 @@ _SPAN_KINDS: Final = {
     tl.KIND_TOOL: NodeKind.TOOL_EXECUTION,
     tl.KIND_HANDOFF: NodeKind.HANDOFF,
 }
+_STEP_KINDS: Final = (tl.KIND_WORKFLOW, tl.KIND_TASK)
 _LANGGRAPH_KEYS: Final = (langgraph.STEP, langgraph.NODE, langgraph.CHECKPOINT_NS)
+
+
+def _kind_by_name(name: str) -> str | None:
+    """The OpenLLMetry span kind a ``<entity>.<kind>`` span name gives (the SDK's decorators name spans so)."""
+    for suffix, suffix_kind in tl.NAME_SUFFIX_KINDS:
+        if name.endswith(suffix):
+            return suffix_kind
+    return None
 
 
 class OpenLLMetryReader:
     name = CONVENTION
     marker_keys: ClassVar[frozenset[str]] = _MARKERS
     """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
-    marker_scopes: ClassVar[frozenset[str]] = frozenset()
+    marker_scopes: ClassVar[frozenset[str]] = frozenset({tl.CREWAI_SCOPE_NAME})
 
     def claims(self, view: SpanView) -> bool:
         attrs = view.attrs
-        return not attrs.keys().isdisjoint(_MARKERS)
+        return not attrs.keys().isdisjoint(_MARKERS) or view.scope_name == tl.CREWAI_SCOPE_NAME
 
     def classify(self, view: SpanView) -> NodeKind:
         operation = view.str_attr(genai.OPERATION_NAME)
-        if operation:
-            return kind_of_operation(operation)
         span_kind = view.str_attr(tl.SPAN_KIND)
+        if operation:
+            kind = kind_of_operation(operation)
+            # The CrewAI instrumentation writes invoke_agent on the crew (``crewai.workflow``), task (``<task>.task``)
+            # and agent spans alike (0.62.4, observed): its own kind says which of them runs an agent.
+            if kind is NodeKind.AGENT_INVOCATION and (span_kind or _kind_by_name(view.name)) in _STEP_KINDS:
+                return NodeKind.WORKFLOW_STEP
+            return kind
         if span_kind in _SPAN_KINDS:
             return _SPAN_KINDS[span_kind]
         request_type = view.str_attr(tl.LLM_REQUEST_TYPE)
@@ -68,9 +82,9 @@ class OpenLLMetryReader:
             return NodeKind.MODEL_CALL
         if request_type in tl.REQUEST_TYPES_RETRIEVAL:
             return NodeKind.RETRIEVAL
-        for suffix, suffix_kind in tl.NAME_SUFFIX_KINDS:
-            if view.name.endswith(suffix):
-                return _SPAN_KINDS[suffix_kind]
+        by_name = _kind_by_name(view.name)
+        if by_name is not None:
+            return _SPAN_KINDS[by_name]
         if view.has(genai.SYSTEM) or view.has(genai.REQUEST_MODEL):
             return NodeKind.MODEL_CALL
         return NodeKind.OTHER

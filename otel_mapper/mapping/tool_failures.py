@@ -1,0 +1,36 @@
+"""A tool result that says the tool failed: the text a runtime hands the model when a tool raised.
+
+Where no span records a tool's execution (OpenLLMetry's CrewAI instrumentation opens none), the result the next
+model call receives is what shows how the call went. The wordings are each runtime's, read in its output or source:
+
+- CrewAI: ``Error executing tool: <message>`` (crewai 1.15, observed) and ``Error executing tool '<name>' with
+  arguments ...`` (through LangChain tools);
+- LangGraph ``ToolNode``: ``Error: <exception>`` followed by ``Please fix your mistakes.``;
+- OpenAI Agents SDK (``default_tool_error_function``): ``An error occurred while running the tool. Please try
+  again. Error: ...``;
+- Haystack ``ToolInvoker``: ``Failed to invoke Tool `<name>` with parameters ...``.
+
+Only a result that starts with one of them counts (after leading white space); the text is read from a bounded
+head. A runtime's rejection of an unknown tool is not a failure of a tool (:mod:`otel_mapper.mapping.tool_names`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["MAX_FAILURE_TEXT", "tool_failure"]
+
+MAX_FAILURE_TEXT: Final = 256
+"""Head of a failing result kept as the call's error message."""
+_PREFIXES: Final = (
+    "Error executing tool",
+    "Error:",
+    "An error occurred while running the tool",
+    "Failed to invoke Tool",
+)
+
+
+def tool_failure(text: str) -> str | None:
+    """The head of ``text`` when it is a runtime's report of a failed tool, else ``None``."""
+    head = text[: MAX_FAILURE_TEXT * 4].lstrip()[:MAX_FAILURE_TEXT]
+    return head if head.startswith(_PREFIXES) else None
