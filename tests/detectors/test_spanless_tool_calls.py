@@ -14,7 +14,7 @@ from processor.detectors.tool_loop import ToolLoopDetector
 from semconv.trajectory import FindingStatus, NodeStatus
 from tests.support.spans import get_node, map_spans, node_id, span
 
-from .support import config, run
+from .support import config, report, run
 
 RULES = {"ordering": {"rules": [{"name": "read-before-write", "before": ["get_*", "lookup_*"], "then": ["update_*"]}]},
          "loop": {"min_repeats": 3}}
@@ -90,3 +90,23 @@ def test_nothing_is_inferred_where_a_span_runs_that_tool_or_the_runtime_rejected
     rejected = conversation([("fetch_invoice", {}, 'Error: Requested function "fetch_invoice" not found.')])
     assert get_node(rejected, f"{node_id(2)}#call:call_2").result_status is None
     assert run(ToolErrorDetector(), rejected) == []
+
+
+def test_calls_that_show_neither_a_run_nor_a_result_leave_tool_error_undecided() -> None:
+    """Haystack under OpenInference: the model's calls are recorded, the tools run with no span and the results
+    reach the next model call with no content recorded. Nothing says whether they failed: not a pass."""
+    spans = [
+        span(1, "invoke_agent support", attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support"}),
+        _chat(2, [{"role": "user", "parts": [{"type": "text", "content": "order?"}]}],
+              [{"role": "assistant", "parts": [_call("call_2", "lookup_order", {"order_id": "A"})]}]),
+        _chat(3, [{"role": "user", "parts": [{"type": "text", "content": "order?"}]}],
+              [{"role": "assistant", "parts": [{"type": "text", "content": "shipped"}]}]),
+    ]
+    result = report(ToolErrorDetector(), map_spans(spans))
+    assert result.findings == () and result.undecided == 1
+    assert "lookup_order" in result.note and "whether they failed is unknown" in result.note
+
+    # With the result in the next model call's input the call is seen to have run, and it passed.
+    seen = conversation([("lookup_order", {"order_id": "A"}, '{"status": "shipped"}')])
+    assert run(ToolErrorDetector(), seen) == []
+    assert getattr(report(ToolErrorDetector(), seen), "undecided", 0) == 0
