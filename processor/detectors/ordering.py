@@ -3,6 +3,8 @@
 For each rule, every executed tool matching ``then`` (a write) needs a qualifying execution matching ``before``
 (a read; committed unless ``ordering.require_successful_read`` is false) on a causal path before it. A proposal
 whose run no span recorded but whose returned result shows it counts as a run (:mod:`processor.detectors.tool_runs`).
+A write proposed with no run or result in the trace leaves the rule undecided; a read proposed so makes a missing
+read ``indeterminate`` rather than ``fail``.
 
 - ``fail``: no causal path from a qualifying read, and the read exists only after the write or not at all.
 - ``indeterminate``: a qualifying read exists but no causal path orders it against the write (e.g. concurrent
@@ -15,9 +17,9 @@ from collections.abc import Sequence
 
 from otel_mapper.diagnosis import Finding
 from otel_mapper.model import Trajectory
-from processor.detectors.base import DetectorContext
+from processor.detectors.base import DetectorContext, DetectorReport
 from processor.detectors.causal import Precedence, required_before
-from processor.detectors.tool_runs import run_status, tool_runs
+from processor.detectors.tool_runs import run_status, tool_runs, unseen_calls
 from semconv.trajectory import FindingCategory, FindingStatus, NodeStatus, Severity
 
 _NOT_EXECUTED = frozenset({NodeStatus.PROPOSED, NodeStatus.CANCELLED})
@@ -28,11 +30,18 @@ class OrderingDetector:
     version = "1.0.0"
     checked_property = "every write named by an ordering rule has a qualifying read causally before it"
 
-    def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
+    def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding] | DetectorReport:
         config = context.config.ordering
         executions = tool_runs(context)
+        unseen = unseen_calls(context) if config.rules else []
         findings: list[Finding] = []
+        undecided: list[str] = []
         for rule in config.rules:
+            unseen_writes = sorted({n.tool_name or "" for n in unseen if rule.then.match_tool(n)})
+            if unseen_writes:
+                undecided.append(f"rule {rule.name}: {', '.join(unseen_writes[:8])} proposed with no run or result in "
+                                 "the trace: whether it ran, and after what, is unknown")
+            unseen_reads = [n for n in unseen if rule.before.match_tool(n)]
             writes = [n for n in executions if run_status(n) not in _NOT_EXECUTED and rule.then.match_tool(n)]
             if not writes:
                 continue
@@ -49,9 +58,14 @@ class OrderingDetector:
                 node = trajectory.node(target)
                 if node is None:
                     continue
-                violated = answer.outcome is Precedence.VIOLATED
+                answer_witness = answer.witness
+                violated = answer.outcome is Precedence.VIOLATED and not unseen_reads
                 evidence = f"rule {rule.name}: {node.tool_name} without a read ({', '.join(rule.before.patterns)}) before it: {answer.detail}"
-                if not violated:
+                if answer.outcome is Precedence.VIOLATED and unseen_reads:
+                    evidence += (f"; but {unseen_reads[0].tool_name} was proposed with no run or result in the trace: "
+                                 "whether it ran first is unknown")
+                    answer_witness = unseen_reads[0].id
+                elif not violated:
                     evidence = (
                         f"rule {rule.name}: {node.tool_name} and a read ({answer.witness}) are not causally ordered; "
                         "cannot tell whether the read came first"
@@ -63,7 +77,9 @@ class OrderingDetector:
                         status=FindingStatus.FAIL if violated else FindingStatus.INDETERMINATE,
                         node_id=node.id,
                         evidence=evidence,
-                        related_nodes=(answer.witness,) if answer.witness else (),
+                        related_nodes=(answer_witness,) if answer_witness else (),
                     )
                 )
+        if undecided:
+            return DetectorReport(findings=tuple(findings), undecided=len(undecided), note="; ".join(undecided))
         return findings

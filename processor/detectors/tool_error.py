@@ -9,7 +9,7 @@ span recorded failed when the result the next model call received is a runtime's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from otel_mapper.diagnosis import Finding
 from otel_mapper.mapping.tool_names import function_style
@@ -17,7 +17,7 @@ from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext, DetectorReport
 from processor.detectors.causal import recovered
 from processor.detectors.failures import MAX_EVIDENCE_MESSAGE, FailureClass, failure_findings
-from processor.detectors.tool_runs import tool_runs
+from processor.detectors.tool_runs import tool_runs, unseen_calls
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
 
 
@@ -59,7 +59,7 @@ class ToolErrorDetector:
                 evidence=evidence,
                 recovered=recovery,
             ))
-        unseen = _unseen_calls(context, unknown_tool)
+        unseen = unseen_calls(context, unknown_tool)
         if not unseen:
             return findings
         names = ", ".join(sorted({node.tool_name or "" for node in unseen})[:8])
@@ -70,19 +70,3 @@ class ToolErrorDetector:
                  "(no tool span, no tool result content): whether they failed is unknown",
         )
 
-
-def _unseen_calls(context: DetectorContext, unknown_tool: Callable[[Node], bool]) -> list[Node]:
-    """Proposals of tools the trace shows no run of at all (no execution of that tool, no returned result)."""
-    proposals = context.of_kind(NodeKind.TOOL_PROPOSAL)
-    if not proposals:
-        return []
-    run = {function_style(node.tool_name) for node in context.of_kind(NodeKind.TOOL_EXECUTION) if node.tool_name}
-    return [
-        node
-        for node in proposals
-        if node.status is NodeStatus.PROPOSED
-        and node.result_status is None
-        and node.tool_name
-        and function_style(node.tool_name) not in run
-        and not unknown_tool(node)
-    ]

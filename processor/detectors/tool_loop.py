@@ -7,7 +7,8 @@ execution of the group in causal order (causal depth, then node id: never a time
 record no arguments (MCP tool spans, content capture off) the model's proposals may: when ``min_repeats`` proposals
 of the tool in the invocation carry equivalent arguments, the model asked for the same call again and again and the
 runtime ran the tool as often, so the loop fails on that evidence. With neither, only the tool name repeats and the
-finding is ``indeterminate``.
+finding is ``indeterminate``. So is it when the model proposed the same call ``min_repeats`` times and the trace shows
+no run or result of any of them (:func:`~processor.detectors.tool_runs.unseen_calls`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from otel_mapper.diagnosis import Finding
 from otel_mapper.mapping.spans import parse_json_text
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
-from processor.detectors.tool_runs import tool_runs
+from processor.detectors.tool_runs import tool_runs, unseen_calls
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, Severity
 
 _VOLATILE_KEY: Final = re.compile(
@@ -121,6 +122,35 @@ class ToolLoopDetector:
                     node_id=first.id,
                     evidence=f"{tool} executed {len(members)} times with {how} in one agent invocation",
                     related_nodes=related,
+                )
+            )
+        findings += self._unseen_repeats(context, config.min_repeats, config.fuzzy)
+        return findings
+
+    @staticmethod
+    def _unseen_repeats(context: DetectorContext, min_repeats: int, fuzzy: bool) -> list[Finding]:
+        """The model proposed the same call ``min_repeats`` times, and the trace shows none of them run: a loop
+        it cannot confirm (``indeterminate``)."""
+        groups: dict[tuple[str, str, str], list[Node]] = {}
+        for node in unseen_calls(context):
+            context.check_budget()
+            if node.tool_name and node.arguments is not None:
+                groups.setdefault((node.invocation or "", node.tool_name, argument_key(node, fuzzy)), []).append(node)
+        depth = context.index.depth
+        findings: list[Finding] = []
+        for (_, tool, _), members in sorted(groups.items()):
+            if len(members) < min_repeats:
+                continue
+            members.sort(key=lambda node: (depth.get(node.id, 0), node.id))
+            findings.append(
+                Finding(
+                    category=FindingCategory.TOOL_LOOP,
+                    severity=Severity.MEDIUM,
+                    status=FindingStatus.INDETERMINATE,
+                    node_id=members[0].id,
+                    evidence=f"the model proposed {tool} {len(members)} times with equivalent arguments in one agent "
+                             "invocation; no run or result of them is in the trace",
+                    related_nodes=tuple(node.id for node in members[1:]),
                 )
             )
         return findings

@@ -110,3 +110,45 @@ def test_calls_that_show_neither_a_run_nor_a_result_leave_tool_error_undecided()
     seen = conversation([("lookup_order", {"order_id": "A"}, '{"status": "shipped"}')])
     assert run(ToolErrorDetector(), seen) == []
     assert getattr(report(ToolErrorDetector(), seen), "undecided", 0) == 0
+
+
+def unseen(calls: list[tuple[str, dict[str, object]]]) -> Trajectory:
+    """Model calls that each propose one tool call whose run and result the trace does not show."""
+    spans = [span(1, "invoke_agent support", attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support"})]
+    prompt = [{"role": "user", "parts": [{"type": "text", "content": "help"}]}]
+    for number, (tool, arguments) in enumerate(calls, start=2):
+        spans.append(_chat(number, prompt, [{"role": "assistant", "parts": [_call(f"call_{number}", tool, arguments)]}]))
+    return map_spans(spans)
+
+
+def test_unseen_calls_leave_ordering_undecided_and_a_repeated_one_an_indeterminate_loop() -> None:
+    outcome = report(OrderingDetector(), unseen([("update_record", {"id": 1})]), config(RULES))
+    assert outcome.findings == () and outcome.undecided == 1 and "update_record proposed with no run" in outcome.note
+
+    # A write that ran, and a read that was only proposed: the missing read is not a fail.
+    spans = conversation([("update_record", {"id": 1}, "ok")])
+    assert [f.status for f in run(OrderingDetector(), spans, config(RULES))] == [FindingStatus.FAIL]
+    mixed = map_spans([
+        *_spans_of(("update_record", {"id": 1}, "ok")),
+        _chat(9, [{"role": "user", "parts": [{"type": "text", "content": "x"}]}],
+              [{"role": "assistant", "parts": [_call("call_9", "lookup_order", {"order_id": "A"})]}]),
+    ])
+    (finding,) = run(OrderingDetector(), mixed, config(RULES))
+    assert finding.status is FindingStatus.INDETERMINATE and "lookup_order was proposed with no run" in finding.evidence
+
+    (loop,) = run(ToolLoopDetector(), unseen([("get_weather", {"city": "Oslo"})] * 3), config(RULES))
+    assert loop.status is FindingStatus.INDETERMINATE and "no run or result" in loop.evidence
+    assert run(ToolLoopDetector(), unseen([("get_weather", {"city": "Oslo"})] * 2), config(RULES)) == []
+
+
+def _spans_of(call: tuple[str, dict[str, object], str]) -> list[object]:
+    """The spans of :func:`conversation` with one call whose result comes back (the agent span included)."""
+    tool, arguments, result = call
+    output = [{"role": "assistant", "parts": [_call("call_2", tool, arguments)]}]
+    history: list[dict[str, object]] = [{"role": "user", "parts": [{"type": "text", "content": "help"}]}]
+    returned = history + output + [{"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_2", "response": result}]}]
+    return [
+        span(1, "invoke_agent support", attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support"}),
+        _chat(2, history, output),
+        _chat(3, returned, [{"role": "assistant", "parts": [{"type": "text", "content": "done"}]}]),
+    ]
