@@ -28,9 +28,12 @@ _PREFIXES: Final = (
     "An error occurred while running the tool",
     "Failed to invoke Tool",
 )
+_FIRST_OR_SPACE: Final = frozenset({prefix[0] for prefix in _PREFIXES} | set(" \t\r\n"))
 
 
 def tool_failure(text: str) -> str | None:
     """The head of ``text`` when it is a runtime's report of a failed tool, else ``None``."""
+    if text[:1] not in _FIRST_OR_SPACE:  # most results: JSON or plain text that starts otherwise
+        return None
     head = text[: MAX_FAILURE_TEXT * 4].lstrip()[:MAX_FAILURE_TEXT]
     return head if head.startswith(_PREFIXES) else None

@@ -24,6 +24,7 @@ from semconv.trajectory import NodeKind
 __all__ = ["settle_transfer_tools"]
 
 _PREFIX: Final = DEFAULT_HANDOFF_TOOL_PREFIX
+_TRANSFER: Final = "transfer"
 
 
 def settle_transfer_tools(entries: list[SpanEntry]) -> None:
@@ -34,6 +35,7 @@ def settle_transfer_tools(entries: list[SpanEntry]) -> None:
         if entry.primary
         and entry.facts.kind is _TOOL_EXECUTION
         and entry.facts.tool_name
+        and _TRANSFER in entry.facts.tool_name.casefold()  # cheap, and needed for the function-style prefix
         and function_style(entry.facts.tool_name).startswith(_PREFIX)
     ]
     if not transfers:
