@@ -16,6 +16,10 @@ TRACES = Path(__file__).resolve().parent.parent / "traces"
 
 # LlamaIndex (OpenInference): an agent's or agent workflow's run is a CHAIN span named after the class.
 _LLAMA_INDEX_AGENT_RUN = re.compile(r"^\w*(Agent|AgentWorkflow)\.run$")
+# LlamaIndex (OpenLLMetry): the same run is the `workflow` span named `<Class>.workflow`; a tool's call is a `task`
+# span named after the tool's class (`FunctionTool.task`).
+_TRACELOOP_LLAMA_INDEX_AGENT_RUN = re.compile(r"^\w*(Agent|AgentWorkflow)\.workflow$")
+_TRACELOOP_LLAMA_INDEX_TOOL = re.compile(r"^\w*Tool\.task$")
 
 
 def _attrs(span):
@@ -67,6 +71,10 @@ def classify(span, graph_runs=frozenset()):
     tl = a.get("traceloop.span.kind")
     if not tl and a.get("gen_ai.provider.name") == "crewai" and span["name"] == "crewai.workflow":
         return "workflow_step"  # OpenLLMetry's CrewAI: the `Crew.kickoff` span (operation invoke_agent, no span kind)
+    if tl == "workflow" and _TRACELOOP_LLAMA_INDEX_AGENT_RUN.match(span["name"]):
+        return "agent_invocation"
+    if tl == "task" and _TRACELOOP_LLAMA_INDEX_TOOL.match(span["name"]):
+        return "tool_execution"
     if tl:
         return {"agent": "agent_invocation", "tool": "tool_execution", "workflow": "workflow_step",
                 "task": "workflow_step", "handoff": "handoff"}.get(tl, "other")

@@ -80,6 +80,11 @@ MATRIX.update({
 MATRIX.update({
     "traceloop-crewai": ("traceloop-crewai", "apps.traceloop_crewai_app", ALL_SCENARIOS),
 })
+# Frameworks H: LlamaIndex traced by OpenLLMetry (apps/traceloop_llamaindex_app.py, the agents of
+# apps/llamaindex_app.py; NOTES-frameworks-h.md).
+MATRIX.update({
+    "traceloop-llama-index": ("traceloop-llamaindex", "apps.traceloop_llamaindex_app", ALL_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

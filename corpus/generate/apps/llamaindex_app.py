@@ -9,10 +9,14 @@ instrumentation dispatcher: a span handler registered after OpenInference's reco
 (`<Class>.<method>-<uuid>` id, the instance's class, the OTel span OpenInference opened for it, read from its open-span
 map at `new_span`). Node kinds are read from what each dispatcher span is (an LLM call, a tool call, an agent
 workflow run, one of the workflow's steps); nothing is read back from the exported trace.
+
+`run_agents` and `record_nodes` are shared with `apps/traceloop_llamaindex_app.py` (the same agents under
+OpenLLMetry's LlamaIndex instrumentation, which also keeps an open-span map in a dispatcher span handler).
 """
 
 import argparse
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -57,8 +61,10 @@ class LlamaIndexAdapter:
         self.provider.shutdown()
 
 
-def _make_truth_handler(oi_handler):
-    """A dispatcher span handler that maps each LlamaIndex span to the OTel span OpenInference opened for it."""
+def _make_truth_handler(instrumentation_handler, span_attr: str):
+    """A dispatcher span handler that maps each LlamaIndex span to the OTel span the instrumentation opened for it
+    (the `span_attr` attribute of the entry in the instrumentation handler's open-span map, None when it opened none).
+    """
     from llama_index.core.instrumentation.span import SimpleSpan
     from llama_index.core.instrumentation.span_handlers import BaseSpanHandler
 
@@ -70,8 +76,8 @@ def _make_truth_handler(oi_handler):
             return "CorpusTruthSpanHandler"
 
         def new_span(self, id_, bound_args, instance=None, parent_span_id=None, tags=None, **kwargs):
-            oi_span = (getattr(oi_handler, "open_spans", None) or {}).get(id_)
-            otel = getattr(oi_span, "_otel_span", None)
+            entry = (getattr(instrumentation_handler, "open_spans", None) or {}).get(id_)
+            otel = getattr(entry, span_attr, None)
             self.records.append(
                 {"id": id_, "method": id_.split("-")[0], "instance": instance, "otel": _hex(otel), "otel_obj": otel}
             )
@@ -115,7 +121,20 @@ def _kind(rec, requesting_spans):
     return "other"
 
 
-def run_llamaindex(adapter: LlamaIndexAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+@dataclass
+class AgentRun:
+    """What one run of the agents left for the labels besides the Truth: dispatcher span records in dispatch order and
+    the spans the handoff tool ran in."""
+
+    runner: ToolRunner
+    records: list = field(default_factory=list)
+    handoff_spans: list = field(default_factory=list)
+
+
+def run_agents(scenario: str, base_url: str, truth: Truth, handler_module: str, span_attr: str) -> AgentRun:
+    """Runs the scenario's agents (a `FunctionAgent`, or an `AgentWorkflow` for the handoff) and records the terminal
+    status. `handler_module` names the module of the instrumentation's span handler on the root dispatcher,
+    `span_attr` the attribute of its open-span entries that holds the OTel span."""
     import asyncio
 
     import openai
@@ -128,8 +147,8 @@ def run_llamaindex(adapter: LlamaIndexAdapter, scenario: str, base_url: str, tru
     spec = SCENARIOS[scenario]
     runner = ToolRunner(truth, truth.server_log)
     root = get_dispatcher()
-    oi_handler = next(h for h in root.span_handlers if type(h).__module__.startswith("openinference"))
-    handler = _make_truth_handler(oi_handler)
+    instrumentation_handler = next(h for h in root.span_handlers if type(h).__module__.startswith(handler_module))
+    handler = _make_truth_handler(instrumentation_handler, span_attr)
     root.add_span_handler(handler)
 
     # LlamaIndex's own retry (tenacity around the request, inside the `achat` span): max_retries=2 = two attempts
@@ -206,20 +225,25 @@ def run_llamaindex(adapter: LlamaIndexAdapter, scenario: str, base_url: str, tru
     except Exception as e:  # noqa: BLE001 - how the run ended is the ground truth we record
         exc = e
     terminal_status_for(truth, runner, exc)
-    if any(r.get("status") == 429 for r in truth.server_log):
-        truth.notes.append("LlamaIndex's retry re-sent the request after HTTP 429 inside the same achat span")
+    return AgentRun(runner=runner, records=handler.records, handoff_spans=handoff_spans)
 
-    # ---- node kinds and agents from the dispatcher's own span records ----------------------------------------
+
+def record_nodes(truth: Truth, run: AgentRun, model_calls_from_dispatcher: bool = True) -> None:
+    """Node counts, agents and handoffs from the dispatcher's own span records. With `model_calls_from_dispatcher`
+    false the instrumentation opens no span for the LLM's dispatcher spans (the model calls are another
+    instrumentation's spans, one per HTTP request), so the count is left to the server log."""
     counts = {
         k: 0 for k in ("agent_invocation", "model_call", "tool_execution", "workflow_step", "handoff", "guardrail")
     }
     other = []
+    unended = set()
     requesting = {r.get("otel_span") for r in truth.server_log}
-    for rec in handler.records:
+    for rec in run.records:
         if rec["otel"] is None:
-            continue  # OpenInference opened no span for it
+            continue  # the instrumentation opened no span for it
         if getattr(rec["otel_obj"], "end_time", 0) is None:
             truth.notes.append(f"span for {rec['method']} ({rec['otel']}) was never ended, hence never exported")
+            unended.add(rec["otel"])
             continue
         kind = _kind(rec, requesting)
         counts[kind] = counts.get(kind, 0) + 1
@@ -231,20 +255,35 @@ def run_llamaindex(adapter: LlamaIndexAdapter, scenario: str, base_url: str, tru
             truth.agents.append(
                 {"name": getattr(rec["instance"], "name", type(rec["instance"]).__name__), "span_id": rec["otel"]}
             )
+    # A tool that raised inside a span the instrumentation never ends (OpenLLMetry leaves a dropped span open) ran
+    # with no span in the trace: its findings are anchored on the proposing model span (`truth.py`).
+    for t in truth.tools:
+        if t["span_id"] in unended:
+            truth.notes.append(f"tool {t['name']} ({t['call_id']}) ran in span {t['span_id']}, never exported: no span")
+            t["span_id"] = None
+    if not model_calls_from_dispatcher:
+        counts.pop("model_call")
     truth.kind_counts = counts
     if other:
         truth.notes.append("dispatcher spans of no node kind: " + ", ".join(sorted(set(other))))
-    truth.notes.append("dispatcher spans: " + ", ".join(r["method"] for r in handler.records))
+    truth.notes.append("dispatcher spans: " + ", ".join(r["method"] for r in run.records))
     # The handoff's target has no span of its own: the billing agent's turn is the first `run_agent_step` the
     # workflow dispatches after the handoff tool ran (dispatcher order).
-    for h in handoff_spans:
-        idx = next((i for i, r in enumerate(handler.records) if r["otel"] == h), None)
+    for h in run.handoff_spans:
+        idx = next((i for i, r in enumerate(run.records) if r["otel"] == h), None)
         step = (
-            next((r for r in handler.records[idx + 1 :] if r["method"].endswith(".run_agent_step")), None)
+            next((r for r in run.records[idx + 1 :] if r["method"].endswith(".run_agent_step")), None)
             if idx is not None
             else None
         )
         truth.handoffs.append({"from_span": h, "to_span": step["otel"] if step else None})
+
+
+def run_llamaindex(adapter: LlamaIndexAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+    run = run_agents(scenario, base_url, truth, handler_module="openinference", span_attr="_otel_span")
+    if any(r.get("status") == 429 for r in truth.server_log):
+        truth.notes.append("LlamaIndex's retry re-sent the request after HTTP 429 inside the same achat span")
+    record_nodes(truth, run)
 
 
 def main() -> int:
