@@ -47,6 +47,25 @@ CREWAI_SCOPE_NAME: Final = "opentelemetry.instrumentation.crewai.instrumentation
 """Scope of OpenLLMetry's CrewAI instrumentation, whose crew span (``crewai.workflow``) carries no ``traceloop.*``
 attribute (0.62.4, observed)."""
 
+LLAMAINDEX_SCOPE_NAME: Final = "opentelemetry.instrumentation.llamaindex"
+"""Scope of OpenLLMetry's LlamaIndex instrumentation (0.62.4, observed): spans from LlamaIndex's dispatcher named
+``<Class>.workflow`` / ``<Class>.task``, so every workflow step is ``BaseWorkflowAgent.task`` or
+``AgentWorkflow.task``; no LlamaIndex span ever gets a status."""
+LLAMAINDEX_AGENT_WORKFLOWS: Final = frozenset(
+    {"FunctionAgent.workflow", "ReActAgent.workflow", "CodeActAgent.workflow", "AgentWorkflow.workflow"}
+)
+"""The workflow span of an agent run."""
+LLAMAINDEX_TOOL_TASK_SUFFIX: Final = "Tool.task"
+"""A tool's own run (``FunctionTool.task``): its output holds ``tool_name``, ``raw_input`` and ``is_error``."""
+LLAMAINDEX_STEP_TOOL_NAME: Final = "tool.name"
+"""On the ``call_tool`` step span, whose output (the ``ToolCallResult``) holds ``tool_id`` and ``tool_output``."""
+LLAMAINDEX_TOOL_ID: Final = "tool_id"
+LLAMAINDEX_TOOL_OUTPUT: Final = "tool_output"
+LLAMAINDEX_TOOL_NAME: Final = "tool_name"
+LLAMAINDEX_IS_ERROR: Final = "is_error"
+LLAMAINDEX_RAW_OUTPUT: Final = "raw_output"
+LLAMAINDEX_KWARGS: Final = "kwargs"
+
 NAME_SUFFIX_KINDS: Final = (
     (".workflow", KIND_WORKFLOW),
     (".task", KIND_TASK),

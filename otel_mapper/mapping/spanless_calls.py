@@ -8,7 +8,8 @@ and ``result_error``; it stays a proposal (proposing and running are never merge
 that look at tool runs read it as one.
 
 Only where nothing else could have run the call: no execution node is joined to the proposal, and none in the
-trace runs a tool of that name (executions recorded without ids that no join reached must not be counted twice).
+trace that is joined to no proposal runs a tool of that name (executions recorded without ids that no join reached
+may be this call's run, and must not be counted twice).
 A result that is a runtime's rejection of an unknown tool is not a run. Parent links, call ids and names only.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 from otel_mapper.mapping.drafts import NodeDraft
 from otel_mapper.mapping.edge_set import EdgeSet
 from otel_mapper.mapping.entries import SpanEntry
+from otel_mapper.mapping.members import CAUSED_BY as _CAUSED_BY
 from otel_mapper.mapping.members import COMMITTED as _COMMITTED
 from otel_mapper.mapping.members import DEPENDS_ON as _DEPENDS_ON
 from otel_mapper.mapping.members import EXECUTION_KINDS as _EXECUTION_KINDS
@@ -38,8 +40,12 @@ def settle_spanless_calls(entries: list[SpanEntry], nodes_by_id: dict[str, NodeD
     }
     if not pending:
         return
-    run_names = {
-        function_style(draft.tool_name) for draft in nodes_by_id.values() if draft.kind in _EXECUTION_KINDS and draft.tool_name
+    joined = {from_node for from_node, to_node in edges.pairs(_CAUSED_BY) if to_node in nodes_by_id
+              and nodes_by_id[to_node].kind is _TOOL_PROPOSAL}
+    run_names = {  # tools some execution ran that no join ties to its proposal: it may have run any of their calls
+        function_style(draft.tool_name)
+        for node_id, draft in nodes_by_id.items()
+        if draft.kind in _EXECUTION_KINDS and draft.tool_name and node_id not in joined
     }
     unknown = {function_style(tool) for draft in nodes_by_id.values() for tool in draft.unknown_tools}
     candidates = {

@@ -170,3 +170,69 @@ def test_crewai_crew_and_task_spans_are_workflow_steps_though_they_say_invoke_ag
     assert get_node(trajectory, node_id(2)).kind is NodeKind.WORKFLOW_STEP
     agent = get_node(trajectory, node_id(3))
     assert agent.kind is NodeKind.AGENT_INVOCATION and agent.agent_name == "support_agent"
+
+
+_LLAMAINDEX = "opentelemetry.instrumentation.llamaindex"
+
+
+def _li_step(number: int, **attrs: object) -> object:
+    return span(number, "BaseWorkflowAgent.task", parent=1,
+                attrs={"traceloop.span.kind": "task", "traceloop.entity.name": "BaseWorkflowAgent.task", **attrs})
+
+
+def _call_tool_step(number: int, call_id: str, arguments: dict[str, object], raw_output: str, is_error: bool) -> object:
+    output = {"tool_name": "lookup_order", "tool_kwargs": arguments, "tool_id": call_id,
+              "tool_output": {"tool_name": "lookup_order", "raw_output": raw_output, "is_error": is_error}}
+    return _li_step(number, **{"tool.name": "lookup_order", "tool.arguments": json.dumps(arguments),
+                            "traceloop.entity.output": json.dumps(output)})
+
+
+def _li_chat(number: int, parent: int, inputs: list[dict[str, object]], output: list[dict[str, object]]) -> object:
+    return span(number, "openai.chat", parent=parent, attrs={
+        "gen_ai.operation.name": "chat", "gen_ai.request.model": "m",
+        "gen_ai.input.messages": json.dumps(inputs), "gen_ai.output.messages": json.dumps(output)})
+
+
+def _llama_index_run() -> list[object]:
+    """A FunctionAgent run as OpenLLMetry exports it: the first lookup raised (its FunctionTool span never ended, so
+    never exported; only the call_tool step says ``is_error``), the second ran in a FunctionTool span."""
+    user = {"role": "user", "parts": [{"type": "text", "content": "order?"}]}
+
+    def call(call_id: str, order: str) -> dict[str, object]:
+        return {"role": "assistant", "parts": [{"type": "tool_call", "id": call_id, "name": "lookup_order",
+                                                "arguments": {"order_id": order}}]}
+
+    def result(call_id: str, text: str) -> dict[str, object]:
+        return {"role": "tool", "parts": [{"type": "tool_call_response", "id": call_id, "response": text}]}
+
+    return [
+        span(1, "FunctionAgent.workflow", attrs={"traceloop.span.kind": "workflow", "traceloop.entity.name": "FunctionAgent.workflow"}),
+        _li_step(2), _li_chat(3, 2, [user], [call("call_1", "A-10O1")]),
+        _call_tool_step(4, "call_1", {"order_id": "A-10O1"}, "order 'A-10O1' not found", True),
+        _li_step(5), _li_chat(6, 5, [user, call("call_1", "A-10O1"), result("call_1", "order 'A-10O1' not found")],
+                        [call("call_2", "A-1001")]),
+        _call_tool_step(7, "call_2", {"order_id": "A-1001"}, '{"status": "shipped"}', False),
+        span(8, "FunctionTool.task", parent=7, attrs={
+            "traceloop.span.kind": "task", "traceloop.entity.name": "FunctionTool.task",
+            "traceloop.entity.input": json.dumps({"kwargs": {"order_id": "A-1001"}}),
+            "traceloop.entity.output": json.dumps({"tool_name": "lookup_order", "raw_output": '{"status": "shipped"}',
+                                                   "is_error": False})}),
+    ]
+
+
+def test_llama_index_under_openllmetry_agent_tool_runs_and_call_ids() -> None:
+    trajectory = map_spans(_llama_index_run(), scope=_LLAMAINDEX)
+    assert get_node(trajectory, node_id(1)).kind is NodeKind.AGENT_INVOCATION
+    assert get_node(trajectory, node_id(7)).kind is NodeKind.WORKFLOW_STEP
+    tool = get_node(trajectory, node_id(8))
+    assert tool.kind is NodeKind.TOOL_EXECUTION and tool.tool_name == "lookup_order"
+    assert tool.tool_call_id == "call_2" and json.loads(tool.arguments or "{}") == {"order_id": "A-1001"}
+    assert has_edge(trajectory, node_id(8), EdgeType.CAUSED_BY, f"{node_id(6)}#call:call_2")
+
+
+def test_llama_index_under_openllmetry_a_tool_that_raised_fails_its_call_from_the_step_outcome() -> None:
+    trajectory = map_spans(_llama_index_run(), scope=_LLAMAINDEX)
+    failed = get_node(trajectory, f"{node_id(3)}#call:call_1")
+    # No span ran call_1; the lookup_order execution that exists is joined to call_2, so it is not call_1's run.
+    assert failed.status is NodeStatus.PROPOSED and failed.result_status is NodeStatus.FAILED
+    assert failed.result_error == "order 'A-10O1' not found"

@@ -235,8 +235,10 @@ def test_a_later_revision_without_its_root_sends_the_verdict_as_a_record(tmp_pat
     trace_id, group = next(item for item in RUNS if _has_failed_tool(item[1]))
     ordered = by_end_time(copies(group))
     failing = next(index for index, item in enumerate(ordered) if item.span.status.code == 2)
-    late = [ordered[failing]]
-    early = [item for index, item in enumerate(ordered) if index != failing]
+    # Late: the failing tool span and every span that ended after it but the root, among them the model call whose
+    # input carries the failed result (itself evidence of the failure), so the first revision holds none of it.
+    late = [item for item in ordered[failing:] if item.span.parent_span_id]
+    early = [item for item in ordered if item not in late]
     live = deliver(tmp_path, [(1_000.0, early), (1_100.0, late)], FakeClock(1_000.0))
     assert len(live.revisions) == 2
     (root,) = [span for span in live.last.values() if not span.parent_span_id]

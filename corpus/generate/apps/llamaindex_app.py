@@ -228,10 +228,15 @@ def run_agents(scenario: str, base_url: str, truth: Truth, handler_module: str, 
     return AgentRun(runner=runner, records=handler.records, handoff_spans=handoff_spans)
 
 
-def record_nodes(truth: Truth, run: AgentRun, model_calls_from_dispatcher: bool = True) -> None:
+def record_nodes(
+    truth: Truth, run: AgentRun, model_calls_from_dispatcher: bool = True, step_input_recorded: bool = True
+) -> None:
     """Node counts, agents and handoffs from the dispatcher's own span records. With `model_calls_from_dispatcher`
     false the instrumentation opens no span for the LLM's dispatcher spans (the model calls are another
-    instrumentation's spans, one per HTTP request), so the count is left to the server log."""
+    instrumentation's spans, one per HTTP request), so the count is left to the server log. With
+    `step_input_recorded` false the instrumentation records no input on a `run_agent_step` span (a property of the
+    library, declared by its app): nothing in the trace then orders the receiving step after the handoff, and the
+    handoff label says so (`in_trace: false`)."""
     counts = {
         k: 0 for k in ("agent_invocation", "model_call", "tool_execution", "workflow_step", "handoff", "guardrail")
     }
@@ -276,7 +281,8 @@ def record_nodes(truth: Truth, run: AgentRun, model_calls_from_dispatcher: bool 
             if idx is not None
             else None
         )
-        truth.handoffs.append({"from_span": h, "to_span": step["otel"] if step else None})
+        truth.handoffs.append({"from_span": h, "to_span": step["otel"] if step else None}
+                              | ({} if step_input_recorded else {"in_trace": False}))
 
 
 def run_llamaindex(adapter: LlamaIndexAdapter, scenario: str, base_url: str, truth: Truth) -> None:

@@ -58,7 +58,7 @@ def run_traceloop_llamaindex(adapter: TraceloopLlamaIndexAdapter, scenario: str,
         handler_module="opentelemetry.instrumentation.llamaindex",
         span_attr="otel_span",
     )
-    record_nodes(truth, run, model_calls_from_dispatcher=False)
+    record_nodes(truth, run, model_calls_from_dispatcher=False, step_input_recorded=False)
 
 
 def main() -> int:

@@ -24,6 +24,7 @@ from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operatio
 from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, tool_message_call_id
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
+from otel_mapper.mapping.readers.openllmetry_llama_index import llama_index_kind, read_llama_index
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai, langgraph
@@ -91,6 +92,9 @@ class OpenLLMetryReader:
 
     def read(self, view: SpanView) -> SpanFacts:
         kind = self.classify(view)
+        llama_index = view.scope_name == tl.LLAMAINDEX_SCOPE_NAME
+        if llama_index:
+            kind = llama_index_kind(view, kind)
         facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
         entity = clean_name(view.str_attr(tl.ENTITY_NAME))
         if kind is NodeKind.TOOL_EXECUTION:
@@ -122,6 +126,8 @@ class OpenLLMetryReader:
         _read_langgraph(view, facts)
         if facts.kind is NodeKind.TOOL_EXECUTION:
             _read_handoff_destination(view, facts)
+        if llama_index:
+            read_llama_index(view, facts)
         if facts.failed and is_control_flow(facts.error_type, facts.error_message):
             facts.failed = False
         return facts
