@@ -27,6 +27,7 @@ from otel_mapper.mapping.messages import (
 )
 from otel_mapper.mapping.readers.common import clean_name, fill_error, fill_handoff_target, has_genai, read_usage
 from otel_mapper.mapping.readers.genai import fill_genai_facts
+from otel_mapper.mapping.readers.haystack import fill_haystack_call_ids, haystack_kind, read_haystack_results
 from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, tool_message_call_id
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
@@ -40,7 +41,7 @@ from otel_mapper.mapping.readers.openinference_frameworks import (
 )
 from otel_mapper.mapping.readers.openinference_messages import FlatMessage, calls_of, group_messages, message_digest_of
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
-from semconv import langgraph, llama_index, smolagents
+from semconv import haystack, langgraph, llama_index, smolagents
 from semconv import openinference as oi
 from semconv.trajectory import NodeKind
 
@@ -87,6 +88,8 @@ class OpenInferenceReader:
         kind = _KINDS.get(kind_value, NodeKind.OTHER)
         if view.scope_name == llama_index.SCOPE_NAME:
             kind = llama_index_kind(view, kind)
+        elif view.scope_name == haystack.SCOPE_NAME:
+            kind = haystack_kind(view, kind)
         tool_name = clean_name(view.str_attr(oi.TOOL_NAME))
         name = view.name
         if kind is NodeKind.TOOL_EXECUTION and name.startswith(oi.HANDOFF_SPAN_PREFIX):
@@ -107,6 +110,8 @@ class OpenInferenceReader:
             facts.agent_name = facts.graph_node_id or (clean_name(name) if view.parent_span_id is not None else None)
         if kind is NodeKind.MODEL_CALL:
             _read_llm(view, facts)
+            if view.scope_name == haystack.SCOPE_NAME:
+                read_haystack_results(view, facts)
         elif kind is NodeKind.TOOL_EXECUTION:
             _read_tool(view, facts, tool_name)
         elif kind is NodeKind.HANDOFF:
@@ -149,6 +154,8 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
             facts.response_id = match.group(1)
             facts.dedup_key = f"response:{facts.response_id}"
     inputs, outputs, tools = group_messages(view)
+    if outputs is not None and view.scope_name == haystack.SCOPE_NAME:
+        fill_haystack_call_ids(view, outputs)
     if outputs is not None:
         facts.proposals = []
         for position in sorted(outputs):  # index order inside one message list is content order, not time
