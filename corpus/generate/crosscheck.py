@@ -27,6 +27,8 @@ def _attrs(span):
 
 
 def _langgraph_node(attrs):
+    if "traceloop.association.properties.langgraph_node" in attrs:  # OpenLLMetry: the run's LangGraph metadata
+        return attrs["traceloop.association.properties.langgraph_node"]
     try:
         meta = json.loads(attrs.get("metadata") or "{}")
     except ValueError:
@@ -43,8 +45,9 @@ def langgraph_graph_runs(spans):
         parent = by_id.get(sp.get("parentSpanId") or "")
         if parent is None:
             continue
-        node = _langgraph_node(_attrs(sp))
-        if node and node == sp["name"] and node != _langgraph_node(_attrs(parent)):
+        a = _attrs(sp)
+        node = _langgraph_node(a)
+        if node and node == a.get("traceloop.entity.name", sp["name"]) and node != _langgraph_node(_attrs(parent)):
             runs.add(parent["spanId"])
     return runs
 
@@ -69,6 +72,18 @@ def classify(span, graph_runs=frozenset()):
         return {"AGENT": "agent_invocation", "LLM": "model_call", "TOOL": "tool_execution",
                 "CHAIN": "workflow_step", "GUARDRAIL": "guardrail"}.get(oi, "other")
     tl = a.get("traceloop.span.kind")
+    if a.get("gen_ai.provider.name") == "langgraph" and a.get("traceloop.entity.name") is not None:
+        # LangGraph (OpenLLMetry's LangChain callback handler): as for OpenInference, a run is an agent invocation when
+        # "agent" is in its name and it runs the agent's graph; the supervisor's transfer_to_<agent> tool is its
+        # handoff.
+        if tl in ("workflow", "task") and span["spanId"] in graph_runs and "agent" in a["traceloop.entity.name"]:
+            return "agent_invocation"
+        if tl == "tool" and a["traceloop.entity.name"].startswith("transfer_to_"):
+            return "handoff"
+    elif a.get("gen_ai.provider.name") == "langgraph" and a.get("gen_ai.operation.name") == "invoke_agent":
+        return "graph_stream"  # OpenLLMetry's `Pregel.stream` wrapper: a second span for a graph run, no node
+    elif a.get("gen_ai.operation.name") == "goto" and not tl:
+        return "goto"  # OpenLLMetry: a LangGraph `Command(goto=...)` built by the handoff tool, no node
     if not tl and a.get("gen_ai.provider.name") == "crewai" and span["name"] == "crewai.workflow":
         return "workflow_step"  # OpenLLMetry's CrewAI: the `Crew.kickoff` span (operation invoke_agent, no span kind)
     if tl == "workflow" and _TRACELOOP_LLAMA_INDEX_AGENT_RUN.match(span["name"]):

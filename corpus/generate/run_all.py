@@ -85,6 +85,11 @@ MATRIX.update({
 MATRIX.update({
     "traceloop-llama-index": ("traceloop-llamaindex", "apps.traceloop_llamaindex_app", ALL_SCENARIOS),
 })
+# Frameworks I: LangGraph traced by OpenLLMetry (apps/traceloop_langgraph_app.py, the agents of apps/langgraph_app.py;
+# NOTES-frameworks-i.md).
+MATRIX.update({
+    "traceloop-langgraph": ("traceloop-langgraph", "apps.traceloop_langgraph_app", ALL_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

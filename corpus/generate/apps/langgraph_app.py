@@ -57,15 +57,15 @@ class LangGraphAdapter:
         self.instrumentor = LangChainInstrumentor()
         self.instrumentor.instrument(tracer_provider=self.provider)
 
+    def span_of(self, run_id):
+        """The OTel span the instrumentation opened for a LangChain run (None when it has none, or no longer)."""
+        from openinference.instrumentation.langchain import LangChainInstrumentor
+
+        return LangChainInstrumentor().get_span(run_id)
+
     def shutdown(self):
         self.provider.force_flush()
         self.provider.shutdown()
-
-
-def _span_of(run_id):
-    from openinference.instrumentation.langchain import LangChainInstrumentor
-
-    return LangChainInstrumentor().get_span(run_id)
 
 
 def _current_run_id():
@@ -82,12 +82,12 @@ def _current_run_id():
     return None
 
 
-def _make_truth_handler():
+def _make_truth_handler(_span_of):
     from langchain_core.callbacks import BaseCallbackHandler
 
     class TruthCallbacks(BaseCallbackHandler):
-        """Records every LangChain run and the OpenInference span of each (read when the run ends or fails: this
-        handler is called before OpenInference's, whose span exists from the run's start to after its end)."""
+        """Records every LangChain run and the instrumentation's span of each (read when the run ends or fails: this
+        handler is called before the instrumentation's, whose span exists from the run's start to after its end)."""
 
         run_inline = True
 
@@ -101,7 +101,7 @@ def _make_truth_handler():
             with self.lock:
                 self.runs[run_id] = {"run_id": run_id, "parent": parent_run_id, "type": run_type, "name": name,
                                      "metadata": dict(metadata or {}), "otel": None, "ended": False, **extra}
-            # OpenInference's span exists from its handler's start callback to its end callback; which of the two
+            # The instrumentation's span exists from its handler's start callback to its end callback; which of the two
             # handlers LangChain calls first differs between callback managers, so the span is looked up at the
             # run's start, at its children's starts and at its end.
             self._resolve(run_id)
@@ -197,7 +197,8 @@ def run_langgraph(adapter: LangGraphAdapter, scenario: str, base_url: str, truth
 
     spec = SCENARIOS[scenario]
     runner = ToolRunner(truth, truth.server_log)
-    handler = _make_truth_handler()
+    _span_of = adapter.span_of
+    handler = _make_truth_handler(_span_of)
 
     def mark(request):
         span_id = handler.model_span()
@@ -221,13 +222,13 @@ def run_langgraph(adapter: LangGraphAdapter, scenario: str, base_url: str, truth
     )
 
     def body(name, args):
-        """A tool body: run the corpus tool under the tool run's OpenInference span (made current only here, so that
+        """A tool body: run the corpus tool under the tool run's span (made current only here, so that
         the ToolRunner records that span), with the tool-call id LangChain handed to the run's callbacks."""
         run_id = _current_run_id()
         call_id = handler.tool_call_ids.get(run_id)
         span = _span_of(run_id) if run_id else None
         if span is None:
-            truth.notes.append(f"tool {name}: no OpenInference span for its run")
+            truth.notes.append(f"tool {name}: no span for its run")
             return runner.run(name, args, call_id=call_id)
         with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
             return runner.run(name, args, call_id=call_id)
@@ -341,7 +342,7 @@ def run_langgraph(adapter: LangGraphAdapter, scenario: str, base_url: str, truth
     other = []
     for rec in handler.runs.values():
         if rec["otel"] is None:
-            truth.notes.append(f"run {rec['name']} ({rec['type']}) has no OpenInference span")
+            truth.notes.append(f"run {rec['name']} ({rec['type']}) has no span")
             continue
         truth.trace_id = truth.trace_id or rec.get("trace")
         if rec["type"] == "chain" and rec["run_id"] in graph_runs:
