@@ -46,7 +46,6 @@ __all__ = [
     "Analyser",
     "BatchQueue",
     "Forwarded",
-    "ProcessedBatch",
     "outbound_requests",
     "release_options",
 ]
@@ -60,15 +59,6 @@ class Forwarded:
 
     traces: list[ReleasedTrace]
     requests: list[OutboundRequest]
-
-
-@dataclass(slots=True)
-class ProcessedBatch:
-    """What :meth:`AnalysisStage.process_together` made of a batch: the traces analysed (in batch order), and
-    the fast-path ones forwarded together (``None``: none took it)."""
-
-    analysed: list[AnalysedTrace]
-    forwarded: Forwarded | None
 
 
 class AnalysisStage:
@@ -184,20 +174,14 @@ class AnalysisStage:
         path are forwarded here, without analysis, each with requests of its own."""
         taken = self.fast_path.take(batch)
         to_analyse = [released for released, fast in zip(batch, taken, strict=True) if not fast]
-        analysed = iter(await self._analyse(to_analyse))
+        analysed = iter(await self.analyse(to_analyse))
         return [self._forward(released) if fast else next(analysed) for released, fast in zip(batch, taken, strict=True)]
-
-    async def process_together(self, batch: Sequence[ReleasedTrace]) -> ProcessedBatch:
-        """:meth:`process_batch`, but the fast-path traces of ``batch`` go out together: their spans in one set of
-        requests (:class:`Forwarded`), for an exporter that need not see each trace's requests apart. The two
-        steps, :meth:`forward_fast` then :meth:`analyse`, let a caller send the forwarded ones before the
-        analysis of the rest ends."""
-        forwarded, to_analyse = self.forward_fast(batch)
-        return ProcessedBatch(await self.analyse(to_analyse), forwarded)
 
     def forward_fast(self, batch: Sequence[ReleasedTrace]) -> tuple[Forwarded | None, list[ReleasedTrace]]:
         """The fast-path traces of ``batch`` with their requests (``None``: none took it), and the traces left to
-        :meth:`analyse`, in batch order."""
+        :meth:`analyse`, in batch order: :meth:`process_batch` for an exporter that need not see each fast-path
+        trace's requests apart, their spans in one set of requests, which a caller can send before the analysis of
+        the rest ends."""
         taken = self.fast_path.take(batch)
         fast = [released for released, take in zip(batch, taken, strict=True) if take]
         to_analyse = [released for released, take in zip(batch, taken, strict=True) if not take]
@@ -205,9 +189,6 @@ class AnalysisStage:
 
     async def analyse(self, to_analyse: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
         """Analyse traces the fast path did not take (in one thread, or in calls to the workers), in order."""
-        return await self._analyse(to_analyse)
-
-    async def _analyse(self, to_analyse: Sequence[ReleasedTrace]) -> list[AnalysedTrace]:
         if not to_analyse:
             return []
         if self._pool is None:

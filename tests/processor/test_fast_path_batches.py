@@ -16,7 +16,7 @@ from otel_mapper.mapping.recognition import SpanRecogniser
 from otel_mapper.otlp.held import HeldResource, HeldSpan, SpanGroup, hold_request
 from processor.config import ArtifactsConfig, Config, ExportConfig
 from processor.pipeline.admission import AdmissionControl
-from processor.pipeline.analysis import AnalysisStage, ProcessedBatch
+from processor.pipeline.analysis import AnalysedTrace, AnalysisStage, Forwarded
 from processor.pipeline.assembler import AssemblerLimits, ReleasedTrace, ReleaseReason, TraceAssembler
 from processor.pipeline.fast_path import FastPath, agent_free, may_be_agent
 from processor.pipeline.file_exporter import SPANS_FILE, FileExporter
@@ -138,21 +138,22 @@ def test_fast_path_traces_of_a_batch_go_out_together_each_span_unchanged_under_i
     batch += [released(spans) for spans in by_trace(held_second)]
     analysis, counters = stage(tmp_path)
 
-    async def run() -> ProcessedBatch:
+    async def run() -> tuple[Forwarded | None, list[AnalysedTrace]]:
         try:
-            return await analysis.process_together(batch)
+            forwarded, to_analyse = analysis.forward_fast(batch)
+            return forwarded, await analysis.analyse(to_analyse)
         finally:
             await analysis.close()
 
-    processed = asyncio.run(run())
+    forwarded, analysed = asyncio.run(run())
 
-    assert [item.released.trace_id for item in processed.analysed] == [agent[0].trace_id]
-    assert processed.forwarded is not None
-    assert [trace.trace_id for trace in processed.forwarded.traces] == [
+    assert [item.released.trace_id for item in analysed] == [agent[0].trace_id]
+    assert forwarded is not None
+    assert [trace.trace_id for trace in forwarded.traces] == [
         trace.trace_id for trace in batch if trace.trace_id != agent[0].trace_id
     ]
-    assert len(processed.forwarded.requests) == 1  # five traces, one request
-    out = ExportTraceServiceRequest.FromString(processed.forwarded.requests[0].payload)
+    assert len(forwarded.requests) == 1  # five traces, one request
+    out = ExportTraceServiceRequest.FromString(forwarded.requests[0].payload)
     expected = {
         (received.resource_spans[0].resource.SerializeToString(), received.resource_spans[0].scope_spans[0].scope.name,
          received.resource_spans[0].scope_spans[0].schema_url): [s.SerializeToString() for s in
@@ -164,7 +165,7 @@ def test_fast_path_traces_of_a_batch_go_out_together_each_span_unchanged_under_i
         for resource in out.resource_spans for scope in resource.scope_spans
     } == expected
     assert len(out.resource_spans) == 2 and all(len(resource.scope_spans) == 1 for resource in out.resource_spans)
-    request_out = processed.forwarded.requests[0]
+    request_out = forwarded.requests[0]
     assert request_out.items == 15 and sorted(request_out.origins) == [10] * 9 + [11] * 6
     assert counters.traces_fast_pathed == 5 and counters.spans_fast_pathed == 15 and counters.traces_analysed == 1
 
