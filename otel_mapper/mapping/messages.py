@@ -64,14 +64,7 @@ def unwrap_call_arguments(value: Decoded) -> Decoded:
 def add_rejection(rejected: list[tuple[str | None, str | None]], call_id: str | None, result: Decoded) -> bool:
     """Record a tool result that rejects an unknown tool: a bounded text head, or the text items of a list result.
     Whether it was one."""
-    texts: list[str] = []
-    if isinstance(result, str):
-        texts.append(result)
-    elif isinstance(result, list):
-        texts.extend(
-            str(item.get("text")) for item in result[:8] if isinstance(item, dict) and isinstance(item.get("text"), str)
-        )
-    for text in texts:
+    for text in _result_texts(result):
         found, named = rejection(text[:MAX_REJECTION_TEXT])
         if found and (named or call_id):
             rejected.append((call_id, named))
@@ -81,17 +74,20 @@ def add_rejection(rejected: list[tuple[str | None, str | None]], call_id: str | 
 
 def add_failure(failed: list[tuple[str, str]], call_id: str | None, result: Decoded) -> None:
     """Record a tool result, under its call id, that reports the tool failed (:func:`tool_failure`)."""
-    if not call_id:
-        return
-    text: str | None = None
-    if isinstance(result, str):
-        text = result
-    elif isinstance(result, list):  # content parts: the first text item
-        texts = [item.get("text") for item in result[:8] if isinstance(item, dict)]
-        text = next((item for item in texts if isinstance(item, str)), None)
-    head = tool_failure(text) if text is not None else None
-    if head is not None:
+    texts = _result_texts(result)
+    head = tool_failure(texts[0]) if call_id and texts else None
+    if call_id and head is not None:
         failed.append((call_id, head))
+
+
+def _result_texts(result: Decoded) -> list[str]:
+    """A tool result's text: the string itself, or the text items of a list of content parts."""
+    if isinstance(result, str):
+        return [result]
+    if isinstance(result, list):
+        texts = (item.get("text") for item in result[:8] if isinstance(item, dict))
+        return [text for text in texts if isinstance(text, str)]
+    return []
 
 
 def python_literal(text: str) -> Decoded:

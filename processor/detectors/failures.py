@@ -16,7 +16,7 @@ from processor.detectors.base import DetectorContext
 from processor.detectors.causal import recovered
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
 
-__all__ = ["FailureClass", "classify", "failure_findings", "failed"]
+__all__ = ["FailureClass", "classify", "failed", "failure_findings", "recovery_note"]
 
 RATE_LIMIT_MARKERS: Final = ("ratelimit", "rate_limit", "rate limit", "too many requests", "resource_exhausted",
                              "resourceexhausted", "throttl", "quota")
@@ -46,6 +46,15 @@ def classify(node: Node) -> FailureClass | None:
     if node.http_status in TIMEOUT_HTTP or any(marker in text for marker in TIMEOUT_MARKERS):
         return FailureClass.TIMEOUT
     return FailureClass.OTHER
+
+
+def recovery_note(recovery: bool | None) -> str:
+    """What the evidence of a failure says about what came after it (:func:`recovered`)."""
+    if recovery is True:
+        return "; a later dependent call succeeded"
+    if recovery is None:
+        return "; no dependent call, but the agent invocation completed"
+    return "; nothing after it succeeded"
 
 
 def _describe(node: Node) -> str:
@@ -79,13 +88,7 @@ def failure_findings(
             if classify(node) is not wanted or (skip is not None and skip(node)):
                 continue
             recovery = recovered(node, trajectory, context)
-            evidence = _describe(node)
-            if recovery is True:
-                evidence += "; a later dependent call succeeded"
-            elif recovery is None:
-                evidence += "; no dependent call, but the agent invocation completed"
-            else:
-                evidence += "; nothing after it succeeded"
+            evidence = _describe(node) + recovery_note(recovery)
             findings.append(
                 Finding(
                     category=category,

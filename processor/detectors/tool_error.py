@@ -16,7 +16,7 @@ from otel_mapper.mapping.tool_names import function_style
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext, DetectorReport
 from processor.detectors.causal import recovered
-from processor.detectors.failures import MAX_EVIDENCE_MESSAGE, FailureClass, failure_findings
+from processor.detectors.failures import MAX_EVIDENCE_MESSAGE, FailureClass, failure_findings, recovery_note
 from processor.detectors.tool_runs import tool_runs, unseen_calls
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
 
@@ -48,9 +48,8 @@ class ToolErrorDetector:
                 continue
             recovery = recovered(node, trajectory, context)
             evidence = (f"tool {node.tool_name} failed: the result a later model call received says "
-                        f"{(node.result_error or '')[:MAX_EVIDENCE_MESSAGE]!r} (no span recorded the run)")
-            evidence += {True: "; a later dependent call succeeded", None: "; no dependent call, but the agent invocation "
-                         "completed", False: "; nothing after it succeeded"}[recovery]
+                        f"{(node.result_error or '')[:MAX_EVIDENCE_MESSAGE]!r} (no span recorded the run)"
+                        + recovery_note(recovery))
             findings.append(Finding(
                 category=FindingCategory.TOOL_ERROR,
                 severity=Severity.MEDIUM if recovery is not False else Severity.HIGH,
