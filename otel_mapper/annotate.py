@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
+from typing import Final
 
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
@@ -17,7 +18,7 @@ from otel_mapper.attribution import Attribution, attribute
 from otel_mapper.diagnosis import Diagnosis, RankedFinding
 from otel_mapper.mapping.build import MappingResult
 from otel_mapper.mapping.run_state import finding_key
-from otel_mapper.model import Trajectory
+from otel_mapper.model import Trajectory, span_node_id
 from otel_mapper.otlp.envelopes import SpanEnvelope
 from semconv import genai
 from semconv import trajectory as names
@@ -32,6 +33,8 @@ __all__ = [
     "run_attributes",
     "strip_annotations",
 ]
+
+_SPAN_NODE_PREFIX: Final = span_node_id("")
 
 MAX_ERROR_TEXT = 256
 
@@ -118,17 +121,35 @@ def annotate(
     delivered: set[str] = set()
     for item in diagnosis.chain if findings else ():
         finding = item.finding
-        anchor = anchor_index.get(finding.node_id)
-        if anchor is None:
+        node_id = finding.node_id
+        if node_id not in anchor_index:
             # Derived nodes (proposals) anchor on the span they came from.
-            anchor = anchor_index.get(finding.node_id.split("#", 1)[0])
+            node_id = node_id.split("#", 1)[0]
+        anchor = _own_span_index(node_id, anchor_index, envelopes, mapping.node_of_span)
         if anchor is None:
-            continue
+            continue  # its node's own span went out with an earlier revision: a log record carries it
         span = envelopes[anchor].span
         _add_event(span, names.FINDING_EVENT, finding_attributes(item))
         _add_event(span, genai.EVALUATION_RESULT_EVENT, evaluation_attributes(item))
         delivered.add(finding_key(finding.category.value, finding.node_id, finding.detector))
     return delivered
+
+
+def _own_span_index(
+    node_id: str, anchor_index: dict[str, int], envelopes: Sequence[SpanEnvelope], node_of_span: Sequence[str | None]
+) -> int | None:
+    """Index of the node's own span among ``envelopes`` (not a span merged into it), ``None`` when absent: a
+    finding goes on the span its node is named after, whichever of the node's spans came first."""
+    first = anchor_index.get(node_id)
+    if first is None:
+        return None
+    own = node_id[len(_SPAN_NODE_PREFIX) :].split("#", 1)[0]
+    if envelopes[first].span.span_id.hex() == own:
+        return first
+    for index in range(first + 1, len(envelopes)):
+        if node_of_span[index] == node_id and envelopes[index].span.span_id.hex() == own:
+            return index
+    return None
 
 
 def run_attributes(trajectory: Trajectory, diagnosis: Diagnosis, attribution: Attribution) -> list[KeyValue]:

@@ -25,3 +25,10 @@ HANDOFF_DESTINATION: Final = "__handoff_destination"
 puts it under ``traceloop.association.properties.``, observed in 0.62.4)."""
 CONTROL_FLOW_EXCEPTIONS: Final = frozenset({"ParentCommand", "Command", "GraphInterrupt", "NodeInterrupt"})
 """Exceptions LangGraph raises for routing, not failures (OpenInference also reports them as OK)."""
+PROVIDER: Final = "langgraph"
+"""``gen_ai.provider.name`` OpenLLMetry's LangChain instrumentation writes on the spans of a LangGraph flow, its
+``Pregel.stream`` span included (observed in 0.62.4)."""
+ROUTING_OPERATIONS: Final = frozenset({"goto"})
+"""``gen_ai.operation.name`` of the span OpenLLMetry's LangChain instrumentation opens and closes around the
+construction of a ``Command(goto=...)`` (0.62.4, ``patch.py``): a record of a routing decision, with no execution of
+its own; the node it names runs in its own span."""

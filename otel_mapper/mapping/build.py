@@ -33,6 +33,7 @@ from otel_mapper.mapping.entries import (
 from otel_mapper.mapping.facts import ConventionReader
 from otel_mapper.mapping.graph import CausalIndex, seed_causal_index
 from otel_mapper.mapping.graph_runs import settle_graph_agent_runs
+from otel_mapper.mapping.graph_streams import settle_graph_streams
 from otel_mapper.mapping.nodes import (
     add_references,
     assign_invocations,
@@ -155,6 +156,7 @@ def map_trace(
     merge_double_instrumentation(entries, by_span_id, notes)
     inherit_step_call_ids(entries)
     settle_graph_agent_runs(entries)
+    settle_graph_streams(entries, by_span_id, notes)
     settle_transfer_tools(entries)
     conversation_prefix_proposals(entries, notes)
     drop_replayed_proposals(entries)

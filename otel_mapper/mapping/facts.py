@@ -99,6 +99,9 @@ class SpanFacts:
     graph_run_node: str | None = None
     """The graph node whose run the span belongs to (LangGraph ``langgraph_node`` run metadata; inherited by every
     run inside the node, the node's own run included)."""
+    run_name: str | None = None
+    """The name of the framework run the span records where the span is named otherwise (OpenLLMetry's LangChain
+    spans ``execute_task <run>`` of a LangGraph flow: ``traceloop.entity.name``)."""
     dedup_key: str | None = None
     """Key under which two spans describe the same call (double instrumentation): response id or tool-call id."""
     content_redacted: bool = False

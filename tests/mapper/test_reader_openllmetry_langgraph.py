@@ -67,3 +67,72 @@ def test_a_tool_that_names_its_handoff_destination_is_a_handoff() -> None:
     handoff = get_node(trajectory, node_id(2))
     assert handoff.kind is NodeKind.HANDOFF and handoff.handoff_to == "billing_agent"
     assert get_node(trajectory, node_id(3)).kind is NodeKind.TOOL_EXECUTION  # the name alone says nothing
+
+
+# Graph invocations as 0.62.4 records them: a ``Pregel.stream`` span ``invoke_agent <graph>`` (provider langgraph, no
+# traceloop kind) beside the graph's LangChain run, whose node runs carry the LangGraph run metadata.
+
+def _stream(number: int, graph: str, parent: int | None = None) -> object:
+    return span(number, f"invoke_agent {graph}", parent=parent, attrs={
+        "gen_ai.provider.name": "langgraph", "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": graph,
+    })
+
+
+def _run(number: int, name: str, parent: int | None, node: str | None = None, step: int = 1) -> object:
+    attrs: dict[str, object] = {
+        "traceloop.entity.name": name, "gen_ai.provider.name": "langgraph",
+    }
+    if parent is None or node is None:  # the outermost run: a workflow that says invoke_agent
+        attrs |= {"traceloop.span.kind": "workflow", "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name}
+        return span(number, f"{name}.workflow", parent=parent, attrs=attrs)
+    attrs |= {"traceloop.span.kind": "task", "gen_ai.operation.name": "execute_task", PROPS + "langgraph_node": node,
+              PROPS + "langgraph_step": step, PROPS + "langgraph_checkpoint_ns": f"{node}:{number}"}
+    return span(number, f"execute_task {name}", parent=parent, attrs=attrs)
+
+
+def _model(number: int, parent: int) -> object:
+    return span(number, "ChatOpenAI.chat", parent=parent, attrs={
+        "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini", "gen_ai.provider.name": "openai",
+    })
+
+
+def test_the_stream_span_and_the_run_it_wraps_are_one_agent_invocation() -> None:
+    spans = [_stream(1, "support_agent"), _run(2, "support_agent", 1), _run(3, "agent", 2, node="agent"),
+             _model(4, 3), _run(5, "tools", 2, node="tools", step=2)]
+    trajectory = map_spans(spans)
+    agents = [node for node in trajectory.nodes if node.kind is NodeKind.AGENT_INVOCATION]
+    assert [node.id for node in agents] == [node_id(2)]
+    assert agents[0].agent_name == "support_agent"
+    assert get_node(trajectory, node_id(3)).kind is NodeKind.WORKFLOW_STEP
+    assert any(d.reason.startswith("a graph's stream span") and d.count == 1 for d in trajectory.declarations)
+
+
+def test_a_graph_run_in_a_node_is_the_agent_and_its_empty_stream_span_joins_it() -> None:
+    # A supervisor graph (no model call of its own) whose node triage_agent runs the agent's graph.
+    spans = [_stream(1, "LangGraph"), _run(2, "LangGraph", 1), _run(3, "triage_agent", 2, node="triage_agent"),
+             _stream(4, "triage_agent", parent=3), _run(5, "triage_agent", 3, node="triage_agent"),
+             _run(6, "agent", 5, node="agent"), _model(7, 6)]
+    trajectory = map_spans(spans)
+    agents = [node for node in trajectory.nodes if node.kind is NodeKind.AGENT_INVOCATION]
+    assert [(node.id, node.agent_name) for node in agents] == [(node_id(5), "triage_agent")]
+    assert get_node(trajectory, node_id(2)).kind is NodeKind.WORKFLOW_STEP  # its models run inside the agent
+    assert get_node(trajectory, node_id(3)).kind is NodeKind.WORKFLOW_STEP  # the supervisor's node run
+    assert all(node.id not in (node_id(1), node_id(4)) for node in trajectory.nodes)
+
+
+def test_a_stream_span_is_kept_when_no_single_run_of_its_graph_is_beside_it() -> None:
+    # Two runs of the graph beside the empty stream span: nothing says which one it streamed.
+    spans = [_run(1, "LangGraph", None), _run(2, "triage_agent", 1, node="triage_agent"),
+             _stream(3, "triage_agent", parent=2), _run(4, "triage_agent", 2, node="triage_agent"),
+             _run(5, "triage_agent", 2, node="triage_agent"), _run(6, "agent", 4, node="agent"), _model(7, 6),
+             _run(8, "agent", 5, node="agent"), _model(9, 8)]
+    trajectory = map_spans(spans)
+    assert get_node(trajectory, node_id(3)).kind is NodeKind.AGENT_INVOCATION
+    assert {get_node(trajectory, node_id(n)).kind for n in (4, 5)} == {NodeKind.AGENT_INVOCATION}
+
+
+def test_a_goto_span_records_a_routing_decision_and_runs_nothing() -> None:
+    spans = [_agent(), span(2, "goto billing_agent", parent=1, attrs={
+        "gen_ai.operation.name": "goto", "langgraph.command.source_node": "tools",
+        "langgraph.command.goto_node": "billing_agent"})]
+    assert get_node(map_spans(spans), node_id(2)).kind is NodeKind.OTHER

@@ -42,7 +42,13 @@ from tests.support.clock import FakeClock
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus" / "traces"
 RUNS = (
-    sorted(group_by_trace(read_envelopes(read_inputs(sorted(CORPUS.glob("*/*/trace.otlp.json"))).requests)[0]).items())
+    sorted(
+        (trace_id, group)
+        for trace_id, group in group_by_trace(
+            read_envelopes(read_inputs(sorted(CORPUS.glob("*/*/trace.otlp.json"))).requests)[0]
+        ).items()
+        if len(group) > 1  # a one-span trace (an agent's construction, traced apart) arrives in one piece
+    )
     if CORPUS.is_dir()
     else []
 )

@@ -37,7 +37,7 @@ from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, re
 from otel_mapper.mapping.readers.span_events import has_message_events, read_event_content
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from otel_mapper.otlp.anyvalue import Decoded
-from semconv import genai, mcp, strands
+from semconv import genai, langgraph, mcp, strands
 from semconv.trajectory import NodeKind
 
 CONVENTION = "otel_genai"
@@ -70,6 +70,7 @@ def _operation_kinds() -> dict[str, NodeKind]:
         (genai.GUARDRAIL_OPERATIONS, NodeKind.GUARDRAIL),
         (genai.HANDOFF_OPERATIONS, NodeKind.HANDOFF),
         (genai.AGENT_CREATION_OPERATIONS, NodeKind.OTHER),  # builds an agent; invokes nothing
+        (langgraph.ROUTING_OPERATIONS, NodeKind.OTHER),  # records a routing decision; runs nothing
         # invoke_workflow, plan (the planning model call is its child; the tools it yields are siblings under
         # invoke_agent), invoke_node, execute_task, ...: steps of the run.
         (genai.WORKFLOW_OPERATIONS, NodeKind.WORKFLOW_STEP),

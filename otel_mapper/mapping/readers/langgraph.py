@@ -39,15 +39,20 @@ def _as_int(value: Decoded) -> int | None:
     return None
 
 
-def sequence_from_metadata(view: SpanView, metadata: Mapping[str, Decoded]) -> tuple[str, int] | None:
+def sequence_from_metadata(
+    view: SpanView, metadata: Mapping[str, Decoded], run_name: str | None = None
+) -> tuple[str, int] | None:
     """``(scope, step)`` for the span of a LangGraph node, else ``None``.
 
-    The scope is one graph run: the node spans' common parent span plus the parent checkpoint namespace (so
-    sub-graph steps and separate runs under one parent never share a sequence).
+    ``run_name``: the LangChain run's name where the span is not named after its run (OpenLLMetry's
+    ``execute_task <run>``); by default the span's name. The scope is one graph run: the node spans' common parent
+    span plus the parent checkpoint namespace (so sub-graph steps and separate runs under one parent never share a
+    sequence).
     """
     step = _as_int(metadata.get(langgraph.STEP))
     node = metadata.get(langgraph.NODE)
-    if step is None or not 0 <= step < MAX_STEP or not isinstance(node, str) or node[:MAX_NAME] != view.name:
+    name = view.name if run_name is None else run_name
+    if step is None or not 0 <= step < MAX_STEP or not isinstance(node, str) or node[:MAX_NAME] != name:
         return None
     namespace = metadata.get(langgraph.CHECKPOINT_NS)
     parent_ns = ""

@@ -211,4 +211,8 @@ def _read_langgraph(view: SpanView, facts: SpanFacts) -> None:
         value = view.str_attr(prefix + key, limit=1024)
         if value is not None:
             metadata[key] = value
-    facts.sequence = sequence_from_metadata(view, metadata)
+    # Spans are named ``execute_task <run>`` (0.62.4); the run's own name is the entity name (else the span name).
+    facts.run_name = clean_name(view.str_attr(tl.ENTITY_NAME))
+    facts.sequence = sequence_from_metadata(view, metadata, facts.run_name)
+    node = metadata.get(langgraph.NODE)
+    facts.graph_run_node = clean_name(node) if isinstance(node, str) else None
