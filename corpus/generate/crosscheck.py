@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Sanity check (not a labeller): classify captured spans with the label rules and compare with labels.json.
 
-`python corpus/generate/crosscheck.py` prints every trace whose span-kind counts differ from the labels' counts
-(tool_proposal excluded: it is not a span). The labels come from ground truth; a mismatch here means the generator
-or the mapping table in apps/agents.py is wrong and must be investigated, never "fixed" by copying these counts.
+`python corpus/generate/crosscheck.py [LIBRARY ...]` prints every trace (of the named library directories, else of
+all) whose span-kind counts differ from the labels' counts (tool_proposal excluded: it is not a span). The labels
+come from ground truth; a mismatch here means the generator or the mapping table in apps/agents.py is wrong and must
+be investigated, never "fixed" by copying these counts.
 """
 import json
 import re
@@ -58,6 +59,8 @@ def classify(span, graph_runs=frozenset()):
     if oi:
         if oi == "TOOL" and span["name"].startswith("handoff to "):
             return "handoff"
+        if oi == "TOOL" and a.get("gen_ai.tool.type") == "TransferToAgentTool":
+            return "handoff"  # Google ADK (OpenInference): ADK's own transfer_to_agent, executed as a handoff
         # LangChain (OpenInference): a run is AGENT when "agent" is in its name. A tool run so named (the
         # supervisor's transfer_to_<agent>) is its handoff; a LangGraph run so named is an agent invocation only
         # when it runs the agent's graph (graph nodes such as `agent`, wrappers such as `call_agent` are steps).
@@ -111,9 +114,11 @@ def classify(span, graph_runs=frozenset()):
             "execute_event_loop_cycle": "workflow_step", "invoke_swarm": "workflow_step"}.get(op, "other")
 
 
-def main():
+def main(libraries=()):
     bad = 0
     for lp in sorted(TRACES.glob("*/*/labels.json")):
+        if libraries and lp.parent.parent.name not in libraries:
+            continue
         labels = json.loads(lp.read_text())
         got = Counter()
         spans = []
@@ -136,4 +141,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

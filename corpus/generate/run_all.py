@@ -8,7 +8,7 @@
    corpus/traces/<library>/<scenario>/{trace.otlp.json, request-<n>.pb, labels.json}.
 3. Writes corpus/traces/index.json (library, scenario, span count, trace ids, terminal status, findings).
 
-Options: --only LIB[,LIB] --scenarios S[,S] --no-install --python PYTHON3.11
+Options: --only LIB[,LIB] --scenarios S[,S] --no-install --no-index (leave index.json as it is) --python PYTHON3.11
 Afterwards `python corpus/generate/crosscheck.py` compares the labels with a plain span classification.
 """
 from __future__ import annotations
@@ -90,6 +90,11 @@ MATRIX.update({
 MATRIX.update({
     "traceloop-langgraph": ("traceloop-langgraph", "apps.traceloop_langgraph_app", ALL_SCENARIOS),
 })
+# Frameworks J: Google ADK traced by OpenInference's Google ADK instrumentation (apps/openinference_adk_app.py, the
+# agents of apps/adk_app.py; NOTES-frameworks-j.md).
+MATRIX.update({
+    "openinference-google-adk": ("openinference-adk", "apps.openinference_adk_app", ALL_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:
@@ -123,6 +128,7 @@ def main() -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--scenarios", default="")
     ap.add_argument("--no-install", action="store_true")
+    ap.add_argument("--no-index", action="store_true", help="do not rewrite traces/index.json")
     ap.add_argument("--python", default=None)
     a = ap.parse_args()
     libs = [x for x in a.only.split(",") if x] or list(MATRIX)
@@ -150,7 +156,8 @@ def main() -> int:
             if proc.returncode != 0:
                 sys.stderr.write(proc.stderr[-4000:])
                 failures.append((lib, sc, f"exit {proc.returncode}"))
-    write_index()
+    if not a.no_index:
+        write_index()
     for f in failures:
         print("FAILED:", *f, file=sys.stderr)
     return 1 if failures else 0

@@ -30,6 +30,7 @@ from otel_mapper.mapping.entries import (
     read_spans,
     reader_failures_declaration,
 )
+from otel_mapper.mapping.escaped_exceptions import settle_escaped_exceptions
 from otel_mapper.mapping.facts import ConventionReader
 from otel_mapper.mapping.graph import CausalIndex, seed_causal_index
 from otel_mapper.mapping.graph_runs import settle_graph_agent_runs
@@ -157,6 +158,7 @@ def map_trace(
     inherit_step_call_ids(entries)
     settle_graph_agent_runs(entries)
     settle_graph_streams(entries, by_span_id, notes)
+    settle_escaped_exceptions(entries, by_span_id)
     settle_transfer_tools(entries)
     conversation_prefix_proposals(entries, notes)
     drop_replayed_proposals(entries)

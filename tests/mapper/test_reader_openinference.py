@@ -199,3 +199,20 @@ def test_redacted_content_is_declared() -> None:
     assert get_node(trajectory, node_id(2)).arguments is None
     content = [d for d in trajectory.declarations if d.category.value == "content"]
     assert content and node_id(2) in content[0].nodes
+
+
+def test_a_tool_span_google_adk_types_as_its_agent_transfer_is_a_handoff() -> None:
+    # OpenInference's Google ADK instrumentation keeps ADK's gen_ai.tool.type on its TOOL spans.
+    spans = [
+        span(1, "agent_run [triage_agent]", attrs={"openinference.span.kind": "AGENT", "agent.name": "triage_agent"}),
+        span(2, "execute_tool transfer_to_agent", parent=1, attrs={
+            "openinference.span.kind": "TOOL", "tool.name": "transfer_to_agent", "gen_ai.tool.type": "TransferToAgentTool",
+            "input.value": json.dumps({"agent_name": "billing_agent"}), "input.mime_type": "application/json"}),
+        span(3, "execute_tool transfer_to_agent", parent=1, attrs={
+            "openinference.span.kind": "TOOL", "tool.name": "transfer_to_agent", "gen_ai.tool.type": "FunctionTool",
+            "input.value": json.dumps({"agent_name": "billing_agent"}), "input.mime_type": "application/json"}),
+    ]
+    trajectory = map_spans(spans)
+    handoff = get_node(trajectory, node_id(2))
+    assert handoff.kind is NodeKind.HANDOFF and handoff.handoff_to == "billing_agent"
+    assert get_node(trajectory, node_id(3)).kind is NodeKind.TOOL_EXECUTION  # a tool of the app's own, so typed

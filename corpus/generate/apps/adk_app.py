@@ -119,7 +119,13 @@ def run_adk(adapter, scenario: str, base_url: str, truth: Truth) -> None:
                                         search_docs)}
 
     def before_agent(callback_context):
-        truth.record_agent(callback_context.agent_name)
+        # The agent run's span: the one current in the callback (ADK's invoke_agent), unless the adapter's
+        # instrumentation opens its own agent span around it and names that one (`agent_span`).
+        if hasattr(adapter, "agent_span"):
+            trace_id, span_id = adapter.agent_span(callback_context.agent_name)
+            truth.record_agent(callback_context.agent_name, span_id, trace_id)
+        else:
+            truth.record_agent(callback_context.agent_name)
         return None
 
     transfers: list[dict] = []
@@ -170,7 +176,13 @@ def run_adk(adapter, scenario: str, base_url: str, truth: Truth) -> None:
 
     class RunRecorder(BasePlugin):
         async def before_run_callback(self, *, invocation_context):
-            truth.record_workflow(f"invoke_workflow {root.name}")
+            # The run's span: the one current here (ADK's invoke_workflow), or those the adapter names (`run_spans`:
+            # an instrumentation that opens its own span around the run), outermost first.
+            if hasattr(adapter, "run_spans"):
+                for name, trace_id, span_id in adapter.run_spans(root.name):
+                    truth.record_workflow(name, span_id, trace_id)
+            else:
+                truth.record_workflow(f"invoke_workflow {root.name}")
             return None
 
     runner = InMemoryRunner(agent=root, app_name="support_app", plugins=[RunRecorder(name="corpus_truth")])

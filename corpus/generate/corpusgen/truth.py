@@ -178,10 +178,18 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         elif r.get("outcome") == "timeout":
             findings.append({"category": "infra_timeout", "status": "fail", "anchor_span": r.get("span")})
     total_tokens = sum(sum(r.get("usage") or (0, 0)) for r in delivered)
+    # A library whose one model-call span covers several requests and keeps only the usage of the last answer on it
+    # (OpenInference's Google ADK instrumentation on ADK's schema-v2 spans, declared by the app) records less than was
+    # spent: when what it records stays within the budget, the trace holds no evidence of the overrun.
+    recorded_tokens = total_tokens
+    if meta.get("usage_recorded_per_span") == "last":
+        last_usage = {r.get("span"): r.get("usage") for r in delivered}
+        recorded_tokens = sum(sum(u or (0, 0)) for u in last_usage.values())
     if total_tokens > MAX_TOTAL_TOKENS:
         anchor = truth.agents[0]["span_id"] if truth.agents else (truth.workflows[0]["span_id"] if truth.workflows else None)
         findings.append({"category": "budget_exceeded", "status": "fail" if usage_seen else "indeterminate",
-                         "anchor_span": anchor})
+                         "anchor_span": anchor}
+                        | ({"in_trace": False} if usage_seen and recorded_tokens <= MAX_TOTAL_TOKENS else {}))
 
     # A finding is a claim anchored on a span: two failed requests retried inside one model-call span (LlamaIndex's
     # tenacity retry) are one failed call in the trace, so identical claims are one.
@@ -212,6 +220,7 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         "terminal_status": truth.terminal_status,
         "recorded_by_library": {"model_output": out_seen, "model_input": in_seen, "token_usage": usage_seen,
                                 "unknown_tool_evidence": halluc_seen}
+        | ({"token_usage_per_span": meta["usage_recorded_per_span"]} if "usage_recorded_per_span" in meta else {})
         | ({"retry_evidence": retry_seen} if "retry_evidence" in meta else {})
         | ({"failed_request_input": failed_input_seen} if "failed_request_input_recorded" in meta else {}),
         "ground_truth": {

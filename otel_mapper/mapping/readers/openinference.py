@@ -41,7 +41,7 @@ from otel_mapper.mapping.readers.openinference_frameworks import (
 )
 from otel_mapper.mapping.readers.openinference_messages import FlatMessage, calls_of, group_messages, message_digest_of
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
-from semconv import haystack, langgraph, llama_index, smolagents
+from semconv import adk, genai, haystack, langgraph, llama_index, smolagents
 from semconv import openinference as oi
 from semconv.trajectory import NodeKind
 
@@ -114,6 +114,10 @@ class OpenInferenceReader:
                 read_haystack_results(view, facts)
         elif kind is NodeKind.TOOL_EXECUTION:
             _read_tool(view, facts, tool_name)
+            if facts.handoff_to_agent and view.str_attr(genai.TOOL_TYPE) == adk.TRANSFER_TOOL_TYPE:
+                # Google ADK types the span of its agent transfer (OpenInference's ADK instrumentation 1.0.5 keeps
+                # ADK's gen_ai.tool.type on its TOOL span): a handoff, as in ADK's own spans.
+                facts.kind = NodeKind.HANDOFF
         elif kind is NodeKind.HANDOFF:
             _read_handoff(view, facts, tool_name)
         elif view.has(oi.LLM_TOKEN_COUNT_PROMPT) or view.has(oi.LLM_TOKEN_COUNT_COMPLETION):
