@@ -21,7 +21,15 @@ from otel_mapper.otlp.envelopes import SpanEnvelope
 from semconv import genai
 from semconv.trajectory import DeclarationCategory, DeclarationEffect
 
-__all__ = ["SpanEntry", "assign_node_ids", "merge_double_instrumentation", "read_spans", "reader_failures_declaration"]
+__all__ = [
+    "SpanEntry",
+    "assign_node_ids",
+    "follow_merged",
+    "merge_double_instrumentation",
+    "merged_declaration",
+    "read_spans",
+    "reader_failures_declaration",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -247,18 +255,29 @@ def merge_double_instrumentation(
             entry.node_id = keeper.node_id
             entry.primary = False
             merged += 1
+    follow_merged(entries, moved)
+    if merged:
+        notes.append(
+            merged_declaration(
+                "spans describing the same call were merged into one node; the others are kept as references", merged
+            )
+        )
+
+
+def follow_merged(entries: list[SpanEntry], moved: dict[str, str]) -> None:
+    """Redelivered copies of a merged span follow it into the keeper's node (``moved``: merged node -> keeper's)."""
     if moved:
-        # Redelivered copies of a merged span follow it into the keeper's node.
         for entry in entries:
             if not entry.primary and entry.node_id in moved:
                 entry.node_id = moved[entry.node_id]
-    if merged:
-        notes.append(
-            Declaration(
-                category=DeclarationCategory.DOUBLE_INSTRUMENTATION,
-                effect=DeclarationEffect.APPROXIMATED,
-                qualifier="merged",
-                reason="spans describing the same call were merged into one node; the others are kept as references",
-                count=merged,
-            )
-        )
+
+
+def merged_declaration(reason: str, count: int) -> Declaration:
+    """The declaration of ``count`` spans merged into other spans' nodes (kept as references), and why."""
+    return Declaration(
+        category=DeclarationCategory.DOUBLE_INSTRUMENTATION,
+        effect=DeclarationEffect.APPROXIMATED,
+        qualifier="merged",
+        reason=reason,
+        count=count,
+    )

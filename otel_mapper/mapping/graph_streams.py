@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from typing import Final
 
-from otel_mapper.mapping.entries import SpanEntry
+from otel_mapper.mapping.entries import SpanEntry, follow_merged, merged_declaration
 from otel_mapper.mapping.readers.openllmetry import CONVENTION as OPENLLMETRY
 from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.model import Declaration
 from semconv import langgraph
-from semconv.trajectory import DeclarationCategory, DeclarationEffect, NodeKind
+from semconv.trajectory import NodeKind
 
 __all__ = ["settle_graph_streams"]
 
@@ -46,13 +46,7 @@ def settle_graph_streams(entries: list[SpanEntry], by_span_id: dict[str, SpanEnt
     merged = _merge_stream_spans(entries, by_span_id, graph_runs)
     if merged:
         notes.append(
-            Declaration(
-                category=DeclarationCategory.DOUBLE_INSTRUMENTATION,
-                effect=DeclarationEffect.APPROXIMATED,
-                qualifier="merged",
-                reason="a graph's stream span and the run of the graph it streams were read as one invocation",
-                count=merged,
-            )
+            merged_declaration("a graph's stream span and the run of the graph it streams were read as one invocation", merged)
         )
 
 
@@ -138,11 +132,7 @@ def _merge_stream_spans(
         moved[stream.node_id] = run.node_id
         stream.node_id = run.node_id
         stream.primary = False
-    if moved:
-        # Redelivered copies of a merged span follow it into the run's node.
-        for entry in entries:
-            if not entry.primary and entry.node_id in moved:
-                entry.node_id = moved[entry.node_id]
+    follow_merged(entries, moved)
     return len(moved)
 
 
