@@ -51,6 +51,20 @@ LLAMAINDEX_SCOPE_NAME: Final = "opentelemetry.instrumentation.llamaindex"
 """Scope of OpenLLMetry's LlamaIndex instrumentation (0.62.4, observed): spans from LlamaIndex's dispatcher named
 ``<Class>.workflow`` / ``<Class>.task``, so every workflow step is ``BaseWorkflowAgent.task`` or
 ``AgentWorkflow.task``; no LlamaIndex span ever gets a status."""
+
+AGNO_SCOPE_NAME: Final = "opentelemetry.instrumentation.agno"
+"""Scope of ``opentelemetry-instrumentation-agno`` (0.62.4): agent, team and tool runs; model calls come from the
+OpenAI instrumentation."""
+AGNO_TEAM_NAME: Final = "agno.team.name"
+"""On the ``<team>.team`` span (``traceloop.span.kind=workflow``): the run of an Agno team, whose leader decides with a
+model of its own."""
+AGNO_FAILURE_STATUS: Final = "status='failure'"
+"""Head of an Agno tool run's ``traceloop.entity.output`` when the tool raised: the text of Agno's
+``FunctionExecutionResult`` (``status='failure' result=None error="..." ...``); Agno catches the exception and the
+span stays OK."""
+AGNO_ERROR_FIELD: Final = " error="
+"""The field of that text holding the error, a Python string literal."""
+
 LLAMAINDEX_AGENT_WORKFLOWS: Final = frozenset(
     {"FunctionAgent.workflow", "ReActAgent.workflow", "CodeActAgent.workflow", "AgentWorkflow.workflow"}
 )

@@ -70,6 +70,8 @@ def classify(span, graph_runs=frozenset()):
             return "workflow_step"
         if oi == "CHAIN" and _LLAMA_INDEX_AGENT_RUN.match(span["name"]):
             return "agent_invocation"
+        if oi == "LLM" and a.get("gen_ai.operation.name") == "chat":
+            return "model_call"  # Pydantic AI (OpenInference): its own chat span, whose request failed records no input
         if oi == "LLM" and not any(k.startswith(("llm.input_messages.", "llm.token_count.")) for k in a):
             return "other"  # an LLM-kind span that sent no request (LlamaIndex's `_prepare_chat_with_tools`)
         return {"AGENT": "agent_invocation", "LLM": "model_call", "TOOL": "tool_execution",
@@ -93,6 +95,8 @@ def classify(span, graph_runs=frozenset()):
         return "agent_invocation"
     if tl == "task" and _TRACELOOP_LLAMA_INDEX_TOOL.match(span["name"]):
         return "tool_execution"
+    if tl == "workflow" and a.get("gen_ai.system") == "agno" and "agno.team.name" in a:
+        return "agent_invocation"  # Agno (OpenLLMetry): a Team's run (`<team>.team`), the team leader's agent run
     if tl:
         return {"agent": "agent_invocation", "tool": "tool_execution", "workflow": "workflow_step",
                 "task": "workflow_step", "handoff": "handoff"}.get(tl, "other")

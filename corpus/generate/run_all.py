@@ -95,6 +95,16 @@ MATRIX.update({
 MATRIX.update({
     "openinference-google-adk": ("openinference-adk", "apps.openinference_adk_app", ALL_SCENARIOS),
 })
+# Frameworks K: Pydantic AI traced by OpenInference's Pydantic AI span processor (apps/openinference_pydantic_ai_app.py,
+# the agents of apps/pydantic_ai_app.py; NOTES-frameworks-k.md).
+MATRIX.update({
+    "openinference-pydantic-ai": ("openinference-pydantic-ai", "apps.openinference_pydantic_ai_app", ALL_SCENARIOS),
+})
+# Frameworks L: Agno traced by OpenLLMetry's Agno instrumentation + its OpenAI client instrumentation
+# (apps/traceloop_agno_app.py, the agents and team of apps/agno_app.py; NOTES-frameworks-l.md).
+MATRIX.update({
+    "traceloop-agno": ("traceloop-agno", "apps.traceloop_agno_app", ALL_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

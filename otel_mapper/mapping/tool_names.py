@@ -72,9 +72,13 @@ def _has_marker(head: str) -> bool:
         lowered = head.lower()
         return any(marker in lowered for marker in _MARKERS)
     return _MARKER_SEARCH.search(head) is not None
-_NAMELESS: Final = re.compile(r"^\W*(?:error\W*)?(?:tool not found|unknown tool|no such tool)\W*$", re.IGNORECASE)
-"""A rejection that names no tool (CrewAI answers the model ``Tool not found``); only read where a call id says
-which call it answers."""
+_NAMELESS: Final = re.compile(
+    r"^\W*(?:error\W*)?(?:tool not found|unknown tool|no such tool|"
+    r"the requested tool does not exist(?: or is not available)?)\W*$",
+    re.IGNORECASE,
+)
+"""A rejection that names no tool (CrewAI answers the model ``Tool not found``, Agno ``Error: The requested tool does
+not exist or is not available.``); only read where a call id says which call it answers."""
 
 
 def rejection(text: str) -> tuple[bool, str | None]:

@@ -14,8 +14,11 @@ from .scenarios import script
 from .truth import Truth, build_labels, check_labels, collect_span_ids
 
 
-def otlp_sdk_pipeline(endpoint: str, service_name: str):
-    """TracerProvider + BatchSpanProcessor + OTLPSpanExporter (gRPC), installed as the global provider."""
+def otlp_sdk_pipeline(endpoint: str, service_name: str, before=()):
+    """TracerProvider + BatchSpanProcessor + OTLPSpanExporter (gRPC), installed as the global provider.
+
+    ``before``: span processors added ahead of the export processor (one that rewrites a span's attributes when it
+    ends, such as OpenInference's Pydantic AI processor, must see the span before the exporter queues it)."""
     from opentelemetry import trace
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import Resource
@@ -24,6 +27,8 @@ def otlp_sdk_pipeline(endpoint: str, service_name: str):
 
     provider = TracerProvider(resource=Resource.create({"service.name": service_name,
                                                         "deployment.environment.name": "corpus"}))
+    for processor in before:
+        provider.add_span_processor(processor)
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint, insecure=True)))
     trace.set_tracer_provider(provider)
     return provider

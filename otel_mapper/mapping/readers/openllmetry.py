@@ -24,6 +24,7 @@ from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operatio
 from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, tool_message_call_id
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
+from otel_mapper.mapping.readers.openllmetry_agno import agno_kind, agno_team_name, read_agno_tool_result
 from otel_mapper.mapping.readers.openllmetry_llama_index import llama_index_kind, read_llama_index
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
@@ -93,15 +94,23 @@ class OpenLLMetryReader:
     def read(self, view: SpanView) -> SpanFacts:
         kind = self.classify(view)
         llama_index = view.scope_name == tl.LLAMAINDEX_SCOPE_NAME
+        agno = view.scope_name == tl.AGNO_SCOPE_NAME
         if llama_index:
             kind = llama_index_kind(view, kind)
+        elif agno:
+            kind = agno_kind(view, kind)
         facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
         entity = clean_name(view.str_attr(tl.ENTITY_NAME))
         if kind is NodeKind.TOOL_EXECUTION:
             facts.tool_name = clean_name(view.str_attr(genai.TOOL_NAME)) or entity or _strip_suffix(view.name)
             _read_tool_input(view, facts)
         elif kind is NodeKind.AGENT_INVOCATION:
-            facts.agent_name = clean_name(view.str_attr(genai.AGENT_NAME)) or entity or _strip_suffix(view.name)
+            facts.agent_name = (
+                clean_name(view.str_attr(genai.AGENT_NAME))
+                or (agno_team_name(view) if agno else None)
+                or entity
+                or _strip_suffix(view.name)
+            )
             facts.graph_node_id = facts.agent_name
             parent = clean_name(view.str_attr(tl.AGENT_HANDOFF_PARENT))
             if parent:
@@ -128,6 +137,8 @@ class OpenLLMetryReader:
             _read_handoff_destination(view, facts)
         if llama_index:
             read_llama_index(view, facts)
+        elif agno and facts.kind is NodeKind.TOOL_EXECUTION:
+            read_agno_tool_result(view, facts)
         if facts.failed and is_control_flow(facts.error_type, facts.error_message):
             facts.failed = False
         return facts
