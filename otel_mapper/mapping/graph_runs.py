@@ -17,7 +17,7 @@ from otel_mapper.mapping.members import AGENT_INVOCATION as _AGENT_INVOCATION
 from otel_mapper.mapping.run_state import copy_facts
 from semconv.trajectory import NodeKind
 
-__all__ = ["settle_graph_agent_runs"]
+__all__ = ["runs_a_node_of_another_graph", "settle_graph_agent_runs"]
 
 
 def settle_graph_agent_runs(entries: list[SpanEntry]) -> None:
@@ -34,10 +34,7 @@ def settle_graph_agent_runs(entries: list[SpanEntry]) -> None:
     runs_a_graph: set[str] = set()
     for entry in entries:
         parent = candidates.get(entry.view.parent_span_id or "")
-        facts = entry.facts
-        if parent is None or facts.sequence is None or facts.graph_run_node is None:
-            continue
-        if facts.graph_run_node != parent.facts.graph_run_node:
+        if parent is not None and runs_a_node_of_another_graph(entry, parent):
             runs_a_graph.add(parent.view.span_id)
     for span_id, entry in candidates.items():
         if span_id in runs_a_graph:
@@ -45,3 +42,14 @@ def settle_graph_agent_runs(entries: list[SpanEntry]) -> None:
         facts = entry.facts = copy_facts(entry.facts)  # the read facts may be kept for the run: never changed
         facts.kind = NodeKind.WORKFLOW_STEP
         facts.agent_name = None
+
+
+def runs_a_node_of_another_graph(child: SpanEntry, parent: SpanEntry) -> bool:
+    """Whether ``child`` is the own run of a LangGraph node (sequenced) of a graph other than the one ``parent``
+    runs in: then ``parent`` runs that graph."""
+    facts = child.facts
+    return (
+        facts.sequence is not None
+        and facts.graph_run_node is not None
+        and facts.graph_run_node != parent.facts.graph_run_node
+    )

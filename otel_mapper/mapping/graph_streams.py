@@ -10,8 +10,9 @@ nodes only run other graphs included.
 Here a graph run is a span one of whose child spans is the own run of a node of another graph (the test of
 :mod:`otel_mapper.mapping.graph_runs`). A graph run with a model call of its own (one whose nearest enclosing graph
 run is this one) is an agent invocation; a graph whose model calls all happen inside the graphs it runs keeps the
-kind its reader gave. Only facts are read here (an earlier revision's spans are kept without attributes). A stream span with exactly one graph run of its name as its only child, or, having no child,
-as a sibling, is merged into that run's node (declared). Parent links only; nothing here reads an order.
+kind its reader gave. A stream span with exactly one graph run of its name as its only child, or, having no child,
+as a sibling, is merged into that run's node (declared). Only facts are read here (an earlier revision's spans are
+kept without attributes); parent links only, nothing here reads an order.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 from typing import Final
 
 from otel_mapper.mapping.entries import SpanEntry, follow_merged, merged_declaration
+from otel_mapper.mapping.graph_runs import runs_a_node_of_another_graph
 from otel_mapper.mapping.readers.openllmetry import CONVENTION as OPENLLMETRY
 from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.model import Declaration
@@ -54,15 +56,14 @@ def _graph_runs(entries: list[SpanEntry], by_span_id: dict[str, SpanEntry]) -> d
     """OpenLLMetry spans that run a graph, by span id."""
     runs: dict[str, SpanEntry] = {}
     for entry in entries:
-        facts = entry.facts
-        if facts.sequence is None or facts.graph_run_node is None or facts.convention != OPENLLMETRY:
-            continue
+        if entry.facts.sequence is None or entry.facts.convention != OPENLLMETRY:
+            continue  # cheap: most spans are no node's own run
         parent = by_span_id.get(entry.view.parent_span_id or "")
         if (
             parent is not None
             and parent.primary
             and parent.facts.convention == OPENLLMETRY
-            and parent.facts.graph_run_node != facts.graph_run_node
+            and runs_a_node_of_another_graph(entry, parent)
         ):
             runs[parent.view.span_id] = parent
     return runs
