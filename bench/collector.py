@@ -3,23 +3,28 @@
 from __future__ import annotations
 
 import argparse
-from contextlib import AbstractContextManager, nullcontext
 
-from processor.pipeline.analysis_worker import collector_paused, tune_gc
+from processor.pipeline.worker_collector import WorkerCollector
 
-__all__ = ["add_collector_option", "around_each_trace", "set_up_collector"]
+__all__ = ["add_collector_option", "after_each_trace", "set_up_collector"]
 
 
 def add_collector_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--default-gc", action="store_true", help="keep the default collector settings instead of "
-                        "an analysis worker's (processor.pipeline.analysis_worker.tune_gc, paused during each trace)")
+                        "an analysis worker's (processor.pipeline.worker_collector: off during jobs, young objects "
+                        "collected between them)")
 
 
-def set_up_collector(args: argparse.Namespace) -> None:
-    if not args.default_gc:
-        tune_gc()
+def set_up_collector(args: argparse.Namespace) -> WorkerCollector | None:
+    """The worker's collector, started (``None`` with ``--default-gc``)."""
+    if args.default_gc:
+        return None
+    collector = WorkerCollector()
+    collector.start()
+    return collector
 
 
-def around_each_trace(as_in_worker: bool) -> AbstractContextManager[None]:
-    """What a worker does around a job: the collector paused (nothing when not ``as_in_worker``)."""
-    return collector_paused() if as_in_worker else nullcontext()
+def after_each_trace(collector: WorkerCollector | None) -> None:
+    """What a worker does between two calls: collect if due (nothing with the default collector)."""
+    if collector is not None:
+        collector.between_calls(jobs_in_hand=False)

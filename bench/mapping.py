@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.collector import add_collector_option, around_each_trace, set_up_collector  # noqa: E402
+from bench.collector import add_collector_option, after_each_trace, set_up_collector  # noqa: E402
 from bench.synthetic import make_request  # noqa: E402
 from otel_mapper.annotate import annotate  # noqa: E402
 from otel_mapper.mapping.build import MappingOptions, map_trace  # noqa: E402
@@ -38,15 +38,19 @@ from processor.detectors.registry import load_detectors  # noqa: E402
 from processor.pipeline.analysis import outbound_requests  # noqa: E402
 from processor.pipeline.analysis_worker import pack_trace, unpack_into_request  # noqa: E402
 from processor.pipeline.assembler import ReleasedTrace, ReleaseReason  # noqa: E402
+from processor.pipeline.worker_collector import WorkerCollector  # noqa: E402
 
-STAGES = ("decode", "ship", "map", "detect", "annotate", "serialize")
+STAGES = ("decode", "ship", "map", "detect", "annotate", "serialize", "collect")
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
 
-def one_pass(bodies: list[bytes], drift_dir: Path, as_in_worker: bool) -> tuple[dict[str, float], int]:
+def one_pass(
+    bodies: list[bytes], drift_dir: Path, collector: WorkerCollector | None
+) -> tuple[dict[str, float], int]:
     """One pass over every trace, as the service with analysis workers runs it: the main process decodes and
     packs (``ship`` includes pickling both ways and the worker's unpacking), the worker maps, detects (drift
-    evaluated as the main process does), annotates and serializes."""
+    evaluated as the main process does), annotates and serializes; ``collect`` is the worker's cyclic collector
+    between two traces (``collector``; ``None``: the default collector, whose pauses fall in any stage)."""
     config = Config()
     chain = DetectorChain(load_detectors(config.detectors), config.detectors)
     drift = DriftEvaluator(config.detectors.drift, drift_dir, save_every=0)
@@ -62,29 +66,31 @@ def one_pass(bodies: list[bytes], drift_dir: Path, as_in_worker: bool) -> tuple[
     spans = 0
     for trace_id, received in by_trace.items():
         spans += len(received)
-        with around_each_trace(as_in_worker):  # as a worker runs a job
-            started = clock()
-            released = ReleasedTrace(trace_id=trace_id, spans=received, revision=1, reason=ReleaseReason.DECISION_WAIT)
-            packed = pickle.loads(pickle.dumps(pack_trace(released), protocol=pickle.HIGHEST_PROTOCOL))
-            envelopes, request, origins = unpack_into_request(packed)
-            shipped = clock()
-            mapping = map_trace(envelopes, MappingOptions(release_reason="released by decision_wait"))
-            mapped = clock()
-            diagnosis = chain.run(mapping.trajectory)
-            diagnosis = replace(diagnosis, drift=drift.evaluate_input(drift_input(mapping.trajectory, diagnosis)))
-            detected = clock()
-            annotate(envelopes, mapping, diagnosis)
-            annotated = clock()
-            if fits_one_request(envelopes, MAX_REQUEST_BYTES):
-                request.SerializeToString()
-            else:
-                outbound_requests(envelopes, MAX_REQUEST_BYTES)
-            serialized = clock()
+        started = clock()
+        released = ReleasedTrace(trace_id=trace_id, spans=received, revision=1, reason=ReleaseReason.DECISION_WAIT)
+        packed = pickle.loads(pickle.dumps(pack_trace(released), protocol=pickle.HIGHEST_PROTOCOL))
+        envelopes, request, origins = unpack_into_request(packed)
+        shipped = clock()
+        mapping = map_trace(envelopes, MappingOptions(release_reason="released by decision_wait"))
+        mapped = clock()
+        diagnosis = chain.run(mapping.trajectory)
+        diagnosis = replace(diagnosis, drift=drift.evaluate_input(drift_input(mapping.trajectory, diagnosis)))
+        detected = clock()
+        annotate(envelopes, mapping, diagnosis)
+        annotated = clock()
+        if fits_one_request(envelopes, MAX_REQUEST_BYTES):
+            request.SerializeToString()
+        else:
+            outbound_requests(envelopes, MAX_REQUEST_BYTES)
+        serialized = clock()
+        after_each_trace(collector)
+        collected = clock()
         seconds["ship"] += shipped - started
         seconds["map"] += mapped - shipped
         seconds["detect"] += detected - mapped
         seconds["annotate"] += annotated - detected
         seconds["serialize"] += serialized - annotated
+        seconds["collect"] += collected - serialized
     return seconds, spans
 
 
@@ -97,7 +103,7 @@ def main() -> None:
     add_collector_option(parser)
     args = parser.parse_args()
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
-    set_up_collector(args)
+    collector = set_up_collector(args)
     bodies = [
         make_request(1 + offset, min(args.batch, args.traces - offset), args.spans_per_trace).SerializeToString()
         for offset in range(0, args.traces, args.batch)
@@ -106,7 +112,7 @@ def main() -> None:
     spans = 0
     with tempfile.TemporaryDirectory() as tmp:
         for number in range(args.passes):
-            seconds, spans = one_pass(bodies, Path(tmp) / f"drift{number}", as_in_worker=not args.default_gc)
+            seconds, spans = one_pass(bodies, Path(tmp) / f"drift{number}", collector)
             results.append(seconds)
     print(f"{args.traces} traces x {args.spans_per_trace} spans = {spans} spans per pass, {args.passes} passes")
     print(f"{'stage':10s} {'best spans/s':>14s} {'median spans/s':>15s} {'median us/span':>15s}")

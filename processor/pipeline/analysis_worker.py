@@ -12,12 +12,10 @@ open on its own (verdict ``error``); the others of its call go on.
 
 from __future__ import annotations
 
-import gc
 import logging
 import signal
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from typing import Final
@@ -46,6 +44,7 @@ from processor.pipeline.trace_analysis import (
     mapping_options,
     run_revision,
 )
+from processor.pipeline.worker_collector import WorkerCollector
 from processor.pipeline.worker_messages import (
     AnalyseCall,
     ArtifactTally,
@@ -65,21 +64,13 @@ __all__ = [
     "AnalysisWorker",
     "PackedTrace",
     "WorkerResult",
-    "collector_paused",
     "pack_trace",
-    "tune_gc",
     "unpack_into_request",
     "unpack_trace",
     "worker_main",
 ]
 
 logger = logging.getLogger(__name__)
-
-GC_THRESHOLDS: Final = (10_000, 20, 100)
-"""Cyclic-collector thresholds in a worker. Analysis allocates millions of short-lived, acyclic objects per large
-trace; with the defaults (700, 10, 10) full collections, whose cost grows with the heap, made per-span cost grow
-with trace size (about 1.6x at 100,000 spans, against 1.3x with collections this rare)."""
-
 
 ARTIFACT_CLOSE_TIMEOUT: Final = 4.0
 """Within the pool's stop timeout (5 s), after which the main process kills a worker that has not exited."""
@@ -119,11 +110,9 @@ class AnalysisWorker:
     def handle(self, call: WorkerCall) -> WorkerReply | None:
         try:
             if isinstance(call, AnalyseCall):
-                with collector_paused():
-                    return self._analyse(call.job, call.traces)
+                return self._analyse(call.job, call.traces)
             if isinstance(call, FinishCall):
-                with collector_paused():
-                    return self._finish(call.job, call.drift_results)
+                return self._finish(call.job, call.drift_results)
             if isinstance(call, ForgetCall):
                 self._pending.pop(call.job, None)
                 return None
@@ -136,6 +125,11 @@ class AnalysisWorker:
             self._pending.pop(job, None)
             logger.exception("analysis worker failed on job %d", job)
             return FailedReply(job, f"{type(exc).__name__}: {str(exc)[:MAX_REASON_CHARS]}")
+
+    @property
+    def jobs_in_hand(self) -> bool:
+        """Whether a call's mapped traces wait for their drift results (their objects are still needed)."""
+        return bool(self._pending)
 
     def close(self) -> None:
         """Write the artifacts still queued (within :data:`ARTIFACT_CLOSE_TIMEOUT`), stop the writer thread, and
@@ -250,34 +244,6 @@ class AnalysisWorker:
         )
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Run one job with the cyclic collector off (the worker's own setting is restored after).
-
-    While a trace is analysed everything it builds stays alive until the job ends, so the collections its
-    allocations trigger find nothing to free but still walk the whole, growing heap: on a 100,000-span trace
-    they added about 10 us per span, the difference between per-span cost staying flat and not. Analysis
-    creates almost no reference cycles (none on synthetic traces up to 100,000 spans, a few objects per trace on
-    the corpus); whatever it does create is collected right after the job, when the collector is back on.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-def tune_gc() -> None:
-    """Collector settings of an analysis worker: what is loaded so far never becomes garbage (frozen out of
-    every collection) and collections run rarely (:data:`GC_THRESHOLDS`)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
-
-
 def worker_main(
     connection: Connection,
     config: Config,
@@ -290,7 +256,8 @@ def worker_main(
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when workers stop
     logging.basicConfig(level=log_level, format="%(asctime)s %(levelname)s %(name)s[worker]: %(message)s")
     worker = AnalysisWorker(config, max_request_bytes, keep_trajectories, number)
-    tune_gc()
+    collector = WorkerCollector()
+    collector.start()
     while True:
         try:
             message = connection.recv()
@@ -306,3 +273,4 @@ def worker_main(
             except OSError:  # the main process went away
                 return
         worker.write_artifacts()  # after the answer: the files never delay the spans
+        collector.between_calls(worker.jobs_in_hand)

@@ -218,25 +218,3 @@ def test_close_is_safe_twice_and_later_traces_still_go_out(tmp_path: Path) -> No
 def test_a_pool_needs_a_worker(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="at least one worker"):
         AnalysisPool(0, config(tmp_path, 0), MAX_REQUEST_BYTES)
-
-
-def test_the_collector_is_paused_during_a_job_and_restored_after_even_on_error() -> None:
-    import gc
-
-    from processor.pipeline.analysis_worker import collector_paused
-
-    assert gc.isenabled()
-    with collector_paused():
-        assert not gc.isenabled()
-    assert gc.isenabled()
-    with pytest.raises(RuntimeError):
-        with collector_paused():
-            raise RuntimeError("analysis broke")
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with collector_paused():
-            pass
-        assert not gc.isenabled()  # a collector that was off stays off
-    finally:
-        gc.enable()
