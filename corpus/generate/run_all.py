@@ -105,6 +105,11 @@ MATRIX.update({
 MATRIX.update({
     "traceloop-agno": ("traceloop-agno", "apps.traceloop_agno_app", ALL_SCENARIOS),
 })
+# Frameworks M: the OpenAI Agents SDK traced by OpenLIT (`openlit.init`: its Agents SDK tracing processor + its OpenAI
+# client instrumentation; apps/agents.py; NOTES-frameworks-m.md). Own venv: openlit needs openai<3.
+MATRIX.update({
+    "openlit-openai-agents": ("openlit", "apps.agents", AGENTS_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

@@ -19,6 +19,7 @@ from typing import Final
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, SpanFlags
 
 from otel_mapper.mapping.agent_outputs import drop_replayed_proposals
+from otel_mapper.mapping.anonymous_agents import settle_anonymous_agents
 from otel_mapper.mapping.declarations import declare
 from otel_mapper.mapping.drafts import NodeDraft
 from otel_mapper.mapping.edge_set import EdgeSet
@@ -44,7 +45,7 @@ from otel_mapper.mapping.nodes import (
 )
 from otel_mapper.mapping.prefix import conversation_prefix_proposals
 from otel_mapper.mapping.readers import default_readers
-from otel_mapper.mapping.run_state import RunState, kept_span, with_spans
+from otel_mapper.mapping.run_state import RunState, earlier_revisions_missing, kept_span, with_spans
 from otel_mapper.mapping.spanless_calls import settle_spanless_calls
 from otel_mapper.mapping.step_ids import inherit_step_call_ids
 from otel_mapper.mapping.transfer_tools import settle_transfer_tools
@@ -65,6 +66,7 @@ _HAS_IS_REMOTE: Final = SpanFlags.SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK
 _IS_REMOTE: Final = SpanFlags.SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK
 _ENTRY_KINDS: Final = frozenset({Span.SPAN_KIND_SERVER, Span.SPAN_KIND_CONSUMER})
 _OPEN: Final = CompletenessStatus.OPEN
+_EARLIER_REVISIONS: Final = earlier_revisions_missing().qualifier
 
 
 def trajectory_id_for(trace_id_hex: str) -> str:
@@ -132,6 +134,9 @@ def map_trace(
         raise ValueError(f"the earlier state is of trace {prior.trace_id}, not {trace_id}")
     readers = options.readers
     notes: list[Declaration] = list(options.declarations)
+    earlier_missing = any(note.qualifier == _EARLIER_REVISIONS for note in notes)
+    if prior is not None and prior.earlier_missing and not earlier_missing:
+        notes.append(earlier_revisions_missing())  # a revision before this one was mapped without its predecessors
 
     new_entries, failures = read_spans(envelopes, readers)
     if prior is not None:
@@ -158,6 +163,7 @@ def map_trace(
     inherit_step_call_ids(entries)
     settle_graph_agent_runs(entries)
     settle_graph_streams(entries, by_span_id, notes)
+    settle_anonymous_agents(entries, by_span_id)
     settle_escaped_exceptions(entries, by_span_id)
     settle_transfer_tools(entries)
     conversation_prefix_proposals(entries, notes)
@@ -224,7 +230,8 @@ def map_trace(
         seed_causal_index(trajectory, built[0])
     state = (
         with_spans(
-            prior, trace_id, options.revision, kept, settled=completeness.status is not _OPEN, reader_failures=failures
+            prior, trace_id, options.revision, kept, settled=completeness.status is not _OPEN, reader_failures=failures,
+            earlier_missing=earlier_missing,
         )
         if options.keep_run
         else None

@@ -84,6 +84,18 @@ class RunState:
     """The run already joined its drift baseline (a run is counted once, whatever its revisions)."""
     size_bytes: int = field(default=0)
     """Estimated memory of the kept spans."""
+    earlier_missing: bool = False
+    """A revision was analysed without the spans of the revisions before it (:func:`earlier_revisions_missing`):
+    every later trajectory of the run lacks them too, and says so."""
+
+    def __setstate__(self, state: Sequence[object]) -> None:
+        """Restore a pickled state (a spilled run); one written by a version with fewer fields gets the defaults of
+        the fields added since."""
+        names = fields(self)
+        for item, value in zip(names, state, strict=False):
+            object.__setattr__(self, item.name, value)
+        for item in names[len(state) :]:
+            object.__setattr__(self, item.name, item.default)
 
     @property
     def span_ids(self) -> frozenset[str]:
@@ -98,7 +110,8 @@ def earlier_revisions_missing() -> Declaration:
         effect=DeclarationEffect.DROPPED,
         qualifier="earlier_revisions",
         reason="the spans of this run's earlier revisions are not included: their run state was not kept "
-        "(see processor.run_state_memory_mib and processor.run_horizon)",
+        "(see processor.run_state_memory_mib and processor.run_horizon), or no convention reader recognised a "
+        "span of them and they went out unanalysed",
     )
 
 
@@ -224,8 +237,10 @@ def with_spans(
     *,
     settled: bool,
     reader_failures: int,
+    earlier_missing: bool = False,
 ) -> RunState:
-    """The state after a revision that added ``spans`` (the earlier ones first, as ``prior`` held them)."""
+    """The state after a revision that added ``spans`` (the earlier ones first, as ``prior`` held them);
+    ``earlier_missing``: this revision was mapped without the spans of the revisions before it."""
     earlier = state.spans if state is not None else ()
     return RunState(
         trace_id=trace_id,
@@ -236,4 +251,5 @@ def with_spans(
         reported=state.reported if state is not None else frozenset(),
         drift_counted=state.drift_counted if state is not None else False,
         size_bytes=kept_size((*earlier, *spans)),
+        earlier_missing=earlier_missing or (state is not None and state.earlier_missing),
     )

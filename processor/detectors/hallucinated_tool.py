@@ -7,7 +7,7 @@ all of them declared their tools and none declared this one, no model there coul
 Names are compared as written, then in function style (CrewAI's ``Delegate work to coworker`` is the model's
 ``delegate_work_to_coworker``). When no definitions were captured, the runtime's own rejection decides: a span
 whose error, result or recovery event says the tool does not exist (``Node.unknown_tools``). A call that ran as an
-agent invocation (a smolagents managed agent, called as a tool) is a delegation. Without either the call
+agent invocation (a smolagents managed agent, called as a tool) is a delegation, and so is one that ran as a handoff. Without either the call
 is not decidable, and neither is a model call whose output was not captured (its proposals are invisible): one
 ``indeterminate`` verifier result says why, never a finding. A proposal and its execution are reported once, on
 the execution.
@@ -21,6 +21,7 @@ from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext, DetectorReport
 from semconv.trajectory import DeclarationCategory, FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
 
+_DELEGATIONS = frozenset({NodeKind.AGENT_INVOCATION, NodeKind.HANDOFF})
 _OUTPUT_NOT_CAPTURED = "not_captured"
 """Qualifier of the mapping's declaration that model output (and so the proposals in it) was not recorded."""
 
@@ -159,9 +160,10 @@ class HallucinatedToolDetector:
 
 
 def _delegated(trajectory: Trajectory, context: DetectorContext, proposal: Node) -> bool:
-    """The call ran as an agent invocation (a managed agent called as a tool): a delegation, not an unknown tool."""
+    """The call ran as an agent invocation (a managed agent called as a tool) or as a handoff (the runtime handed
+    the run to the agent it names): a delegation, not an unknown tool."""
     return any(
-        (node := trajectory.node(later)) is not None and node.kind is NodeKind.AGENT_INVOCATION
+        (node := trajectory.node(later)) is not None and node.kind in _DELEGATIONS
         for later in context.index.later.get(proposal.id, ())
     )
 

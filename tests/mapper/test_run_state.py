@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from otel_mapper.mapping.build import MappingOptions, MappingResult, map_trace
-from otel_mapper.mapping.run_state import RunState
+from otel_mapper.mapping.run_state import RunState, earlier_revisions_missing
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
 from processor.cli.inputs import read_inputs
@@ -172,3 +172,30 @@ def test_a_state_of_another_trace_is_refused() -> None:
     other = envelopes([span(1, "root", trace_id=bytes.fromhex("11" * 16))])
     with pytest.raises(ValueError, match="earlier state is of trace"):
         map_trace(other, MappingOptions(revision=2), state)
+
+
+def test_revisions_after_one_mapped_without_its_predecessors_say_so_too() -> None:
+    """Revision 1 went out unanalysed (or its state was lost): revision 2 declares its spans missing, and so does
+    every revision after it, whose trajectory lacks them as well."""
+    second = map_trace(
+        envelopes([span(2, "child", parent=1)]),
+        MappingOptions(revision=2, keep_run=True, declarations=(earlier_revisions_missing(),)),
+    )
+    assert second.state is not None and second.state.earlier_missing
+    third = map_trace(envelopes([span(3, "other child", parent=1)]), MappingOptions(revision=3, keep_run=True), second.state)
+    qualifiers = [d.qualifier for d in third.trajectory.declarations]
+    assert qualifiers.count("earlier_revisions") == 1
+    assert third.state is not None and third.state.earlier_missing
+    whole = map_trace(envelopes([span(1, "root"), span(2, "child", parent=1)]), MappingOptions(keep_run=True))
+    assert whole.state is not None and not whole.state.earlier_missing
+    later = map_trace(envelopes([span(3, "other child", parent=1)]), MappingOptions(revision=2), whole.state)
+    assert "earlier_revisions" not in {d.qualifier for d in later.trajectory.declarations}
+
+
+def test_a_state_spilled_before_a_field_was_added_restores_with_its_default() -> None:
+    state = map_trace(envelopes([span(1, "root")]), MappingOptions(keep_run=True)).state
+    assert state is not None
+    values = [getattr(state, item.name) for item in dataclasses.fields(state)]
+    restored = RunState.__new__(RunState)
+    restored.__setstate__(values[:-1])  # as pickled by a version without the last field
+    assert restored == state

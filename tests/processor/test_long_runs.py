@@ -27,6 +27,7 @@ from opentelemetry.proto.common.v1.common_pb2 import KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.mapping.build import parent_is_remote
+from otel_mapper.model import span_node_id
 from otel_mapper.otlp.envelopes import SpanEnvelope
 from otel_mapper.otlp.held import HeldSpan, hold_envelopes
 from processor.cli.inputs import read_inputs
@@ -207,15 +208,26 @@ def test_a_run_delivered_span_by_span_ends_with_its_whole_verdict(
     first = Span.FromString(live.revisions[0].released.spans[0].data)
     must_open = bool(first.parent_span_id) and not parent_is_remote(first)
     for analysed in live.revisions:  # while spans wait for parents of their own process, nothing but "open"
-        assert analysed.trajectory is not None
         spans = [Span.FromString(held_span.data) for held_span in analysed.released.spans]
         seen.update(span.span_id for span in spans)
+        if analysed.fast_path:  # a piece no reader recognises (an HTTP client span ending first) goes out as received
+            assert analysed.trajectory is None
+            continue
+        assert analysed.trajectory is not None
         if not analysed.trajectory.root_node_ids and _waits_for_local_parents(spans, seen):
             assert analysed.trajectory.completeness.status.value == "open"
             opened += 1
     assert opened or not must_open
     final = live.revisions[-1].trajectory
     assert final is not None and whole.revisions[-1].trajectory is not None
+    if any(analysed.fast_path for analysed in live.revisions):  # those spans went out unanalysed: not in the run
+        forwarded = {
+            span_node_id(Span.FromString(held.data).span_id.hex())
+            for analysed in live.revisions if analysed.fast_path for held in analysed.released.spans
+        }
+        assert final.nodes == tuple(node for node in whole.revisions[-1].trajectory.nodes if node.id not in forwarded)
+        assert "earlier_revisions" in {declaration.qualifier for declaration in final.declarations}
+        return
     assert final.nodes == whole.revisions[-1].trajectory.nodes
     assert final.completeness == whole.revisions[-1].trajectory.completeness
 

@@ -5,8 +5,10 @@ per run. Run inside that library's venv:
 
 Ground truth: a TracingProcessor registered *after* the instrumentor's own records every SDK span (type, name,
 error) together with the OTel span the instrumentor created for it (read from the instrumentor's in-flight span
-map at on_span_start time). HTTP requests carry the SDK's current span id; tool bodies record the ToolContext's
-tool_call_id with the SDK's current span id. Nothing is read back from the exported trace.
+map at on_span_start time). HTTP requests carry the SDK's current span id and the current OTel span id (OpenLIT
+opens no span for the SDK's generation span: its model-call span is the OpenAI client instrumentation's `chat`, current
+when the request is sent); tool bodies record the ToolContext's tool_call_id with the SDK's current span id. Nothing is
+read back from the exported trace.
 """
 from __future__ import annotations
 
@@ -41,6 +43,13 @@ KIND_MAPS = {
     "openai-agents-v2": {"__root__": "agent_invocation", "agent": "agent_invocation", "generation": "model_call",
                          "function": "tool_execution", "handoff": "handoff", "custom": "workflow_step", "task": "workflow_step", "turn": "workflow_step",
                          "guardrail": "guardrail"},
+    # OpenLIT: root "invoke_workflow Agent workflow"; agent, handoff, guardrail and custom spans all become
+    # `invoke_agent <name>` spans (a handoff is named after its target); it opens NO span for the SDK's generation
+    # span (it leaves model calls to its OpenAI client instrumentation, a `chat <model>` span per request), so model
+    # calls are counted from the server log, one per HTTP request, like the raw loops.
+    "openlit-openai-agents": {"__root__": "workflow_step", "agent": "agent_invocation",
+                              "function": "tool_execution", "handoff": "handoff", "custom": "workflow_step",
+                              "task": "workflow_step", "turn": "workflow_step", "guardrail": "guardrail"},
 }
 
 
@@ -71,7 +80,8 @@ class TruthProcessor:
                 for k in (sdk_obj.span_id if key == "_otel_spans" else sdk_obj.trace_id, sdk_obj):
                     try:
                         if k in m:
-                            return m[k]
+                            # OpenLIT keeps (otel_span, start_time, context, token) tuples.
+                            return m[k][0] if isinstance(m[k], tuple) else m[k]
                     except TypeError:
                         pass
         return None
@@ -113,7 +123,8 @@ class AgentsAdapter:
     def __init__(self, library: str):
         self.library = library
         self.convention = {"openinference-openai-agents": "openinference",
-                           "traceloop-openai-agents": "openllmetry", "openai-agents-v2": "otel-genai"}[library]
+                           "traceloop-openai-agents": "openllmetry", "openai-agents-v2": "otel-genai",
+                           "openlit-openai-agents": "otel-genai"}[library]
         self.content = True
         self.truth_proc = TruthProcessor()
 
@@ -130,6 +141,22 @@ class AgentsAdapter:
                            exporter=OTLPSpanExporter(endpoint=endpoint, insecure=True), disable_batch=False,
                            telemetry_enabled=False, instruments={Instruments.OPENAI_AGENTS},
                            resource_attributes={"deployment.environment.name": "corpus"})
+        elif self.library == "openlit-openai-agents":
+            import json
+            import tempfile
+
+            import openlit
+            provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
+            set_trace_processors([])  # drop the SDK's default uploader to OpenAI (openlit replaces them anyway)
+            # openlit.init reuses the SDK TracerProvider set above (no exporter of its own). Without pricing_json it
+            # downloads a price list at init: give it a local one with no prices (gen_ai.usage.cost = 0). Metrics and
+            # its inference events (OTel log records, not span events) would go to console exporters without an
+            # OTLP endpoint: off. Content capture is its default (on). Every other instrumentor it finds installed
+            # (the OpenAI client, the Agents SDK, and the OTel HTTP client instrumentations it depends on) is on.
+            self._pricing = Path(tempfile.mkdtemp()) / "pricing.json"
+            self._pricing.write_text(json.dumps({"chat": {}, "embeddings": {}}))
+            openlit.init(service_name=f"corpus-{self.library}", environment="corpus",
+                         pricing_json=str(self._pricing), disable_metrics=True, disable_events=True)
         else:
             provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
             set_trace_processors([])  # drop the SDK's default uploader to OpenAI
@@ -149,6 +176,10 @@ class AgentsAdapter:
         provider.shutdown()
 
     def model_span_for(self, request_log_entry):
+        if self.library == "openlit-openai-agents":
+            # No OTel span for the SDK's generation span: the model call is the OpenAI client instrumentation's
+            # span, current when the request is sent.
+            return request_log_entry.get("otel_span")
         rec = self.truth_proc.by_sdk_id.get(request_log_entry.get("sdk_span") or "")
         return rec["otel"] if rec else None
 
@@ -167,6 +198,7 @@ def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Trut
     )
     from agents import trace as sdk_trace
     from agents.tracing import get_current_span
+    from opentelemetry import trace as otel_trace
 
     spec = SCENARIOS[scenario]
     tp = adapter.truth_proc
@@ -176,6 +208,9 @@ def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Trut
         sdk_span = get_current_span()
         if sdk_span is not None and getattr(sdk_span, "span_id", None):
             request.headers["x-corpus-sdk-span"] = sdk_span.span_id
+        otel_ctx = otel_trace.get_current_span().get_span_context()
+        if otel_ctx.is_valid:
+            request.headers["x-corpus-otel-span"] = format(otel_ctx.span_id, "016x")
 
     client = openai.AsyncOpenAI(base_url=base_url, api_key="sk-corpus-fake", max_retries=0, timeout=1.0,
                                 http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [hook]}))
@@ -288,6 +323,8 @@ def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Trut
         if kind == "agent_invocation":
             agents_rec.append({"name": rec["name"], "span_id": rec["otel"]})
     truth.agents = agents_rec
+    if "generation" not in kmap:
+        del counts["model_call"]  # no span per SDK generation: one model call per HTTP request (the server log)
     truth.kind_counts = counts
     handoff_recs = [r for r in tp.sdk_spans if r["type"] == "handoff"]
     for h in handoff_recs:
@@ -314,6 +351,10 @@ def main() -> int:
         # (no output messages, no token usage, no response id), and a run that dies on an unknown tool leaves
         # every span OK with no trace of the tool name.
         meta.update(model_output_recorded=False, usage_recorded=False, unknown_tool_evidence=False)
+    if a.lib == "openlit-openai-agents":
+        # Observed (and in its OpenAI wrapper): a chat span gets gen_ai.input.messages only when a response arrives;
+        # a request that failed (HTTP 429/500, timeout) records no input, so nothing shows what it consumed.
+        meta.update(failed_request_input_recorded=False)
     return run_one(meta, adapter, run_agents, Path(a.out), family="agents")
 
 

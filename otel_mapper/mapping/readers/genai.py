@@ -37,7 +37,7 @@ from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, re
 from otel_mapper.mapping.readers.span_events import has_message_events, read_event_content
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from otel_mapper.otlp.anyvalue import Decoded
-from semconv import genai, langgraph, mcp, strands
+from semconv import genai, langgraph, mcp, openlit, strands
 from semconv.trajectory import NodeKind
 
 CONVENTION = "otel_genai"
@@ -113,6 +113,8 @@ class GenAIReader:
             kind = kind_of_operation(operation)
             if kind is _TOOL_EXECUTION and view.has(genai.TRANSFER_TARGET_NAME):
                 return _HANDOFF
+            if kind is _AGENT_INVOCATION and view.has(openlit.AGENT_SOURCE):
+                return _HANDOFF  # OpenLIT's handoff: the receiving agent's name, and the agent handing over
             return kind
         for prefix, kind in _NAME_PREFIXES:
             if view.span.name.startswith(prefix):
@@ -140,8 +142,12 @@ def fill_genai_facts(view: SpanView, facts: SpanFacts) -> None:
     if facts.kind in _EXECUTION_KINDS:
         _fill_tool(view, attrs, facts)
     if facts.kind is _HANDOFF:
-        facts.handoff_from_agent = facts.handoff_from_agent or view.str_attr(genai.HANDOFF_FROM_AGENT)
+        facts.handoff_from_agent = (
+            facts.handoff_from_agent or view.str_attr(genai.HANDOFF_FROM_AGENT) or view.str_attr(openlit.AGENT_SOURCE)
+        )
         facts.handoff_to_agent = facts.handoff_to_agent or view.str_attr(genai.HANDOFF_TO_AGENT)
+        if facts.handoff_to_agent is None and view.has(openlit.AGENT_SOURCE):
+            facts.handoff_to_agent, facts.agent_name = facts.agent_name, None  # the receiving agent, not this span's
 
     _fill_messages(view, attrs, facts)
     if genai.TOOL_DEFINITIONS in attrs:
