@@ -110,6 +110,12 @@ MATRIX.update({
 MATRIX.update({
     "openlit-openai-agents": ("openlit", "apps.agents", AGENTS_SCENARIOS),
 })
+# Frameworks N: the OpenAI Agents SDK traced by Pydantic Logfire (`logfire.configure(send_to_logfire=False, ...)` with
+# the corpus exporter + `logfire.instrument_openai_agents()`, which wraps the SDK's trace provider; apps/agents.py;
+# NOTES-frameworks-n.md).
+MATRIX.update({
+    "logfire-openai-agents": ("logfire", "apps.agents", AGENTS_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

@@ -25,7 +25,12 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.mapping.messages import parts_message, text_part, tool_call_part, tool_result_part
+from otel_mapper.mapping.messages import (
+    chat_completions_message,
+    chat_completions_tool_calls,
+    parts_message,
+    text_part,
+)
 from otel_mapper.model import Declaration
 from otel_mapper.otlp.anyvalue import Decoded, decode
 from otel_mapper.otlp.envelopes import SpanEnvelope
@@ -80,7 +85,7 @@ def span_with_logs(span: Span, records: Sequence[LogRecord]) -> Span:
             event = copy.events.add(name=genai.EXCEPTION_EVENT, time_unix_nano=record.time_unix_nano)
             event.attributes.extend(kv for kv in record.attributes if kv.key.startswith("exception."))
         elif name in _INPUT_ROLES:
-            inputs.append(_input_message(_INPUT_ROLES[name], _body(record)))
+            inputs.append(chat_completions_message(_INPUT_ROLES[name], _body(record)))
         elif name == genai.CHOICE_EVENT:
             outputs.append(_choice_message(_body(record)))
     _set_messages(copy, present, genai.INPUT_MESSAGES, inputs)
@@ -105,39 +110,6 @@ def _body(record: LogRecord) -> dict[str, Decoded]:
     return value if isinstance(value, dict) else {"content": value} if value is not None else {}
 
 
-def _tool_call_parts(calls: Decoded) -> list[dict[str, Decoded]]:
-    parts: list[dict[str, Decoded]] = []
-    if not isinstance(calls, list):
-        return parts
-    for call in calls:
-        if not isinstance(call, dict):
-            continue
-        function = call.get("function")
-        function = function if isinstance(function, dict) else {}
-        call_id = call.get("id")
-        name = function.get("name")
-        parts.append(
-            tool_call_part(
-                call_id if isinstance(call_id, str) else None,
-                name if isinstance(name, str) else None,
-                function.get("arguments"),
-            )
-        )
-    return parts
-
-
-def _input_message(role: str, body: dict[str, Decoded]) -> dict[str, Decoded]:
-    parts: list[dict[str, Decoded]] = []
-    content = body.get("content")
-    if role == "tool":
-        call_id = body.get("id") or body.get("tool_call_id")  # the event's field, or the Chat Completions message's
-        parts.append(tool_result_part(call_id if isinstance(call_id, str) else None, content))
-    elif isinstance(content, str):
-        parts.append(text_part(content))
-    parts.extend(_tool_call_parts(body.get("tool_calls")))
-    return parts_message(role, parts)
-
-
 def _choice_message(body: dict[str, Decoded]) -> dict[str, Decoded]:
     message = body.get("message")
     message = message if isinstance(message, dict) else {}
@@ -145,7 +117,7 @@ def _choice_message(body: dict[str, Decoded]) -> dict[str, Decoded]:
     content = message.get("content")
     if isinstance(content, str):
         parts.append(text_part(content))
-    parts.extend(_tool_call_parts(message.get("tool_calls") or body.get("tool_calls")))
+    parts.extend(chat_completions_tool_calls(message.get("tool_calls") or body.get("tool_calls")))
     result = parts_message("assistant", parts)
     finish_reason = body.get("finish_reason")
     if isinstance(finish_reason, str):

@@ -44,6 +44,7 @@ ARGUMENT_KEYS: Final = frozenset(
         oi.TOOL_CALL_FUNCTION_ARGUMENTS,
         openllmetry.ENTITY_INPUT,
         pydantic_ai.TOOL_ARGUMENTS_V2,
+        pydantic_ai.LOGFIRE_AGENTS_INPUT,  # Logfire's OpenAI Agents function spans: the arguments
         adk.TOOL_CALL_ARGS,
         *vercel.TOOL_CALL_ARGS,
         genai.INPUT_MESSAGES,  # GenAI inference-details event on a tool span: the tool_call part with arguments

@@ -5,7 +5,8 @@ per run. Run inside that library's venv:
 
 Ground truth: a TracingProcessor registered *after* the instrumentor's own records every SDK span (type, name,
 error) together with the OTel span the instrumentor created for it (read from the instrumentor's in-flight span
-map at on_span_start time). HTTP requests carry the SDK's current span id and the current OTel span id (OpenLIT
+map at on_span_start time; Logfire keeps no map: it wraps the SDK's trace provider, and its wrapper of the SDK span
+is `self` in a calling frame). HTTP requests carry the SDK's current span id and the current OTel span id (OpenLIT
 opens no span for the SDK's generation span: its model-call span is the OpenAI client instrumentation's `chat`, current
 when the request is sent); tool bodies record the ToolContext's tool_call_id with the SDK's current span id. Nothing is
 read back from the exported trace.
@@ -50,6 +51,12 @@ KIND_MAPS = {
     "openlit-openai-agents": {"__root__": "workflow_step", "agent": "agent_invocation",
                               "function": "tool_execution", "handoff": "handoff", "custom": "workflow_step",
                               "task": "workflow_step", "turn": "workflow_step", "guardrail": "guardrail"},
+    # Logfire: it wraps the SDK's trace provider and opens one logfire span per SDK trace ("OpenAI Agents trace:
+    # Agent workflow", no GenAI operation: a workflow step) and per SDK span, the generation span included ("Chat
+    # completion with 'gpt-4o-mini'"); task / turn spans are "Task: ..." / "Turn N for agent ...".
+    "logfire-openai-agents": {"__root__": "workflow_step", "agent": "agent_invocation", "generation": "model_call",
+                              "function": "tool_execution", "handoff": "handoff", "custom": "workflow_step",
+                              "task": "workflow_step", "turn": "workflow_step", "guardrail": "guardrail"},
 }
 
 
@@ -67,6 +74,7 @@ class TruthProcessor:
         self.sdk_spans: list[dict] = []
         self.by_sdk_id: dict[str, dict] = {}
         self.roots: list[dict] = []
+        self.logfire = False  # set by the adapter: Logfire keeps no span map (see _logfire_otel_for)
 
     def _instrumentor_processors(self):
         from agents.tracing import get_trace_provider
@@ -74,6 +82,8 @@ class TruthProcessor:
         return [p for p in getattr(mp, "_processors", ()) if p is not self]
 
     def _otel_for(self, sdk_obj, key):
+        if self.logfire:
+            return self._logfire_otel_for(sdk_obj)
         for p in self._instrumentor_processors():
             m = getattr(p, key, None)
             if isinstance(m, dict):
@@ -84,6 +94,20 @@ class TruthProcessor:
                             return m[k][0] if isinstance(m[k], tuple) else m[k]
                     except TypeError:
                         pass
+        return None
+
+    @staticmethod
+    def _logfire_otel_for(sdk_obj):
+        # Logfire wraps the SDK's trace provider instead of registering a processor: its LogfireSpanWrapper /
+        # LogfireTraceWrapper starts its logfire span, then starts the wrapped SDK span / trace, which notifies the
+        # processors. So the wrapper is `self` in a calling frame (no patching: a wrapper function of ours would show
+        # up as the code.* location Logfire records on every span).
+        frame = sys._getframe(1)
+        while frame is not None:
+            w = frame.f_locals.get("self")
+            if hasattr(w, "span_helper") and getattr(w, "wrapped", None) is sdk_obj:
+                return w.span_helper.span._span
+            frame = frame.f_back
         return None
 
     def on_trace_start(self, trace):
@@ -124,7 +148,7 @@ class AgentsAdapter:
         self.library = library
         self.convention = {"openinference-openai-agents": "openinference",
                            "traceloop-openai-agents": "openllmetry", "openai-agents-v2": "otel-genai",
-                           "openlit-openai-agents": "otel-genai"}[library]
+                           "openlit-openai-agents": "otel-genai", "logfire-openai-agents": "logfire"}[library]
         self.content = True
         self.truth_proc = TruthProcessor()
 
@@ -157,6 +181,26 @@ class AgentsAdapter:
             self._pricing.write_text(json.dumps({"chat": {}, "embeddings": {}}))
             openlit.init(service_name=f"corpus-{self.library}", environment="corpus",
                          pricing_json=str(self._pricing), disable_metrics=True, disable_events=True)
+        elif self.library == "logfire-openai-agents":
+            import logfire
+            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+            from opentelemetry.sdk.trace.export import BatchSpanProcessor
+            set_trace_processors([])  # drop the SDK's default uploader to OpenAI
+            # logfire.configure builds its own SDK TracerProvider (resource from service_name / environment) and
+            # sets it as the global one. send_to_logfire=False: no Logfire exporter, no credentials file, no token
+            # check; console=False: no console exporter; metrics=False: no meter provider. The corpus exporter is
+            # its only exporting span processor, behind Logfire's own wrappers (baggage, scrubbing: defaults kept).
+            # No OTEL_EXPORTER_OTLP_* variables are set (run_all strips OTEL_*), so it adds no OTLP exporter of its
+            # own. service_version is given: without it Logfire runs `git rev-parse HEAD` and records the commit.
+            logfire.configure(send_to_logfire=False, console=False, metrics=False,
+                              service_name=f"corpus-{self.library}", service_version="corpus",
+                              environment="corpus",
+                              additional_span_processors=[BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint,
+                                                                                              insecure=True))])
+            # Wraps the SDK's trace provider: a logfire span per SDK trace and per SDK span, the generation span
+            # included, so the model calls are spans without logfire.instrument_openai().
+            logfire.instrument_openai_agents()
+            self.truth_proc.logfire = True
         else:
             provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
             set_trace_processors([])  # drop the SDK's default uploader to OpenAI
@@ -170,6 +214,11 @@ class AgentsAdapter:
         add_trace_processor(self.truth_proc)
 
     def shutdown(self):
+        if self.library == "logfire-openai-agents":
+            import logfire
+            logfire.force_flush()
+            logfire.shutdown()
+            return
         from opentelemetry import trace
         provider = trace.get_tracer_provider()
         provider.force_flush()

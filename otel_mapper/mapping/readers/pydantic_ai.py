@@ -7,8 +7,9 @@ Recovers: Logfire ``pending_span`` placeholders are dropped (re-emitted, never n
 on the real parent); everything GenAI-shaped through :func:`fill_genai_facts`; agent-level
 ``gen_ai.aggregated_usage.*`` marked as an aggregate (never counted as model usage); data version 2 spans
 (``agent run`` / ``running tool`` with ``agent_name``, ``model_name``, ``tool_arguments``, ``tool_response``);
-Logfire's level ``error`` as a failure; Logfire's OpenAI Agents handoff / guardrail spans
-(``from_agent`` / ``to_agent`` / ``triggered``); a failed attempt at a model request (``model request attempt
+Logfire's level ``error`` as a failure; Logfire's OpenAI Agents spans (scope ``logfire.openai_agents``) by
+their message template (:mod:`otel_mapper.mapping.readers.logfire_agents`), and its handoff / guardrail spans
+elsewhere (``from_agent`` / ``to_agent`` / ``triggered``); a failed attempt at a model request (``model request attempt
 {model}``, ``pydantic_ai.model_request.attempt``, no operation name) as the model call it was; the HTTP status a
 ``ModelHTTPError`` writes into its message (``status_code: 429, model_name: ...``), which no attribute carries.
 """
@@ -23,6 +24,7 @@ from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.messages import arguments_text
 from otel_mapper.mapping.readers.common import clean_name
 from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operation
+from otel_mapper.mapping.readers.logfire_agents import read_logfire_agents_span
 from otel_mapper.mapping.spans import SpanView
 from semconv import genai
 from semconv import pydantic_ai as pa
@@ -84,6 +86,8 @@ class PydanticAIReader:
     def read(self, view: SpanView) -> SpanFacts:
         if view.str_attr(pa.SPAN_TYPE) == pa.SPAN_TYPE_PENDING:
             return SpanFacts(kind=NodeKind.OTHER, convention=self.name, name=view.name, drop=True)
+        if view.scope_name == pa.LOGFIRE_AGENTS_SCOPE:
+            return read_logfire_agents_span(view)
         kind = self.classify(view)
         facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
         if kind is NodeKind.AGENT_INVOCATION:
