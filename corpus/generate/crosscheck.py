@@ -53,8 +53,28 @@ def langgraph_graph_runs(spans):
     return runs
 
 
+def _mlflow_kind(span, a):
+    """MLflow Tracing: `mlflow.spanType` (a JSON-encoded string) on every span. Its Agents SDK processor types the SDK's
+    generation span CHAT_MODEL too (`mlflow.message.format` "openai-agent"), around the CHAT_MODEL span of its OpenAI
+    client patch (format "openai") that sent the request: the former is no second model call. The SDK's handoff is a
+    CHAIN span named `Handoff` with `{"from_agent": ...}` as its inputs."""
+    try:
+        kind = json.loads(a["mlflow.spanType"])
+        fmt = json.loads(a.get("mlflow.message.format") or "null")
+    except (TypeError, ValueError):
+        return "other"
+    if kind == "CHAT_MODEL":
+        return "other" if fmt == "openai-agent" else "model_call"
+    if kind == "CHAIN" and span["name"] == "Handoff" and "from_agent" in str(a.get("mlflow.spanInputs", "")):
+        return "handoff"
+    return {"AGENT": "agent_invocation", "TOOL": "tool_execution", "CHAIN": "workflow_step",
+            "GUARDRAIL": "guardrail"}.get(kind, "other")
+
+
 def classify(span, graph_runs=frozenset()):
     a = _attrs(span)
+    if "mlflow.spanType" in a:
+        return _mlflow_kind(span, a)
     oi = a.get("openinference.span.kind")
     if oi:
         if oi == "TOOL" and span["name"].startswith("handoff to "):

@@ -116,6 +116,12 @@ MATRIX.update({
 MATRIX.update({
     "logfire-openai-agents": ("logfire", "apps.agents", AGENTS_SCENARIOS),
 })
+# Frameworks O: the OpenAI Agents SDK traced by MLflow Tracing (`mlflow-tracing`, `mlflow.openai.autolog()`: its Agents
+# SDK tracing processor, AgentRunner.run patch and OpenAI client patch; MLflow's own OTLP exporter; apps/agents.py;
+# NOTES-frameworks-o.md).
+MATRIX.update({
+    "mlflow-openai-agents": ("mlflow", "apps.agents", AGENTS_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

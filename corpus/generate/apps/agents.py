@@ -8,8 +8,11 @@ error) together with the OTel span the instrumentor created for it (read from th
 map at on_span_start time; Logfire keeps no map: it wraps the SDK's trace provider, and its wrapper of the SDK span
 is `self` in a calling frame). HTTP requests carry the SDK's current span id and the current OTel span id (OpenLIT
 opens no span for the SDK's generation span: its model-call span is the OpenAI client instrumentation's `chat`, current
-when the request is sent); tool bodies record the ToolContext's tool_call_id with the SDK's current span id. Nothing is
-read back from the exported trace.
+when the request is sent); tool bodies record the ToolContext's tool_call_id with the SDK's current span id. MLflow
+Tracing (`mlflow.openai.autolog()`) keeps its own TracerProvider and context: its spans are read from its tracing
+processor's map, the span of an HTTP request from the W3C `traceparent` header MLflow's OpenAI client patch puts on the
+request, and each `AgentRunner.run` span (MLflow's own, no SDK span) by a processor that runs ahead of MLflow's when the
+SDK's task span starts. Nothing is read back from the exported trace.
 """
 from __future__ import annotations
 
@@ -57,6 +60,16 @@ KIND_MAPS = {
     "logfire-openai-agents": {"__root__": "workflow_step", "agent": "agent_invocation", "generation": "model_call",
                               "function": "tool_execution", "handoff": "handoff", "custom": "workflow_step",
                               "task": "workflow_step", "turn": "workflow_step", "guardrail": "guardrail"},
+    # MLflow Tracing: its Agents SDK processor opens one MLflow span per SDK trace (`Agent workflow`, span type AGENT)
+    # and per SDK span (agent -> AGENT, function -> TOOL, generation -> CHAT_MODEL `Generation`, guardrail ->
+    # GUARDRAIL, every other type -> CHAIN: the task named `Agent workflow`, turns `Unknown`, the handoff `Handoff`);
+    # its patch of AgentRunner.run adds an AGENT span `AgentRunner.run` per run (counted apart, `runner_spans`); its
+    # OpenAI client patch a CHAT_MODEL `AsyncCompletions` span per create() call, the child of `Generation`: the model
+    # call (one per HTTP request, named by the request's traceparent header). `Generation` is the SDK's record of the
+    # same call around it: `other`.
+    "mlflow-openai-agents": {"__root__": "agent_invocation", "agent": "agent_invocation", "generation": "other",
+                             "function": "tool_execution", "handoff": "handoff", "custom": "workflow_step",
+                             "task": "workflow_step", "turn": "workflow_step", "guardrail": "guardrail"},
 }
 
 
@@ -86,12 +99,19 @@ class TruthProcessor:
             return self._logfire_otel_for(sdk_obj)
         for p in self._instrumentor_processors():
             m = getattr(p, key, None)
+            if not isinstance(m, dict):
+                # MLflow: one map for traces (by trace id) and spans (by span id) of SpanWithToken(LiveSpan, token).
+                m = getattr(p, "_span_id_to_mlflow_span", None)
             if isinstance(m, dict):
                 for k in (sdk_obj.span_id if key == "_otel_spans" else sdk_obj.trace_id, sdk_obj):
                     try:
                         if k in m:
-                            # OpenLIT keeps (otel_span, start_time, context, token) tuples.
-                            return m[k][0] if isinstance(m[k], tuple) else m[k]
+                            v = m[k]
+                            if isinstance(v, tuple):  # OpenLIT keeps (otel_span, start_time, context, token) tuples.
+                                return v[0]
+                            if hasattr(v, "span") and hasattr(v.span, "_span"):  # MLflow's LiveSpan wraps the OTel span
+                                return v.span._span
+                            return v
                     except TypeError:
                         pass
         return None
@@ -143,14 +163,48 @@ class TruthProcessor:
         pass
 
 
+class RunnerSpanProcessor:
+    """MLflow only, registered AHEAD of MLflow's processor: when the SDK opens a run's task span, MLflow's current span
+    is still the `AgentRunner.run` span its patch of AgentRunner.run opened (MLflow's own span, no SDK span)."""
+
+    def __init__(self):
+        self.runner_spans: list[dict] = []
+
+    def on_trace_start(self, trace):
+        pass
+
+    def on_trace_end(self, trace):
+        pass
+
+    def on_span_start(self, span):
+        if span.span_data.type != "task":
+            return
+        from mlflow.tracing.fluent import get_current_active_span
+        live = get_current_active_span()
+        otel = getattr(live, "_span", None)
+        self.runner_spans.append({"name": getattr(live, "name", None), "otel": _hex(otel),
+                                  "trace_id": format(otel.get_span_context().trace_id, "032x") if otel else None})
+
+    def on_span_end(self, span):
+        pass
+
+    def shutdown(self):
+        pass
+
+    def force_flush(self):
+        pass
+
+
 class AgentsAdapter:
     def __init__(self, library: str):
         self.library = library
         self.convention = {"openinference-openai-agents": "openinference",
                            "traceloop-openai-agents": "openllmetry", "openai-agents-v2": "otel-genai",
-                           "openlit-openai-agents": "otel-genai", "logfire-openai-agents": "logfire"}[library]
+                           "openlit-openai-agents": "otel-genai", "logfire-openai-agents": "logfire",
+                           "mlflow-openai-agents": "mlflow"}[library]
         self.content = True
         self.truth_proc = TruthProcessor()
+        self.runner_proc = RunnerSpanProcessor() if library == "mlflow-openai-agents" else None
 
     def setup(self, endpoint):
         from agents import add_trace_processor, set_trace_processors
@@ -201,6 +255,24 @@ class AgentsAdapter:
             # included, so the model calls are spans without logfire.instrument_openai().
             logfire.instrument_openai_agents()
             self.truth_proc.logfire = True
+        elif self.library == "mlflow-openai-agents":
+            import tempfile
+            # MLflow Tracing exports through its own TracerProvider (isolated from the global one, its default): with
+            # OTEL_EXPORTER_OTLP_TRACES_ENDPOINT set and no trace destination it adds only its OtelSpanProcessor (a
+            # BatchSpanProcessor) with the gRPC OTLPSpanExporter (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, default grpc): no
+            # tracking server. Tracking URI in a temporary folder (nothing is logged there); its usage telemetry off.
+            # Attributes at their defaults (MLflow's own `mlflow.*` keys; MLFLOW_ENABLE_OTEL_GENAI_SEMCONV unset).
+            self._tmp = Path(tempfile.mkdtemp(prefix="corpus-mlflow-"))
+            os.environ.update(OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=f"http://{endpoint}",
+                              OTEL_EXPORTER_OTLP_TRACES_PROTOCOL="grpc", OTEL_SERVICE_NAME=f"corpus-{self.library}",
+                              MLFLOW_TRACKING_URI=self._tmp.as_uri(), MLFLOW_DISABLE_TELEMETRY="true",
+                              DO_NOT_TRACK="true")
+            import mlflow.openai
+            set_trace_processors([])  # drop the SDK's default uploader to OpenAI (autolog clears them too)
+            mlflow.openai.autolog()  # OpenAI client + AgentRunner.run patches, its Agents SDK tracing processor
+            from agents.tracing import get_trace_provider
+            mlflow_procs = list(get_trace_provider()._multi_processor._processors)
+            set_trace_processors([self.runner_proc, *mlflow_procs])
         else:
             provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
             set_trace_processors([])  # drop the SDK's default uploader to OpenAI
@@ -221,10 +293,20 @@ class AgentsAdapter:
             return
         from opentelemetry import trace
         provider = trace.get_tracer_provider()
+        if self.library == "mlflow-openai-agents":
+            from mlflow.tracing.provider import provider as mlflow_provider
+            provider = mlflow_provider.get()  # MLflow's own (isolated) TracerProvider
         provider.force_flush()
         provider.shutdown()
+        if self.library == "mlflow-openai-agents":
+            import shutil
+            shutil.rmtree(self._tmp, ignore_errors=True)
 
     def model_span_for(self, request_log_entry):
+        if self.library == "mlflow-openai-agents":
+            # The span of the create() call that sent the request: MLflow's client patch names it in the request's
+            # W3C traceparent header (the hook copies its span id to x-corpus-otel-span).
+            return request_log_entry.get("otel_span")
         if self.library == "openlit-openai-agents":
             # No OTel span for the SDK's generation span: the model call is the OpenAI client instrumentation's
             # span, current when the request is sent.
@@ -260,6 +342,12 @@ def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Trut
         otel_ctx = otel_trace.get_current_span().get_span_context()
         if otel_ctx.is_valid:
             request.headers["x-corpus-otel-span"] = format(otel_ctx.span_id, "016x")
+        if adapter.library == "mlflow-openai-agents":
+            # MLflow's spans are in its own context, not OTel's; its OpenAI client patch sends the span of the create()
+            # call as `traceparent` (00-<trace id>-<span id>-<flags>).
+            parts = (request.headers.get("traceparent") or "").split("-")
+            if len(parts) == 4:
+                request.headers["x-corpus-otel-span"] = parts[2]
 
     client = openai.AsyncOpenAI(base_url=base_url, api_key="sk-corpus-fake", max_retries=0, timeout=1.0,
                                 http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [hook]}))
@@ -367,12 +455,18 @@ def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Trut
         kind = kmap.get(rec["type"])
         if kind is None or rec["otel"] is None:
             continue  # the instrumentation emits no span for it
-        counts[kind] += 1
+        counts[kind] = counts.get(kind, 0) + 1
         truth.trace_id = truth.trace_id or rec["trace_id"]
         if kind == "agent_invocation":
             agents_rec.append({"name": rec["name"], "span_id": rec["otel"]})
+    if adapter.runner_proc is not None:
+        # MLflow's AgentRunner.run spans (span type AGENT, one per Runner.run): agent invocations, after the root.
+        runs = [{"name": r["name"], "span_id": r["otel"]} for r in adapter.runner_proc.runner_spans if r["otel"]]
+        counts["agent_invocation"] += len(runs)
+        at = len(tp.roots) if kmap["__root__"] == "agent_invocation" else 0
+        agents_rec[at:at] = runs
     truth.agents = agents_rec
-    if "generation" not in kmap:
+    if kmap.get("generation") != "model_call":
         del counts["model_call"]  # no span per SDK generation: one model call per HTTP request (the server log)
     truth.kind_counts = counts
     handoff_recs = [r for r in tp.sdk_spans if r["type"] == "handoff"]

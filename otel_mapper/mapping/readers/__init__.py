@@ -8,16 +8,17 @@ framework kinds). A span no reader claims becomes an ``other`` node (kept for it
 Order and why:
 
 1. pydantic-ai / Logfire -- Logfire ``pending_span`` placeholders must be dropped before anything reads them;
-2. OpenInference -- ``openinference.span.kind`` is the most specific marker;
-3. OpenLLMetry -- its spans carry ``gen_ai.*`` too, but tool arguments live in ``traceloop.entity.input``;
-4. Vercel AI SDK legacy -- ``ai.operationId``; its model spans carry ``gen_ai.system`` too;
-5. Google ADK -- legacy ``gcp.vertex.agent.*`` content next to GenAI attributes;
-6. MCP -- ``mcp.method.name``: client spans with no GenAI attribute, server spans keyed to them;
-7. OpenAI Agents SDK (OTel contrib) -- ``agent_handoff`` / ``guardrail_check`` spans;
-8. Semantic Kernel -- its instrumentation scopes: GenAI spans whose tool names are plugin-qualified, and its
+2. MLflow Tracing -- ``mlflow.spanType``, JSON-text values, no GenAI attribute;
+3. OpenInference -- ``openinference.span.kind`` is the most specific marker;
+4. OpenLLMetry -- its spans carry ``gen_ai.*`` too, but tool arguments live in ``traceloop.entity.input``;
+5. Vercel AI SDK legacy -- ``ai.operationId``; its model spans carry ``gen_ai.system`` too;
+6. Google ADK -- legacy ``gcp.vertex.agent.*`` content next to GenAI attributes;
+7. MCP -- ``mcp.method.name``: client spans with no GenAI attribute, server spans keyed to them;
+8. OpenAI Agents SDK (OTel contrib) -- ``agent_handoff`` / ``guardrail_check`` spans;
+9. Semantic Kernel -- its instrumentation scopes: GenAI spans whose tool names are plugin-qualified, and its
    ``AutoFunctionInvocationLoop`` span with no operation name;
-9. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
-10. fallback.
+10. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
+11. fallback.
 
 LangGraph has no spans of its own: its run metadata is read by the OpenInference and OpenLLMetry readers
 (:mod:`otel_mapper.mapping.readers.langgraph`).
@@ -30,6 +31,7 @@ from otel_mapper.mapping.readers.adk import ADKReader
 from otel_mapper.mapping.readers.common import fill_error
 from otel_mapper.mapping.readers.genai import GenAIReader
 from otel_mapper.mapping.readers.mcp import MCPReader
+from otel_mapper.mapping.readers.mlflow import MLflowReader
 from otel_mapper.mapping.readers.openai_agents import OpenAIAgentsReader
 from otel_mapper.mapping.readers.openinference import OpenInferenceReader
 from otel_mapper.mapping.readers.openllmetry import OpenLLMetryReader
@@ -44,6 +46,7 @@ __all__ = [
     "FallbackReader",
     "GenAIReader",
     "MCPReader",
+    "MLflowReader",
     "OpenAIAgentsReader",
     "OpenInferenceReader",
     "OpenLLMetryReader",
@@ -72,6 +75,7 @@ def default_readers() -> tuple[ConventionReader, ...]:
     """Readers in priority order; the fallback is always last."""
     return (
         PydanticAIReader(),
+        MLflowReader(),
         OpenInferenceReader(),
         OpenLLMetryReader(),
         VercelAIReader(),

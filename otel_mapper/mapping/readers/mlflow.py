@@ -1,0 +1,148 @@
+"""Reader for MLflow Tracing spans (``mlflow.spanType``), as its OpenAI autologging writes them.
+
+Pinned to ``mlflow-tracing`` 3.17.2 on ``openai-agents`` 0.24.0 / ``openai`` 3.57.0; names in :mod:`semconv.mlflow`.
+Every MLflow attribute value is JSON text, decoded here. Kinds from ``mlflow.spanType``: ``AGENT`` an agent
+invocation named by its span, ``TOOL`` a tool execution (arguments ``mlflow.spanInputs``, result
+``mlflow.spanOutputs``; no call id), ``CHAT_MODEL`` / ``LLM`` a model call, ``CHAIN`` a step (the SDK's ``Handoff``
+chain, ``{"from_agent"}`` in, ``{"to_agent"}`` out, a handoff), ``RETRIEVER`` / ``EMBEDDING`` a retrieval,
+``GUARDRAIL`` a guardrail.
+
+The Agents SDK's generation span (``mlflow.message.format`` ``openai-agent``: Chat Completions message lists in and
+out, the usage) holds the OpenAI client's call (format ``openai``: the request with its ``messages`` and ``tools``,
+the ``ChatCompletion`` with its id). They are one request: each says so with a dedup key naming the generation span,
+so the mapping merges the pair (nested spans of one call, declared) and the usage is counted once. Two client calls
+under one parent that is no generation span share a key too but are not nested, so they stay apart.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Final, cast
+
+from otel_mapper.mapping.facts import SpanFacts
+from otel_mapper.mapping.messages import (
+    arguments_text,
+    chat_completions_messages,
+    read_input_messages,
+    read_output_messages,
+)
+from otel_mapper.mapping.readers.common import clean_name, fill_error
+from otel_mapper.mapping.readers.genai import read_tool_definitions
+from otel_mapper.mapping.spans import MAX_NAME, SpanView
+from otel_mapper.model import TokenUsage
+from otel_mapper.otlp.anyvalue import Decoded
+from semconv import mlflow as ml
+from semconv.trajectory import NodeKind
+
+__all__ = ["CONVENTION", "MLflowReader"]
+
+CONVENTION: Final = "mlflow"
+_KINDS: Final[dict[str, NodeKind]] = {
+    ml.AGENT: NodeKind.AGENT_INVOCATION,
+    ml.TOOL: NodeKind.TOOL_EXECUTION,
+    ml.CHAT_MODEL: NodeKind.MODEL_CALL,
+    ml.LLM: NodeKind.MODEL_CALL,
+    ml.CHAIN: NodeKind.WORKFLOW_STEP,
+    ml.RETRIEVER: NodeKind.RETRIEVAL,
+    ml.EMBEDDING: NodeKind.RETRIEVAL,
+    ml.GUARDRAIL: NodeKind.GUARDRAIL,
+}
+_GENERATION_KEY: Final = "mlflow-generation:"
+
+
+class MLflowReader:
+    name = CONVENTION
+    marker_keys: ClassVar[frozenset[str]] = frozenset({ml.SPAN_TYPE})
+    """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
+    marker_scopes: ClassVar[frozenset[str]] = frozenset()
+
+    def claims(self, view: SpanView) -> bool:
+        return ml.SPAN_TYPE in view.attrs
+
+    def read(self, view: SpanView) -> SpanFacts:
+        span_type = _text(view, ml.SPAN_TYPE)
+        kind = _KINDS.get(span_type or "", NodeKind.OTHER)
+        inputs = view.json_attr(ml.SPAN_INPUTS) if ml.SPAN_INPUTS in view.attrs else None
+        outputs = view.json_attr(ml.SPAN_OUTPUTS) if ml.SPAN_OUTPUTS in view.attrs else None
+        if kind is NodeKind.WORKFLOW_STEP and view.span.name == ml.HANDOFF_SPAN and _has(inputs, ml.HANDOFF_FROM):
+            kind = NodeKind.HANDOFF
+        facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
+        if kind is NodeKind.AGENT_INVOCATION:
+            facts.agent_name = clean_name(view.span.name)
+            tools = view.json_attr(ml.AGENT_TOOLS) if ml.AGENT_TOOLS in view.attrs else None
+            if isinstance(tools, list) and all(isinstance(item, str) for item in tools):
+                facts.tool_definitions = tuple(sorted({name for item in tools if (name := clean_name(str(item)))}))
+        elif kind is NodeKind.TOOL_EXECUTION:
+            facts.tool_name = clean_name(view.span.name)
+            if inputs is not None:
+                facts.arguments = arguments_text(inputs)
+                facts.arguments_visible = facts.arguments is not None
+            facts.result_visible = outputs is not None
+        elif kind is NodeKind.HANDOFF:
+            facts.handoff_from_agent = _field(inputs, ml.HANDOFF_FROM)
+            facts.handoff_to_agent = _field(outputs, ml.HANDOFF_TO)
+        elif kind is NodeKind.MODEL_CALL:
+            _fill_model_call(view, facts, inputs, outputs)
+        fill_error(view, facts)
+        return facts
+
+
+def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs: Decoded) -> None:
+    facts.model = clean_name(_text(view, ml.LLM_MODEL))
+    usage = view.json_attr(ml.CHAT_TOKEN_USAGE) if ml.CHAT_TOKEN_USAGE in view.attrs else None
+    if isinstance(usage, dict):
+        facts.usage = TokenUsage(
+            input_tokens=_count(usage.get("input_tokens")),
+            output_tokens=_count(usage.get("output_tokens")),
+            cached_input_tokens=min(_count(usage.get("cache_read_input_tokens")), _count(usage.get("input_tokens"))),
+        )
+    if ml.CHAT_TOOLS in view.attrs:
+        facts.tool_definitions, facts.tool_definition_digests = read_tool_definitions(view.json_attr(ml.CHAT_TOOLS))
+    if _text(view, ml.MESSAGE_FORMAT) == ml.FORMAT_AGENTS_GENERATION:
+        facts.dedup_key = _GENERATION_KEY + view.span_id  # the client call inside it says the same
+        input_messages, output_messages = inputs, outputs
+    else:
+        if view.parent_span_id:
+            facts.dedup_key = _GENERATION_KEY + view.parent_span_id
+        input_messages = inputs.get("messages") if isinstance(inputs, dict) else None
+        output_messages = None
+        if isinstance(outputs, dict):
+            response_id = outputs.get("id")
+            facts.response_id = str(response_id)[:MAX_NAME] if isinstance(response_id, str) else None
+            choices = outputs.get("choices")
+            if isinstance(choices, list):
+                output_messages = [choice.get("message") for choice in choices if isinstance(choice, dict)]
+    if isinstance(output_messages, list):
+        facts.proposals, facts.messages.outputs = read_output_messages(
+            cast(Decoded, chat_completions_messages(output_messages))
+        )
+    if isinstance(input_messages, list):
+        consumed, facts.messages.inputs = read_input_messages(
+            cast(Decoded, chat_completions_messages(input_messages)),
+            facts.input_tool_calls,
+            facts.messages.system_inputs,
+            facts.rejected_results,
+            facts.failed_results,
+        )
+        facts.consumed_call_ids.extend(consumed)
+        facts.input_content_captured = True
+
+
+def _text(view: SpanView, key: str) -> str | None:
+    """A string attribute MLflow wrote as JSON text."""
+    if key not in view.attrs:
+        return None
+    value = view.json_attr(key)
+    return value if isinstance(value, str) else None
+
+
+def _has(value: Decoded, key: str) -> bool:
+    return isinstance(value, dict) and key in value
+
+
+def _field(value: Decoded, key: str) -> str | None:
+    item = value.get(key) if isinstance(value, dict) else None
+    return clean_name(item) if isinstance(item, str) else None
+
+
+def _count(value: object) -> int:
+    return max(value, 0) if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -1,0 +1,43 @@
+"""MLflow Tracing's span attributes: the names we read.
+
+Pinned to ``mlflow-tracing`` 3.17.2 (``mlflow/tracing/constant.py`` ``SpanAttributeKey``, ``mlflow/entities/span.py``
+``SpanType``; its OpenAI Agents SDK processor in ``mlflow/openai/_agent_tracer.py``). Every attribute value MLflow
+writes is JSON text (a string attribute ``"AGENT"`` is written ``"\\"AGENT\\""``). Span names: the agent's name for
+agent spans, the tool's for tool spans, ``Generation`` for the SDK's model step, ``AsyncCompletions`` /
+``Completions`` for the OpenAI client call inside it, ``Handoff``, ``Unknown`` for the SDK's turn spans.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+SPAN_TYPE: Final = "mlflow.spanType"
+SPAN_INPUTS: Final = "mlflow.spanInputs"
+SPAN_OUTPUTS: Final = "mlflow.spanOutputs"
+TRACE_REQUEST_ID: Final = "mlflow.traceRequestId"
+MESSAGE_FORMAT: Final = "mlflow.message.format"
+"""``openai`` on the OpenAI client's call (inputs: the request, outputs: the ``ChatCompletion``); ``openai-agent`` on
+the Agents SDK's generation span around it (inputs / outputs: Chat Completions message lists)."""
+CHAT_TOOLS: Final = "mlflow.chat.tools"
+"""The tools offered to the model, in the OpenAI ``{"type": "function", "function": {...}}`` shape."""
+CHAT_TOKEN_USAGE: Final = "mlflow.chat.tokenUsage"
+"""``{"input_tokens", "output_tokens", "total_tokens", ...}``."""
+LLM_MODEL: Final = "mlflow.llm.model"
+AGENT_TOOLS: Final = "tools"
+"""Agents SDK agent spans: JSON list of the agent's tool names (model-call spans hold the request's tools there)."""
+
+# SpanType values
+AGENT: Final = "AGENT"
+CHAIN: Final = "CHAIN"
+TOOL: Final = "TOOL"
+CHAT_MODEL: Final = "CHAT_MODEL"
+LLM: Final = "LLM"
+RETRIEVER: Final = "RETRIEVER"
+EMBEDDING: Final = "EMBEDDING"
+GUARDRAIL: Final = "GUARDRAIL"
+FORMAT_AGENTS_GENERATION: Final = "openai-agent"
+
+HANDOFF_SPAN: Final = "Handoff"
+"""The Agents SDK's handoff, a ``CHAIN`` span: inputs ``{"from_agent"}``, outputs ``{"to_agent"}``."""
+HANDOFF_FROM: Final = "from_agent"
+HANDOFF_TO: Final = "to_agent"
