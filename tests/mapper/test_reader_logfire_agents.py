@@ -80,3 +80,11 @@ def test_a_turn_s_tool_not_found_names_the_unknown_tool() -> None:
     error = {"message": "Tool not found", "data": {"tool_name": "fetch_invoice"}}
     turn = get_node(map_spans(_run(turn_error=error), scope=SCOPE), node_id(7))
     assert "fetch_invoice" in turn.unknown_tools
+
+
+def test_a_failed_request_s_null_output_is_no_output_not_uncaptured_content() -> None:
+    failed = span(9, "Chat completion with {gen_ai.request.model!r}", parent=4, error="RateLimitError: 429",
+                  attrs=_logfire("Chat completion with {gen_ai.request.model!r}", input="[]", output="null",
+                                 **{"gen_ai.request.model": "gpt-4o-mini"}))
+    trajectory = map_spans([*_run(), failed], scope=SCOPE)
+    assert not [d for d in trajectory.declarations if d.qualifier == "not_captured"]  # nothing the model said was lost

@@ -87,3 +87,17 @@ def test_the_sdk_s_handoff_chain_is_a_handoff() -> None:
                                             "mlflow.spanOutputs": {"to_agent": "billing_agent"}}))])
     handoff = get_node(trajectory, node_id(2))
     assert (handoff.kind, handoff.handoff_from, handoff.handoff_to) == (NodeKind.HANDOFF, "triage_agent", "billing_agent")
+
+
+def test_a_failed_request_records_no_output_rather_than_losing_it() -> None:
+    """The generation span writes ``null`` for a request that failed; the client call inside it writes nothing."""
+    wrapper = span(3, "Generation", parent=2, attrs=_mlflow(
+        "CHAT_MODEL", **{"mlflow.message.format": "openai-agent", "mlflow.spanInputs": MESSAGES,
+                         "mlflow.spanOutputs": None}))
+    client = span(4, "AsyncCompletions", parent=3, error="RateLimitError", attrs=_mlflow(
+        "CHAT_MODEL", **{"mlflow.message.format": "openai",
+                         "mlflow.spanInputs": {"model": "gpt-4o-mini", "messages": MESSAGES}}))
+    trajectory = map_spans([span(1, "support_agent", attrs=_mlflow("AGENT")),
+                            span(2, "Unknown", parent=1, attrs=_mlflow("CHAIN")), wrapper, client])
+    assert kinds(trajectory)["model_call"] == 1
+    assert not [d for d in trajectory.declarations if d.qualifier == "not_captured"]

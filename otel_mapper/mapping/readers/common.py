@@ -4,23 +4,33 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
 from otel_mapper.mapping.members import EXECUTION_KINDS
+from otel_mapper.mapping.messages import chat_completions_messages, read_input_messages, read_output_messages
 from otel_mapper.mapping.readers.rejections import read_unknown_tool
 from otel_mapper.mapping.spans import MAX_NAME, SpanView, parse_json_text
 from otel_mapper.mapping.tool_names import function_style
 from otel_mapper.model import TokenUsage
-from otel_mapper.otlp.anyvalue import to_text
+from otel_mapper.otlp.anyvalue import Decoded, to_text
 from semconv import genai
 from semconv.handoff_tools import HANDOFF_TOOL_TARGETS
 
 if TYPE_CHECKING:
     from otel_mapper.mapping.facts import SpanFacts
 
-__all__ = ["ErrorFacts", "clean_name", "fill_error", "fill_handoff_target", "has_genai", "read_error", "read_usage"]
+__all__ = [
+    "ErrorFacts",
+    "clean_name",
+    "fill_chat_completions",
+    "fill_error",
+    "fill_handoff_target",
+    "has_genai",
+    "read_error",
+    "read_usage",
+]
 
 MAX_ERROR_MESSAGE: Final = 512
 _HTTP_CODE = re.compile(r"\b(?:Error code|status(?: code)?|HTTP)[:= ]*([1-5]\d\d)\b", re.IGNORECASE)
@@ -149,3 +159,20 @@ def fill_handoff_target(facts: SpanFacts) -> None:
     target = arguments.get(key) if isinstance(arguments, dict) else None
     if isinstance(target, str):
         facts.handoff_to_agent = clean_name(target)
+
+
+def fill_chat_completions(facts: SpanFacts, inputs: Decoded, outputs: Decoded) -> None:
+    """A model call's proposals, consumed results and message digests from Chat Completions message lists (the
+    request's ``messages``, the response's assistant messages); a side that is no list is left as it is."""
+    if isinstance(outputs, list) and facts.proposals is None:
+        facts.proposals, facts.messages.outputs = read_output_messages(cast(Decoded, chat_completions_messages(outputs)))
+    if isinstance(inputs, list) and not facts.input_content_captured:
+        consumed, facts.messages.inputs = read_input_messages(
+            cast(Decoded, chat_completions_messages(inputs)),
+            facts.input_tool_calls,
+            facts.messages.system_inputs,
+            facts.rejected_results,
+            facts.failed_results,
+        )
+        facts.consumed_call_ids.extend(consumed)
+        facts.input_content_captured = True

@@ -20,16 +20,11 @@ operation name nor ``gen_ai.system`` says what a span is; the template does. Its
 
 from __future__ import annotations
 
-from typing import Final, cast
+from typing import Final
 
 from otel_mapper.mapping.facts import SpanFacts
-from otel_mapper.mapping.messages import (
-    arguments_text,
-    chat_completions_messages,
-    read_input_messages,
-    read_output_messages,
-)
-from otel_mapper.mapping.readers.common import clean_name, fill_error
+from otel_mapper.mapping.messages import arguments_text
+from otel_mapper.mapping.readers.common import clean_name, fill_chat_completions, fill_error
 from otel_mapper.mapping.readers.genai import fill_genai_facts
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView
 from otel_mapper.otlp.anyvalue import Decoded
@@ -70,7 +65,9 @@ def read_logfire_agents_span(view: SpanView) -> SpanFacts:
     facts = SpanFacts(kind=kind, convention=CONVENTION, name=view.name)
     if kind is NodeKind.MODEL_CALL:
         fill_genai_facts(view, facts)  # model, provider, usage, error
-        _fill_chat_messages(view, facts)
+        fill_chat_completions(
+            facts, _recorded_messages(view, pa.LOGFIRE_AGENTS_INPUT), _recorded_messages(view, pa.LOGFIRE_AGENTS_OUTPUT)
+        )
     elif kind is NodeKind.AGENT_INVOCATION:
         facts.agent_name = clean_name(view.str_attr(pa.LOGFIRE_AGENTS_NAME))
         tools = view.json_attr(pa.LOGFIRE_AGENTS_TOOLS)
@@ -95,23 +92,13 @@ def read_logfire_agents_span(view: SpanView) -> SpanFacts:
     return facts
 
 
-def _fill_chat_messages(view: SpanView, facts: SpanFacts) -> None:
-    """Proposals and message digests from the generation's Chat Completions ``input`` / ``output``."""
-    attrs = view.attrs
-    if pa.LOGFIRE_AGENTS_OUTPUT in attrs and facts.proposals is None:
-        facts.proposals, facts.messages.outputs = read_output_messages(
-            cast(Decoded, chat_completions_messages(view.json_attr(pa.LOGFIRE_AGENTS_OUTPUT)))
-        )
-    if pa.LOGFIRE_AGENTS_INPUT in attrs and not facts.input_content_captured:
-        consumed, facts.messages.inputs = read_input_messages(
-            cast(Decoded, chat_completions_messages(view.json_attr(pa.LOGFIRE_AGENTS_INPUT))),
-            facts.input_tool_calls,
-            facts.messages.system_inputs,
-            facts.rejected_results,
-            facts.failed_results,
-        )
-        facts.consumed_call_ids.extend(consumed)
-        facts.input_content_captured = True
+def _recorded_messages(view: SpanView, key: str) -> Decoded:
+    """A generation's message list; recorded but no list (``null``: a failed request answered nothing) is no message,
+    not content left uncaptured; ``None`` when the attribute is absent."""
+    if key not in view.attrs:
+        return None
+    messages = view.json_attr(key)
+    return messages if isinstance(messages, list) else []
 
 
 def _fill_sdk_error(view: SpanView, facts: SpanFacts) -> None:

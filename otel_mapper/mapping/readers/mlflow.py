@@ -16,16 +16,11 @@ under one parent that is no generation span share a key too but are not nested, 
 
 from __future__ import annotations
 
-from typing import ClassVar, Final, cast
+from typing import ClassVar, Final
 
 from otel_mapper.mapping.facts import SpanFacts
-from otel_mapper.mapping.messages import (
-    arguments_text,
-    chat_completions_messages,
-    read_input_messages,
-    read_output_messages,
-)
-from otel_mapper.mapping.readers.common import clean_name, fill_error
+from otel_mapper.mapping.messages import arguments_text
+from otel_mapper.mapping.readers.common import clean_name, fill_chat_completions, fill_error
 from otel_mapper.mapping.readers.genai import read_tool_definitions
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from otel_mapper.model import TokenUsage
@@ -99,7 +94,9 @@ def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs:
         facts.tool_definitions, facts.tool_definition_digests = read_tool_definitions(view.json_attr(ml.CHAT_TOOLS))
     if _text(view, ml.MESSAGE_FORMAT) == ml.FORMAT_AGENTS_GENERATION:
         facts.dedup_key = _GENERATION_KEY + view.span_id  # the client call inside it says the same
-        input_messages, output_messages = inputs, outputs
+        input_messages = inputs
+        # Recorded but no list (``null``: the request failed and answered nothing) is no message, not lost content.
+        output_messages = outputs if isinstance(outputs, list) or ml.SPAN_OUTPUTS not in view.attrs else []
     else:
         if view.parent_span_id:
             facts.dedup_key = _GENERATION_KEY + view.parent_span_id
@@ -111,20 +108,7 @@ def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs:
             choices = outputs.get("choices")
             if isinstance(choices, list):
                 output_messages = [choice.get("message") for choice in choices if isinstance(choice, dict)]
-    if isinstance(output_messages, list):
-        facts.proposals, facts.messages.outputs = read_output_messages(
-            cast(Decoded, chat_completions_messages(output_messages))
-        )
-    if isinstance(input_messages, list):
-        consumed, facts.messages.inputs = read_input_messages(
-            cast(Decoded, chat_completions_messages(input_messages)),
-            facts.input_tool_calls,
-            facts.messages.system_inputs,
-            facts.rejected_results,
-            facts.failed_results,
-        )
-        facts.consumed_call_ids.extend(consumed)
-        facts.input_content_captured = True
+    fill_chat_completions(facts, input_messages, output_messages)
 
 
 def _text(view: SpanView, key: str) -> str | None:
