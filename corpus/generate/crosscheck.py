@@ -71,10 +71,38 @@ def _mlflow_kind(span, a):
             "GUARDRAIL": "guardrail"}.get(kind, "other")
 
 
-def classify(span, graph_runs=frozenset()):
+def _otel_langchain(a):
+    """A span of the official OpenTelemetry LangChain instrumentation (GenAI conventions, no vendor keys)."""
+    return a.get("gen_ai.operation.name") in ("invoke_agent", "execute_tool") and not any(
+        k.startswith(("traceloop.", "openinference.", "gen_ai.system", "gen_ai.provider.", "llm.", "gcp.")) for k in a)
+
+
+def otel_langchain_wrappers(spans):
+    """Span ids of `invoke_agent` spans of the official LangChain instrumentation whose children are all `invoke_agent`
+    spans: a LangGraph node run that only runs an agent's graph (langgraph-supervisor's `call_agent`), a step; the
+    instrumentation records no LangGraph metadata that would name the node."""
+    children = {}
+    for sp in spans:
+        children.setdefault(sp.get("parentSpanId") or "", []).append(sp)
+    out = set()
+    for sp in spans:
+        a = _attrs(sp)
+        kids = children.get(sp["spanId"], [])
+        if a.get("gen_ai.operation.name") == "invoke_agent" and _otel_langchain(a) and kids and all(
+                _attrs(k).get("gen_ai.operation.name") == "invoke_agent" for k in kids):
+            out.add(sp["spanId"])
+    return out
+
+
+def classify(span, graph_runs=frozenset(), wrappers=frozenset()):
     a = _attrs(span)
     if "mlflow.spanType" in a:
         return _mlflow_kind(span, a)
+    if span["spanId"] in wrappers:
+        return "workflow_step"  # the official LangChain instrumentation: a node run wrapping an agent graph
+    if a.get("gen_ai.operation.name") == "execute_tool" and _otel_langchain(a) and a.get("gen_ai.tool.type") == "function" \
+            and str(a.get("gen_ai.tool.name", "")).startswith("transfer_to_"):
+        return "handoff"  # the official LangChain instrumentation: langgraph-supervisor's transfer_to_<agent>
     oi = a.get("openinference.span.kind")
     if oi:
         if oi == "TOOL" and span["name"].startswith("handoff to "):
@@ -151,8 +179,9 @@ def main(libraries=()):
                 for ss in rs["scopeSpans"]:
                     spans += [sp for sp in ss.get("spans", []) if sp["traceId"] == labels["trace_id"]]
         graph_runs = langgraph_graph_runs(spans)
+        wrappers = otel_langchain_wrappers(spans)
         for sp in spans:
-            got[classify(sp, graph_runs)] += 1
+            got[classify(sp, graph_runs, wrappers)] += 1
         want = {k: v for k, v in labels["nodes_by_kind"].items() if k != "tool_proposal"}
         diff = {k: (v, got.get(k, 0)) for k, v in want.items() if got.get(k, 0) != v}
         if got.get("other", 0) != labels["nodes_by_kind"].get("other", 0):

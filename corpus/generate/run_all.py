@@ -122,6 +122,12 @@ MATRIX.update({
 MATRIX.update({
     "mlflow-openai-agents": ("mlflow", "apps.agents", AGENTS_SCENARIOS),
 })
+# Frameworks P: LangGraph traced by the official OpenTelemetry LangChain instrumentation
+# (`opentelemetry-instrumentation-genai-langchain`, GenAI conventions through opentelemetry-util-genai;
+# apps/otel_langgraph_app.py, the agents of apps/langgraph_app.py; NOTES-frameworks-p.md).
+MATRIX.update({
+    "otel-langgraph": ("otel-langgraph", "apps.otel_langgraph_app", ALL_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

@@ -6,40 +6,66 @@ there). Those tool calls were proposed by the model calls inside the run; read a
 become a second proposal of each call, one that no execution answers (a forbidden call "proposed but not
 executed", a sub-agent's tool "not declared" to the delegating agent). A call whose id (or, without an id, whose
 name and arguments) a model call of the trace proposes is the same call: it is left to that model call. Calls no
-model call proposes stay on the span that reports them (a remote agent whose model calls are not traced).
+model call proposes stay on the agent span that reports them (a remote agent whose model calls are not traced). A
+span that is no agent invocation, with model calls under it that record their output, has no model of its own: the
+calls it reports that none of them proposed were put there by the framework (langgraph-supervisor appends a
+``transfer_back_to_<supervisor>`` call to the messages an agent's node returns, recorded on the node's span by the
+OpenTelemetry LangChain instrumentation), and are not proposals either. Parent links only; at most :data:`MAX_ANCESTORS` hops up from each model call.
 """
 
 from __future__ import annotations
 
+from typing import Final
+
 from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.mapping.facts import ToolCallFact
+from otel_mapper.mapping.members import AGENT_INVOCATION as _AGENT_INVOCATION
 from otel_mapper.mapping.members import MODEL_CALL as _MODEL_CALL
 from otel_mapper.mapping.run_state import copy_facts
 
 __all__ = ["drop_replayed_proposals"]
+
+MAX_ANCESTORS: Final = 64
+"""Parent hops walked up from a model call."""
 
 
 def _key(call: ToolCallFact) -> tuple[str, str | None]:
     return ("id", call.call_id) if call.call_id else ("call", f"{call.name}\x00{call.arguments}")
 
 
-def drop_replayed_proposals(entries: list[SpanEntry]) -> None:
-    """Remove, from spans that are not model calls, the proposals a model call of the trace also holds."""
+def drop_replayed_proposals(entries: list[SpanEntry], by_span_id: dict[str, SpanEntry]) -> None:
+    """Remove, from spans that are not model calls, the proposals a model call of the trace also holds, and all of
+    them from steps under which model calls record their output (see the module)."""
     reporters = [
         entry for entry in entries if entry.primary and entry.facts.kind is not _MODEL_CALL and entry.facts.proposals
     ]
     if not reporters:
         return
     proposed: set[tuple[str, str | None]] = set()
+    above_recorded_models: set[str] = set()
     for entry in entries:
-        if entry.primary and entry.facts.kind is _MODEL_CALL and entry.facts.proposals:
+        if entry.primary and entry.facts.kind is _MODEL_CALL and entry.facts.proposals is not None:
             proposed.update(_key(call) for call in entry.facts.proposals)
-    if not proposed:
+            above_recorded_models.update(_ancestors(entry, by_span_id))
+    if not above_recorded_models:
         return
     for entry in reporters:
         calls = entry.facts.proposals or []
-        kept = [call for call in calls if _key(call) not in proposed]
+        above = entry.facts.kind is not _AGENT_INVOCATION and entry.view.span_id in above_recorded_models
+        kept = [] if above else [call for call in calls if _key(call) not in proposed]
         if len(kept) == len(calls):
             continue
         entry.facts = copy_facts(entry.facts)  # the read facts may be kept for the run: never changed
         entry.facts.proposals = kept
+
+
+def _ancestors(entry: SpanEntry, by_span_id: dict[str, SpanEntry]) -> list[str]:
+    """Span ids above ``entry``, nearest first, up to :data:`MAX_ANCESTORS` hops (a cycle ends the walk)."""
+    found: list[str] = []
+    seen = {entry.view.span_id}
+    current = by_span_id.get(entry.view.parent_span_id or "")
+    while current is not None and len(found) < MAX_ANCESTORS and current.view.span_id not in seen:
+        seen.add(current.view.span_id)
+        found.append(current.view.span_id)
+        current = by_span_id.get(current.view.parent_span_id or "")
+    return found

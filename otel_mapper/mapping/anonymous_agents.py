@@ -19,8 +19,15 @@ span whose agent is unknown), becomes a workflow step when the trace says which 
 A nameless invocation with no named one around or inside it is the only record of its agent and stays one, as
 does a nameless one that calls a model itself beside the named agents it holds; so does a span another
 instrumentation names otherwise (the Agents SDK's trace, ``Agent workflow``, an agent under OpenInference and the
-contrib instrumentation, says what it is by its name). Only facts and parent links are
-read (an earlier revision's spans are kept without attributes); nothing here reads an order.
+contrib instrumentation, says what it is by its name).
+
+A named agent invocation is a step too when it only wraps another agent: its one child span is a named agent
+invocation that does work of its own (a model call or tool run has it as its nearest agent), and none has the
+wrapper. The OpenTelemetry LangChain instrumentation (``opentelemetry-instrumentation-genai-langchain`` 1.3b0) types a
+LangChain run ``invoke_agent`` when its name holds "agent", so langgraph-supervisor's node function ``call_agent``,
+which runs the billing agent's graph and nothing else, is ``invoke_agent call_agent`` around ``invoke_agent
+billing_agent``. Only facts and parent links are read (an earlier revision's spans are kept without attributes);
+nothing here reads an order.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from typing import Final
 from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.mapping.members import AGENT_INVOCATION as _AGENT_INVOCATION
 from otel_mapper.mapping.members import MODEL_CALL as _MODEL_CALL
+from otel_mapper.mapping.members import TOOL_EXECUTION as _TOOL_EXECUTION
 from otel_mapper.mapping.run_state import copy_facts
 from semconv.genai import Operation
 from semconv.trajectory import NodeKind
@@ -42,27 +50,32 @@ MAX_ANCESTORS: Final = 64
 
 
 def settle_anonymous_agents(entries: list[SpanEntry], by_span_id: dict[str, SpanEntry]) -> None:
-    """Make each nameless agent invocation that belongs to a named one a workflow step (see the module)."""
-    nameless = [entry for entry in entries if entry.primary and entry.facts.kind is _AGENT_INVOCATION and _names_none(entry)]
-    if not nameless or len(nameless) == sum(
-        1 for entry in entries if entry.primary and entry.facts.kind is _AGENT_INVOCATION
-    ):
-        return  # no named invocation in the trace: nothing to belong to
+    """Make each nameless agent invocation that belongs to a named one, and each named one that only wraps another,
+    a workflow step (see the module)."""
+    agents = [entry for entry in entries if entry.primary and entry.facts.kind is _AGENT_INVOCATION]
+    if len(agents) < 2:
+        return  # one agent invocation at most: nothing to belong to, nothing wrapped
+    nameless = [entry for entry in agents if _names_none(entry)]
     holding_named: set[str] = set()
     calling_a_model: set[str] = set()
+    working: set[str] = set()
     for entry in entries:
         if not entry.primary:
             continue
         if entry.facts.kind is _AGENT_INVOCATION and not _names_none(entry):
             holding_named.update(_agent_ancestors(entry, by_span_id, nearest_only=False))
-        elif entry.facts.kind is _MODEL_CALL:
-            calling_a_model.update(_agent_ancestors(entry, by_span_id, nearest_only=True))
+        elif entry.facts.kind is _MODEL_CALL or entry.facts.kind is _TOOL_EXECUTION:
+            nearest = _agent_ancestors(entry, by_span_id, nearest_only=True)
+            working.update(nearest)
+            if entry.facts.kind is _MODEL_CALL:
+                calling_a_model.update(nearest)
     steps = [
         entry
         for entry in nameless
         if _inside_named(entry, by_span_id)
         or (entry.view.span_id in holding_named and entry.view.span_id not in calling_a_model)
     ]
+    steps += _wrappers(entries, by_span_id, working, steps)
     for entry in steps:  # decided on the facts as read, then changed together
         facts = entry.facts = copy_facts(entry.facts)  # the read facts may be kept for the run: never changed
         facts.kind = NodeKind.WORKFLOW_STEP
@@ -98,3 +111,29 @@ def _inside_named(entry: SpanEntry, by_span_id: dict[str, SpanEntry]) -> bool:
 def _names_none(entry: SpanEntry) -> bool:
     """Whether the invocation names no agent: no agent name read, and a span name that is empty or the operation."""
     return not entry.facts.agent_name and entry.facts.name.strip().casefold() in _BARE_NAMES
+
+
+def _wrappers(
+    entries: list[SpanEntry], by_span_id: dict[str, SpanEntry], working: set[str], decided: list[SpanEntry]
+) -> list[SpanEntry]:
+    """Named agent invocations doing no work whose one child span is a named agent invocation doing work
+    (``working``: invocations some model call or tool run has as its nearest agent)."""
+    children: dict[str, list[SpanEntry]] = {}
+    for entry in entries:
+        parent = entry.view.parent_span_id
+        if parent is not None and parent in by_span_id:
+            children.setdefault(parent, []).append(entry)
+    already = {entry.view.span_id for entry in decided}
+    found: list[SpanEntry] = []
+    for entry in entries:
+        span_id = entry.view.span_id
+        if not _is_named_agent(entry) or span_id in working or span_id in already:
+            continue
+        below = children.get(span_id, [])
+        if len(below) == 1 and _is_named_agent(below[0]) and below[0].view.span_id in working:
+            found.append(entry)
+    return found
+
+
+def _is_named_agent(entry: SpanEntry) -> bool:
+    return entry.primary and entry.facts.kind is _AGENT_INVOCATION and not _names_none(entry)

@@ -167,7 +167,7 @@ def map_trace(
     settle_escaped_exceptions(entries, by_span_id)
     settle_transfer_tools(entries)
     conversation_prefix_proposals(entries, notes)
-    drop_replayed_proposals(entries)
+    drop_replayed_proposals(entries, by_span_id)
 
     nodes_by_id: dict[str, NodeDraft] = {}
     roots: set[str] = set()

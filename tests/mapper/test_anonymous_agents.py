@@ -98,3 +98,46 @@ def test_openlit_handoff_span_hands_over_and_its_proposal_is_no_unknown_tool() -
     diagnosis = DetectorChain(load_detectors(config.detectors), config.detectors).run(trajectory)
     result = next(item for item in diagnosis.verifier_results if item.verifier == "hallucinated_tool")
     assert result.status is VerifierStatus.PASS  # transfer_to_billing_agent is not among triage's tool definitions
+
+
+def _graph_agent(number: int, parent: int | None, name: str, call_id: str | None = None) -> list[Any]:
+    """``invoke_agent <name>`` running a model call (and the tool it proposed, if ``call_id``)."""
+    attrs = {**NAMELESS, "gen_ai.agent.name": name}
+    spans = [span(number, f"invoke_agent {name}", parent=parent, attrs=attrs),
+             span(number + 1, "chat gpt-4o-mini", parent=number, attrs=_chat(call_id or f"call_{number}", "lookup_order"))]
+    if call_id:
+        spans.append(span(number + 2, "execute_tool lookup_order", parent=number, attrs=_tool(call_id, "lookup_order")))
+    return spans
+
+
+def test_a_named_invocation_that_only_runs_another_agent_is_a_step() -> None:
+    """langgraph-supervisor's node function under the OpenTelemetry LangChain instrumentation: ``invoke_agent
+    call_agent`` around the billing agent's graph."""
+    wrapper = span(1, "invoke_agent call_agent", attrs={**NAMELESS, "gen_ai.agent.name": "call_agent"})
+    trajectory = map_spans([wrapper, *_graph_agent(2, 1, "billing_agent", "call_b")])
+    assert get_node(trajectory, node_id(1)).kind is NodeKind.WORKFLOW_STEP
+    assert get_node(trajectory, node_id(2)).kind is NodeKind.AGENT_INVOCATION
+
+
+def test_an_agent_that_works_itself_or_runs_only_its_turn_stays_an_agent() -> None:
+    supervisor = _graph_agent(1, None, "supervisor")  # calls a model itself, then runs one agent
+    trajectory = map_spans([*supervisor, *_graph_agent(5, 1, "billing_agent", "call_b")])
+    assert get_node(trajectory, node_id(1)).kind is NodeKind.AGENT_INVOCATION
+    one_turn = map_spans(_openlit_run(turns=1))  # the named agent's one child is a nameless turn
+    assert get_node(one_turn, node_id(3)).kind is NodeKind.AGENT_INVOCATION
+
+
+def test_tool_calls_an_agent_span_reports_that_its_own_models_never_proposed_are_no_proposals() -> None:
+    """langgraph-supervisor appends ``transfer_back_to_<supervisor>`` to what an agent's node returns; the
+    instrumentation records it in that span's output, though no model proposed it."""
+    synthetic = {"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "4f1c0c52-9b2e", "name": "transfer_back_to_triage_agent", "arguments": {}}]}
+    wrapper = span(1, "invoke_agent call_agent", attrs={**NAMELESS, "gen_ai.agent.name": "call_agent",
+                                                      "gen_ai.output.messages": json.dumps([synthetic])})
+    trajectory = map_spans([wrapper, *_graph_agent(2, 1, "billing_agent", "call_b")])
+    assert [node.tool_name for node in trajectory.nodes if node.kind is NodeKind.TOOL_PROPOSAL] == ["lookup_order"]
+    remote = map_spans([span(1, "invoke_agent remote_agent", attrs={**NAMELESS, "gen_ai.agent.name": "remote_agent",
+                                                                    "gen_ai.output.messages": json.dumps([synthetic])})])
+    assert [node.tool_name for node in remote.nodes if node.kind is NodeKind.TOOL_PROPOSAL] == [
+        "transfer_back_to_triage_agent"  # no model call traced under it: what it reports is all there is
+    ]
