@@ -128,6 +128,12 @@ MATRIX.update({
 MATRIX.update({
     "otel-langgraph": ("otel-langgraph", "apps.otel_langgraph_app", ALL_SCENARIOS),
 })
+# Frameworks Q: LangGraph traced by OpenLIT (`openlit.init`: its LangChain callback handler + LangGraph Pregel / node
+# wrappers + its OpenAI client instrumentation; apps/openlit_langgraph_app.py, the agents of apps/langgraph_app.py;
+# NOTES-frameworks-q.md). Own venv: openlit needs openai<3.
+MATRIX.update({
+    "openlit-langgraph": ("openlit-langgraph", "apps.openlit_langgraph_app", ALL_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:
