@@ -10,23 +10,19 @@ model call proposes stay on the agent span that reports them (a remote agent who
 span that is no agent invocation, with model calls under it that record their output, has no model of its own: the
 calls it reports that none of them proposed were put there by the framework (langgraph-supervisor appends a
 ``transfer_back_to_<supervisor>`` call to the messages an agent's node returns, recorded on the node's span by the
-OpenTelemetry LangChain instrumentation), and are not proposals either. Parent links only; at most :data:`MAX_ANCESTORS` hops up from each model call.
+OpenTelemetry LangChain instrumentation), and are not proposals either. Parent links only, at most
+:data:`~otel_mapper.mapping.entries.MAX_ANCESTORS` hops up from each model call.
 """
 
 from __future__ import annotations
 
-from typing import Final
-
-from otel_mapper.mapping.entries import SpanEntry
+from otel_mapper.mapping.entries import SpanEntry, ancestors
 from otel_mapper.mapping.facts import ToolCallFact
 from otel_mapper.mapping.members import AGENT_INVOCATION as _AGENT_INVOCATION
 from otel_mapper.mapping.members import MODEL_CALL as _MODEL_CALL
 from otel_mapper.mapping.run_state import copy_facts
 
 __all__ = ["drop_replayed_proposals"]
-
-MAX_ANCESTORS: Final = 64
-"""Parent hops walked up from a model call."""
 
 
 def _key(call: ToolCallFact) -> tuple[str, str | None]:
@@ -46,7 +42,7 @@ def drop_replayed_proposals(entries: list[SpanEntry], by_span_id: dict[str, Span
     for entry in entries:
         if entry.primary and entry.facts.kind is _MODEL_CALL and entry.facts.proposals is not None:
             proposed.update(_key(call) for call in entry.facts.proposals)
-            above_recorded_models.update(_ancestors(entry, by_span_id))
+            above_recorded_models.update(parent.view.span_id for parent in ancestors(entry, by_span_id))
     if not above_recorded_models:
         return
     for entry in reporters:
@@ -58,14 +54,3 @@ def drop_replayed_proposals(entries: list[SpanEntry], by_span_id: dict[str, Span
         entry.facts = copy_facts(entry.facts)  # the read facts may be kept for the run: never changed
         entry.facts.proposals = kept
 
-
-def _ancestors(entry: SpanEntry, by_span_id: dict[str, SpanEntry]) -> list[str]:
-    """Span ids above ``entry``, nearest first, up to :data:`MAX_ANCESTORS` hops (a cycle ends the walk)."""
-    found: list[str] = []
-    seen = {entry.view.span_id}
-    current = by_span_id.get(entry.view.parent_span_id or "")
-    while current is not None and len(found) < MAX_ANCESTORS and current.view.span_id not in seen:
-        seen.add(current.view.span_id)
-        found.append(current.view.span_id)
-        current = by_span_id.get(current.view.parent_span_id or "")
-    return found

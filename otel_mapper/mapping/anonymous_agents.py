@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from otel_mapper.mapping.entries import SpanEntry
+from otel_mapper.mapping.entries import SpanEntry, ancestors
 from otel_mapper.mapping.members import AGENT_INVOCATION as _AGENT_INVOCATION
 from otel_mapper.mapping.members import MODEL_CALL as _MODEL_CALL
 from otel_mapper.mapping.members import TOOL_EXECUTION as _TOOL_EXECUTION
@@ -45,8 +45,6 @@ from semconv.trajectory import NodeKind
 __all__ = ["settle_anonymous_agents"]
 
 _BARE_NAMES: Final = frozenset({"", Operation.INVOKE_AGENT.value})
-MAX_ANCESTORS: Final = 64
-"""Parent hops searched for an enclosing agent invocation."""
 
 
 def settle_anonymous_agents(entries: list[SpanEntry], by_span_id: dict[str, SpanEntry]) -> None:
@@ -82,17 +80,8 @@ def settle_anonymous_agents(entries: list[SpanEntry], by_span_id: dict[str, Span
 
 
 def _parents(entry: SpanEntry, by_span_id: dict[str, SpanEntry]) -> list[SpanEntry]:
-    """The primary ancestors of ``entry``, nearest first, up to :data:`MAX_ANCESTORS` hops (a cycle of parent
-    links ends the walk)."""
-    found: list[SpanEntry] = []
-    seen = {entry.view.span_id}
-    current = by_span_id.get(entry.view.parent_span_id or "")
-    while current is not None and len(found) < MAX_ANCESTORS and current.view.span_id not in seen:
-        seen.add(current.view.span_id)
-        if current.primary:
-            found.append(current)
-        current = by_span_id.get(current.view.parent_span_id or "")
-    return found
+    """The primary ancestors of ``entry``, nearest first (:func:`~otel_mapper.mapping.entries.ancestors`)."""
+    return [parent for parent in ancestors(entry, by_span_id) if parent.primary]
 
 
 def _agent_ancestors(entry: SpanEntry, by_span_id: dict[str, SpanEntry], *, nearest_only: bool) -> list[str]:

@@ -22,7 +22,9 @@ from semconv import genai
 from semconv.trajectory import DeclarationCategory, DeclarationEffect
 
 __all__ = [
+    "MAX_ANCESTORS",
     "SpanEntry",
+    "ancestors",
     "assign_node_ids",
     "follow_merged",
     "merge_double_instrumentation",
@@ -33,6 +35,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+MAX_ANCESTORS: Final = 64
+"""Parent hops :func:`ancestors` walks up."""
 MAX_DECLARED_NODES: Final = 32
 
 
@@ -281,3 +285,16 @@ def merged_declaration(reason: str, count: int) -> Declaration:
         reason=reason,
         count=count,
     )
+
+
+def ancestors(entry: SpanEntry, by_span_id: dict[str, SpanEntry]) -> list[SpanEntry]:
+    """The entries above ``entry`` by parent links, nearest first, up to :data:`MAX_ANCESTORS` hops; a cycle of parent
+    links ends the walk."""
+    found: list[SpanEntry] = []
+    seen = {entry.view.span_id}
+    current = by_span_id.get(entry.view.parent_span_id or "")
+    while current is not None and len(found) < MAX_ANCESTORS and current.view.span_id not in seen:
+        seen.add(current.view.span_id)
+        found.append(current)
+        current = by_span_id.get(current.view.parent_span_id or "")
+    return found
