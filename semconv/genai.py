@@ -93,6 +93,7 @@ EVALUATION_EXPLANATION: Final = "gen_ai.evaluation.explanation"
 PART_TYPE: Final = "type"
 PART_TOOL_CALL: Final = "tool_call"
 PART_TOOL_CALL_RESPONSE: Final = "tool_call_response"
+PART_TEXT: Final = "text"
 
 
 class Operation(StrEnum):

@@ -3,7 +3,9 @@
 
 OpenLIT writes GenAI semantic-convention spans; for the OpenAI Agents SDK it records a handoff as an
 ``invoke_agent <target>`` span (the SDK's handoff span type mapped to ``invoke_agent``) whose ``gen_ai.agent.name``
-is the agent receiving the run and whose :data:`AGENT_SOURCE` is the agent handing it over.
+is the agent receiving the run and whose :data:`AGENT_SOURCE` is the agent handing it over. Its LangChain callback
+handler records a tool run's ``gen_ai.tool.call.arguments`` as LangChain's ``input_str``
+(``instrumentation/langchain/__init__.py``, ``on_tool_start``): Python text for a dict input, not JSON.
 """
 
 from __future__ import annotations
@@ -13,3 +15,12 @@ from typing import Final
 AGENT_SOURCE: Final = "gen_ai.agent.source"
 """On a handoff's ``invoke_agent`` span: the name of the agent that hands the run over (OpenLIT's
 ``SemanticConvention.GEN_AI_AGENT_SOURCE``; not a GenAI semantic-convention attribute)."""
+
+LANGCHAIN_SCOPE: Final = "openlit.instrumentation.langchain"
+"""Instrumentation scope of the spans of OpenLIT's LangChain callback handler."""
+LANGGRAPH_SCOPE: Final = "openlit.instrumentation.langgraph"
+"""Instrumentation scope of OpenLIT's LangGraph wrappers (``invoke_workflow <graph>``, ``invoke_agent <node>``,
+``create_agent <graph>``; see :mod:`otel_mapper.mapping.openlit_graph`)."""
+TOOL_MESSAGE_CALL_ID: Final = "tool_call_id="
+"""How the repr of a LangChain ``ToolMessage`` in ``gen_ai.tool.call.result`` names the model's call id
+(``... tool_call_id='call_...'``)."""

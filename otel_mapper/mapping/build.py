@@ -43,7 +43,8 @@ from otel_mapper.mapping.nodes import (
     proposal_nodes,
     trajectory_bindings,
 )
-from otel_mapper.mapping.prefix import conversation_prefix_proposals
+from otel_mapper.mapping.openlit_graph import settle_openlit_graphs
+from otel_mapper.mapping.prefix import conversation_prefix_proposals, conversation_prefix_results
 from otel_mapper.mapping.readers import default_readers
 from otel_mapper.mapping.run_state import RunState, earlier_revisions_missing, kept_span, with_spans
 from otel_mapper.mapping.spanless_calls import settle_spanless_calls
@@ -163,10 +164,12 @@ def map_trace(
     inherit_step_call_ids(entries)
     settle_graph_agent_runs(entries)
     settle_graph_streams(entries, by_span_id, notes)
+    settle_openlit_graphs(entries, by_span_id, notes)
     settle_anonymous_agents(entries, by_span_id)
     settle_escaped_exceptions(entries, by_span_id)
     settle_transfer_tools(entries)
     conversation_prefix_proposals(entries, notes)
+    conversation_prefix_results(entries)
     drop_replayed_proposals(entries, by_span_id)
 
     nodes_by_id: dict[str, NodeDraft] = {}

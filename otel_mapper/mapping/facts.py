@@ -6,7 +6,7 @@ never assigns ids and never derives edges. The builder turns facts into nodes an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Protocol
 
 from otel_mapper.mapping.spans import SpanView
@@ -117,6 +117,27 @@ class SpanFacts:
     failed_results: list[tuple[str, str]] = field(default_factory=list)
     """Tool results in the model input, new to this call, that report the tool failed: (call id, text head)
     (:mod:`otel_mapper.mapping.tool_failures`)."""
+    result_digest: str | None = None
+    """Digest of the text a tool run returned (:func:`~otel_mapper.mapping.messages.result_text_digest`), where the
+    span records it: joins the run to a later model input that holds its result without a call id."""
+    id_less_results: list[tuple[int, int, str]] = field(default_factory=list)
+    """Tool results in the model input that carry no call id: (position, position of the assistant message they
+    answer, digest of the result text); conversation-prefix evidence (:mod:`otel_mapper.mapping.prefix`)."""
+    consumed_evidence: dict[str, str] = field(default_factory=dict)
+    """Why a call id is in ``consumed_call_ids`` when the input did not carry it (call id -> evidence)."""
+
+    def __setstate__(self, state: tuple[None, dict[str, object]]) -> None:
+        """Restore pickled facts (a spilled run's kept spans, pickled slot by slot); facts written by a version with
+        fewer fields get the defaults of the fields added since."""
+        _, slots = state
+        for item in fields(self):
+            if item.name in slots:
+                value = slots[item.name]
+            elif item.default_factory is not MISSING:
+                value = item.default_factory()
+            else:
+                value = item.default
+            object.__setattr__(self, item.name, value)
 
 
 def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
@@ -130,7 +151,7 @@ def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
         "agent_name", "tool_name", "tool_namespace_separator", "tool_call_id", "arguments", "model", "provider",
         "usage", "response_id", "previous_response_id", "proposals", "tool_definitions", "error_type",
         "error_message", "http_status", "handoff_from_agent", "handoff_to_agent", "graph_node_id",
-        "graph_parent_id", "sequence", "unknown_tool",
+        "graph_parent_id", "sequence", "unknown_tool", "result_digest",
     ):
         if getattr(keeper, name) is None and getattr(other, name) is not None:
             setattr(keeper, name, getattr(other, name))
@@ -150,6 +171,8 @@ def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
         keeper.rejected_results = list(other.rejected_results)
     if not keeper.failed_results:
         keeper.failed_results = list(other.failed_results)
+    if not keeper.id_less_results:
+        keeper.id_less_results = list(other.id_less_results)
     if keeper.tool_call_id == other.tool_call_id and not keeper.tool_call_id_evidence:
         keeper.tool_call_id_evidence = other.tool_call_id_evidence
     if not keeper.messages.inputs:

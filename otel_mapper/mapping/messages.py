@@ -29,6 +29,7 @@ __all__ = [
     "parts_message",
     "python_literal",
     "read_input_messages",
+    "result_text_digest",
     "read_output_messages",
     "text_part",
     "tool_call_part",
@@ -38,6 +39,8 @@ __all__ = [
 
 MAX_MESSAGES = 10_000
 SYSTEM_ROLE: Final = "system"
+ASSISTANT_ROLE: Final = "assistant"
+TOOL_ROLE: Final = "tool"
 MAX_PARTS = 1_000
 _CALL_WRAPPER_KEYS = frozenset({"args", "kwargs"})
 _CALL_RECORD_KEYS = _CALL_WRAPPER_KEYS | {smolagents.CALL_RECORD_FLAG}
@@ -268,12 +271,35 @@ def read_output_messages(value: Decoded) -> tuple[list[ToolCallFact], list[str]]
     return proposals, digests
 
 
+def result_text_digest(text: str) -> str:
+    """Digest of a tool result's text (outer whitespace left out), the same on the tool run and in a model input."""
+    return "sha256:" + hashlib.sha256(text.strip()[:MAX_TEXT].encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _id_less_result_text(parts: list[dict[str, Decoded]]) -> str | None:
+    """The text of a tool message none of whose parts names a call id, else ``None``."""
+    texts: list[str] = []
+    for part in parts:
+        part_type = part.get(genai.PART_TYPE)
+        if part_type == genai.PART_TOOL_CALL_RESPONSE:
+            if part.get("id"):
+                return None
+            texts.extend(_result_texts(part.get("response", part.get("result"))))
+        elif part_type == genai.PART_TEXT:
+            content = part.get("content")
+            if isinstance(content, str):
+                texts.append(content)
+    text = "".join(texts)
+    return text if text.strip() else None
+
+
 def read_input_messages(
     value: Decoded,
     calls: list[tuple[int, ToolCallFact]] | None = None,
     system: list[int] | None = None,
     rejected: list[tuple[str | None, str | None]] | None = None,
     failed: list[tuple[str, str]] | None = None,
+    id_less: list[tuple[int, int, str]] | None = None,
 ) -> tuple[list[str], list[str]]:
     """Ids of tool results in the input, and the digest of each input message (in input order). With ``calls``,
     also the tool calls of the last assistant message in the input that has any, with its position, and with
@@ -282,18 +308,29 @@ def read_input_messages(
     it is, so earlier ones are not read again in every later input). With ``rejected``, the tool results after
     that message (the ones new to this call; earlier ones were read where they were new) that are a runtime's
     rejection of an unknown tool, as (call id, tool named); with ``failed`` also, of those that are not, the ones
-    reporting that the tool failed, as (call id, text head)."""
+    reporting that the tool failed, as (call id, text head). With ``id_less``, the tool messages that name no call
+    id and follow an assistant message (with only tool messages between), as (position, the assistant message's
+    position, :func:`result_text_digest` of the text)."""
     consumed: list[str] = []
+    answered = -1  # the assistant message the tool messages since then answer (-1: none)
     digests: list[str] = []
     last_calls: tuple[int, list[tuple[dict[str, Decoded], dict[str, Decoded]]]] | None = None
     last_call_position = -1
     results: list[tuple[int, str | None, Decoded]] = []
     for position, message in enumerate(_messages(value)):
-        if system is not None and message.get("role") == SYSTEM_ROLE:
+        role = message.get("role")
+        if system is not None and role == SYSTEM_ROLE:
             system.append(position)
         parts = _parts(message)
+        if id_less is not None:
+            if role == TOOL_ROLE:
+                text = _id_less_result_text(parts) if answered >= 0 else None
+                if text is not None:
+                    id_less.append((position, answered, result_text_digest(text)))
+            else:
+                answered = position if role == ASSISTANT_ROLE else -1
         normal_parts = [_normal_part(part) for part in parts]
-        digests.append(_parts_digest(message.get("role"), normal_parts))
+        digests.append(_parts_digest(role, normal_parts))
         message_calls: list[tuple[dict[str, Decoded], dict[str, Decoded]]] | None = None
         for part, normal in zip(parts, normal_parts, strict=True):
             part_type = part.get(genai.PART_TYPE)

@@ -13,6 +13,14 @@ When no call has exactly that input, system messages are left out on both sides 
 agent framework swaps the instructions on a handoff (the OpenAI Agents SDK gives the receiving agent its own) while
 the conversation carries on. Anything else is declared and left unlinked. Content order inside one message list
 is the only order read here.
+
+The same prefix says which calls a tool result answers when the input keeps the result but drops its call id
+(OpenLIT's LangChain chat spans: the assistant turn becomes empty text and the tool message text alone,
+``corpus/NOTES-frameworks-q.md``): the tool messages right after B's input message ``j`` answer the tool calls of the
+call A whose input is ``B.inputs[:j]``. When A made one tool call and one tool message follows, that message is its
+result (a chat protocol answers each call of a turn with one tool message; the call may have run in no span, or
+failed); otherwise the one of A's calls whose run returned exactly that text (the run's recorded result, by digest)
+is. Only when A is the one call with that input and recorded its tool calls.
 """
 
 from __future__ import annotations
@@ -23,15 +31,25 @@ from typing import Final
 
 from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.mapping.facts import ToolCallFact
+from otel_mapper.mapping.members import EXECUTION_KINDS as _EXECUTION_KINDS
 from otel_mapper.mapping.members import MODEL_CALL as _MODEL_CALL
 from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.model import Declaration
 from semconv.trajectory import DeclarationCategory, DeclarationEffect
 
-__all__ = ["PREFIX_EVIDENCE", "conversation_prefix_proposals"]
+__all__ = ["ONLY_RESULT_EVIDENCE", "PREFIX_EVIDENCE", "RESULT_EVIDENCE", "conversation_prefix_proposals", "conversation_prefix_results"]
 
 PREFIX_EVIDENCE: Final = "conversation prefix"
 """Evidence name of a proposal read from a later call's input: ``conversation prefix: <detail>``."""
+RESULT_EVIDENCE: Final = (
+    "conversation prefix: a tool message without call id after the turn of the model call whose input is this input's"
+    " prefix; the only one of that call's tool runs that returned this text"
+)
+ONLY_RESULT_EVIDENCE: Final = (
+    "conversation prefix: the one tool message without call id after the turn of the model call whose input is this"
+    " input's prefix, which made one tool call"
+)
+"""Evidence of a consumed result read by :func:`conversation_prefix_results`."""
 MAX_PREFIX_CALLS: Final = 256
 """Tool calls taken from one replayed assistant message."""
 
@@ -117,3 +135,55 @@ def _conversation(inputs: list[str], system: list[int]) -> tuple[str, ...]:
 def _open(candidates: Iterable[SpanEntry], replay: SpanEntry) -> list[SpanEntry]:
     """Calls that may have produced a replayed message: not the replaying call, no output of their own, not failed."""
     return [entry for entry in candidates if entry is not replay and entry.facts.proposals is None and not entry.facts.failed]
+
+
+def conversation_prefix_results(entries: list[SpanEntry]) -> None:
+    """Give model calls whose input holds tool results without call ids the ids of the runs those results came
+    from (see the module)."""
+    readers = [
+        entry for entry in entries
+        if entry.primary and entry.node_id is not None and entry.facts.kind is _MODEL_CALL and entry.facts.id_less_results
+    ]
+    if not readers:
+        return
+    by_input: dict[tuple[str, ...], list[SpanEntry]] = defaultdict(list)
+    by_conversation: dict[tuple[str, ...], list[SpanEntry]] = defaultdict(list)
+    returned: dict[tuple[str, str], int] = defaultdict(int)
+    """(call id, result digest) -> how many runs of that call returned that text."""
+    for entry in entries:
+        facts = entry.facts
+        if not entry.primary or entry.node_id is None:
+            continue
+        if facts.kind is _MODEL_CALL and facts.input_content_captured and facts.proposals:
+            by_input[tuple(facts.messages.inputs)].append(entry)
+            by_conversation[_conversation(facts.messages.inputs, facts.messages.system_inputs)].append(entry)
+        elif facts.kind in _EXECUTION_KINDS and facts.tool_call_id and facts.result_digest:
+            returned[(facts.tool_call_id, facts.result_digest)] += 1
+    for reader in readers:
+        facts = reader.facts
+        inputs = facts.messages.inputs
+        answering: dict[int, int] = defaultdict(int)
+        for _, answered, _ in facts.id_less_results:
+            answering[answered] += 1
+        found: dict[str, str] = {}
+        for position, answered, result in facts.id_less_results:
+            if not 0 <= answered < position < len(inputs):
+                continue
+            proposers = [entry for entry in by_input.get(tuple(inputs[:answered]), ()) if entry is not reader]
+            if not proposers:
+                prefix = _conversation(inputs[:answered], [i for i in facts.messages.system_inputs if i < answered])
+                proposers = [entry for entry in by_conversation.get(prefix, ()) if entry is not reader]
+            if len(proposers) != 1:
+                continue
+            calls = [call.call_id for call in proposers[0].facts.proposals or () if call.call_id]
+            if len(calls) == 1 and answering[answered] == 1:
+                found.setdefault(calls[0], ONLY_RESULT_EVIDENCE)
+                continue
+            matches = {call_id for call_id in calls if returned.get((call_id, result)) == 1}
+            if len(matches) == 1:
+                found.setdefault(matches.pop(), RESULT_EVIDENCE)
+        new = {call_id: how for call_id, how in found.items() if call_id not in facts.consumed_call_ids}
+        if new:
+            facts = reader.facts = copy_facts(facts)  # the read facts may be kept for the run: never changed
+            facts.consumed_call_ids.extend(new)
+            facts.consumed_evidence.update(new)

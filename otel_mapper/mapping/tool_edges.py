@@ -257,7 +257,8 @@ def tool_call_edges(
                 ambiguous.append(entry.node_id)
                 continue
             ran = executed_by_proposal.get(consumed.node_id)
-            where = f" ({entry.facts.message_evidence})" if entry.facts.message_evidence else ""
+            how = entry.facts.consumed_evidence.get(call_id) or entry.facts.message_evidence
+            where = f" ({how})" if how else ""
             if entry.facts.kind is _WORKFLOW_STEP:
                 where += " (the step's input event)"
             for execution in (ran or [consumed.node_id])[:MAX_EXECUTIONS_PER_CALL]:

@@ -5,6 +5,7 @@ keeps facts, never content."""
 from __future__ import annotations
 
 import dataclasses
+import pickle
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,12 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from otel_mapper.mapping.build import MappingOptions, MappingResult, map_trace
+from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.run_state import RunState, earlier_revisions_missing
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
 from processor.cli.inputs import read_inputs
 from processor.cli.offline import group_by_trace, read_envelopes
-from semconv.trajectory import DeclarationCategory
+from semconv.trajectory import DeclarationCategory, NodeKind
 from tests.mapper.test_properties import _mixed_trace
 from tests.support.spans import envelopes, span
 
@@ -199,3 +201,15 @@ def test_a_state_spilled_before_a_field_was_added_restores_with_its_default() ->
     restored = RunState.__new__(RunState)
     restored.__setstate__(values[:-1])  # as pickled by a version without the last field
     assert restored == state
+
+
+def test_facts_pickled_before_a_field_was_added_get_its_default() -> None:
+    """A spilled run's kept spans may have been written by a version whose facts had fewer fields."""
+    facts = SpanFacts(kind=NodeKind.MODEL_CALL, convention="otel-genai", name="chat", consumed_call_ids=["call_1"])
+    _, slots = facts.__reduce_ex__(4)[2]
+    older = {name: value for name, value in slots.items() if name not in ("id_less_results", "consumed_evidence")}
+    restored = SpanFacts.__new__(SpanFacts)
+    restored.__setstate__((None, older))
+    assert restored == facts
+    assert restored.consumed_evidence == {} and restored.consumed_evidence is not facts.consumed_evidence
+    assert pickle.loads(pickle.dumps(facts)) == facts

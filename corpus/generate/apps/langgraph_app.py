@@ -98,9 +98,14 @@ def _make_truth_handler(_span_of):
             self.lock = threading.Lock()
 
         def _start(self, run_id, parent_run_id, run_type, name, metadata, **extra):
+            from opentelemetry import trace
+
+            # "current": the span current when the run started (a wrapper around a graph or node function that
+            # an instrumentation made current, where it opened one).
             with self.lock:
                 self.runs[run_id] = {"run_id": run_id, "parent": parent_run_id, "type": run_type, "name": name,
-                                     "metadata": dict(metadata or {}), "otel": None, "ended": False, **extra}
+                                     "metadata": dict(metadata or {}), "otel": None, "ended": False,
+                                     "current": _hex(trace.get_current_span()), **extra}
             # The instrumentation's span exists from its handler's start callback to its end callback; which of the two
             # handlers LangChain calls first differs between callback managers, so the span is looked up at the
             # run's start, at its children's starts and at its end.
@@ -363,6 +368,9 @@ def run_langgraph(adapter: LangGraphAdapter, scenario: str, base_url: str, truth
         # execution is the handoff node, as the Agents SDK's transfer and ADK's transfer_to_agent are.
         counts["handoff"] = len(handoff_spans)
         counts["tool_execution"] = len(truth.tools) - len(handoff_spans)
+    label_wrapper_spans = getattr(adapter, "label_wrapper_spans", None)
+    if label_wrapper_spans is not None:  # spans of the instrumentation that are no LangChain run (its own wrappers)
+        label_wrapper_spans(handler.runs, counts, truth)
     truth.kind_counts = counts
     truth.notes.append("runs: " + ", ".join(f"{r['name']}[{r['type']}]" for r in handler.runs.values()))
     # The handoff's target: the billing agent's graph run (a node of the supervisor graph) that follows the handoff.

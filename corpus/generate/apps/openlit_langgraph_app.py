@@ -64,6 +64,29 @@ class OpenlitLangGraphAdapter:
         holder = self.callback_handler.spans.get(run_id)
         return holder.span if holder is not None else None
 
+    @staticmethod
+    def label_wrapper_spans(runs, counts, truth):
+        """Label OpenLIT's LangGraph wrapper spans, found as the span current when a run started.
+
+        The graph span (`Pregel.invoke`, current while the graph runs) is current when the graph's top-level run
+        starts: it records that graph run, which is one workflow step when OpenLIT gave the run no span of its own
+        (a graph whose name holds no "agent"), and the run's own node otherwise. A node wrapper (current while the
+        node function runs, inside the node's run) is current when a child run of the node's run starts and was
+        not when the node's run started: it records that node run, a workflow step of its own only when the node's
+        run has no span."""
+        for rec in runs.values():
+            extra = None
+            if rec["parent"] is None and rec["type"] == "chain" and rec["current"]:
+                extra = rec["current"] if rec["otel"] is None else None
+            elif rec["type"] == "chain" and rec["metadata"].get("langgraph_node") == rec["name"] and rec["otel"] is None:
+                inside = {child["current"] for child in runs.values() if child["parent"] == rec["run_id"]}
+                wrappers = inside - {rec["current"], None}
+                extra = wrappers.pop() if len(wrappers) == 1 else None
+            if extra is not None:
+                counts["workflow_step"] += 1
+                truth.workflows.append({"name": rec["name"], "span_id": extra})
+                truth.notes.append(f"run {rec['name']}: OpenLIT's LangGraph wrapper span is its only record (a step)")
+
     def shutdown(self):
         self.provider.force_flush()
         self.provider.shutdown()
@@ -83,6 +106,9 @@ def main() -> int:
         "convention": adapter.convention,
         "scenario": a.scenario,
         "content_captured": adapter.content,
+        # OpenLIT's LangChain handler writes a chat span's input messages when the run ends well (on_llm_end); a
+        # failed request's span records none (on_llm_error).
+        "failed_request_input_recorded": False,
     }
     family = "supervisor" if a.scenario == "handoff" else "raw"
     return run_one(meta, adapter, run_langgraph, Path(a.out), family=family)

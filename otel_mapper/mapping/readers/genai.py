@@ -31,11 +31,12 @@ from otel_mapper.mapping.members import (
 from otel_mapper.mapping.members import (
     WORKFLOW_STEP as _WORKFLOW_STEP,
 )
-from otel_mapper.mapping.messages import arguments_text, read_input_messages, read_output_messages
+from otel_mapper.mapping.messages import arguments_text, read_input_messages, read_output_messages, result_text_digest
 from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, read_usage
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
+from otel_mapper.mapping.readers.openlit_langchain import is_openlit_langchain, read_openlit_langchain_tool
 from otel_mapper.mapping.readers.span_events import has_message_events, read_event_content
-from otel_mapper.mapping.spans import MAX_NAME, SpanView
+from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, SpanView
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai, langgraph, mcp, openlit, strands
 from semconv.trajectory import NodeKind
@@ -94,7 +95,9 @@ class GenAIReader:
     """``gen_ai.operation.name`` spans, and legacy ``gen_ai.system`` model spans without an operation name."""
 
     name = CONVENTION
-    marker_keys: ClassVar[frozenset[str]] = frozenset({genai.OPERATION_NAME, genai.PROVIDER_NAME, genai.SYSTEM, genai.REQUEST_MODEL})
+    marker_keys: ClassVar[frozenset[str]] = frozenset(
+        {genai.OPERATION_NAME, genai.PROVIDER_NAME, genai.SYSTEM, genai.REQUEST_MODEL, genai.WORKFLOW_NAME}
+    )
     """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
     marker_scopes: ClassVar[frozenset[str]] = frozenset()
 
@@ -105,6 +108,7 @@ class GenAIReader:
             or genai.PROVIDER_NAME in attrs
             or genai.SYSTEM in attrs
             or genai.REQUEST_MODEL in attrs
+            or genai.WORKFLOW_NAME in attrs
         )
 
     def classify(self, view: SpanView) -> NodeKind:
@@ -119,6 +123,8 @@ class GenAIReader:
         for prefix, kind in _NAME_PREFIXES:
             if view.span.name.startswith(prefix):
                 return kind
+        if view.has(genai.WORKFLOW_NAME):
+            return _WORKFLOW_STEP  # a workflow run that did not record its operation (OpenLIT's LangGraph graph span on error)
         return _MODEL_CALL
 
     def read(self, view: SpanView) -> SpanFacts:
@@ -175,6 +181,11 @@ def _fill_tool(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) 
         facts.arguments_visible = True
     if genai.TOOL_CALL_RESULT in attrs:
         facts.result_visible = True
+        result = view.str_attr(genai.TOOL_CALL_RESULT, limit=MAX_TEXT)
+        if result:
+            facts.result_digest = result_text_digest(result)
+    if is_openlit_langchain(view):
+        read_openlit_langchain_tool(view, facts)
     if facts.tool_call_id:
         facts.dedup_key = facts.dedup_key or f"tool_call:{facts.tool_call_id}"
     elif mcp.JSONRPC_REQUEST_ID in attrs and view.str_attr(mcp.METHOD_NAME) == mcp.METHOD_TOOLS_CALL:
@@ -201,6 +212,7 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
             facts.messages.system_inputs if model else None,
             facts.rejected_results if model else None,
             facts.failed_results if model else None,
+            facts.id_less_results if model else None,
         )
         facts.consumed_call_ids.extend(consumed)
         facts.messages.inputs = digests

@@ -5,17 +5,23 @@ record it in one of LangChain's forms: the message's own fields, its serialised 
 (``{"lc": 1, "type": "constructor", "id": [..., "ToolMessage"], "kwargs": {...}}``) or its dict form
 (``message_to_dict``: ``{"type": "tool", "data": {...}}``); OpenLLMetry wraps the run's output once more as
 ``{"output": <message>, "kwargs": {...}}`` (observed in ``opentelemetry-instrumentation-langchain`` 0.62.4).
+
+A tool run's input reaches callbacks as LangChain's ``input_str``: ``str(tool_input)``, so a dict input is its Python
+text (``{'city': 'Paris'}``) and a single-input tool's input the bare string. Instrumentations that record it as
+it came (OpenLIT's ``gen_ai.tool.call.arguments``) are read with :func:`tool_input_arguments`.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from otel_mapper.mapping.messages import arguments_text, python_literal
 from otel_mapper.mapping.readers.common import clean_name
+from otel_mapper.mapping.spans import MAX_TEXT, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import openinference as oi
 
-__all__ = ["MAX_TOOL_MESSAGE", "tool_message_call_id"]
+__all__ = ["MAX_TOOL_MESSAGE", "tool_input_arguments", "tool_message_call_id"]
 
 MAX_TOOL_MESSAGE: Final = 64 * 1024
 """Longest tool output read for a call id (characters); a longer one is not parsed."""
@@ -34,3 +40,16 @@ def tool_message_call_id(message: Decoded) -> str | None:
             break
     call_id = message.get(oi.LANGCHAIN_TOOL_CALL_ID)
     return clean_name(call_id) if isinstance(call_id, str) else None
+
+
+def tool_input_arguments(raw: str) -> tuple[str | None, bool]:
+    """(argument text, recorded as JSON) of a LangChain ``input_str``: JSON text, or a dict's Python text read as a
+    literal (never executed), becomes canonical JSON; any other text is a single-input tool's plain input, which
+    claims no JSON (``invalid_tool_arguments`` does not judge it)."""
+    parsed = parse_json_text(raw)
+    if isinstance(parsed, (dict, list)):
+        return arguments_text(parsed), True
+    literal = python_literal(raw)
+    if isinstance(literal, (dict, list)):
+        return arguments_text(literal), True
+    return raw[:MAX_TEXT], False
