@@ -134,6 +134,13 @@ MATRIX.update({
 MATRIX.update({
     "openlit-langgraph": ("openlit-langgraph", "apps.openlit_langgraph_app", ALL_SCENARIOS),
 })
+# Frameworks R: LangGraph traced by Langfuse's own tracing (the Langfuse Python SDK, OpenTelemetry-based: its LangChain
+# CallbackHandler in the run config, observations as `langfuse-sdk` spans; Langfuse's span processor exports through the
+# corpus OTLP exporter, no Langfuse server; apps/langfuse_langgraph_app.py, the agents of apps/langgraph_app.py;
+# NOTES-frameworks-r.md).
+MATRIX.update({
+    "langfuse-langgraph": ("langfuse-langgraph", "apps.langfuse_langgraph_app", ALL_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

@@ -323,10 +323,13 @@ def run_langgraph(adapter: LangGraphAdapter, scenario: str, base_url: str, truth
         graph = agent("support_agent", SYSTEM_PROMPT, [registry[n] for n in spec["tools"]])
         agent_graphs = {"support_agent": graph}
 
+    # An instrumentation that is a LangChain callback handler passed in the run config (Langfuse's CallbackHandler)
+    # comes from the adapter (`callbacks()`), after the truth handler; the others attach themselves.
+    extra_callbacks = list(adapter.callbacks()) if hasattr(adapter, "callbacks") else []
     exc = None
     try:
         graph.invoke({"messages": [{"role": "user", "content": spec["user"]}]},
-                     config={"callbacks": [handler], "recursion_limit": 40})
+                     config={"callbacks": [handler, *extra_callbacks], "recursion_limit": 40})
     except Exception as e:  # noqa: BLE001 - how the run ended is the ground truth we record
         exc = e
     terminal_status_for(truth, runner, exc)

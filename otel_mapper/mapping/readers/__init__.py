@@ -18,9 +18,12 @@ Order and why:
 9. Semantic Kernel -- its instrumentation scopes: GenAI spans whose tool names are plugin-qualified, and its
    ``AutoFunctionInvocationLoop`` span with no operation name;
 10. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
-11. fallback.
+11. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
+    while a span of another instrumentation may carry Langfuse's (set by hand to type it in Langfuse): the other
+    convention reads it;
+12. fallback.
 
-LangGraph has no spans of its own: its run metadata is read by the OpenInference and OpenLLMetry readers
+LangGraph has no spans of its own: its run metadata is read by the OpenInference, OpenLLMetry and Langfuse readers
 (:mod:`otel_mapper.mapping.readers.langgraph`).
 """
 
@@ -30,6 +33,7 @@ from otel_mapper.mapping.facts import ConventionReader, SpanFacts
 from otel_mapper.mapping.readers.adk import ADKReader
 from otel_mapper.mapping.readers.common import fill_error
 from otel_mapper.mapping.readers.genai import GenAIReader
+from otel_mapper.mapping.readers.langfuse import LangfuseReader
 from otel_mapper.mapping.readers.mcp import MCPReader
 from otel_mapper.mapping.readers.mlflow import MLflowReader
 from otel_mapper.mapping.readers.openai_agents import OpenAIAgentsReader
@@ -45,6 +49,7 @@ __all__ = [
     "ADKReader",
     "FallbackReader",
     "GenAIReader",
+    "LangfuseReader",
     "MCPReader",
     "MLflowReader",
     "OpenAIAgentsReader",
@@ -84,5 +89,6 @@ def default_readers() -> tuple[ConventionReader, ...]:
         OpenAIAgentsReader(),
         SemanticKernelReader(),
         GenAIReader(),
+        LangfuseReader(),
         FallbackReader(),
     )

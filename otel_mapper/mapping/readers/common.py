@@ -28,6 +28,7 @@ __all__ = [
     "fill_error",
     "fill_handoff_target",
     "has_genai",
+    "http_status_in",
     "read_error",
     "read_usage",
 ]
@@ -76,12 +77,16 @@ def _error_values(view: SpanView) -> tuple[bool, str | None, str | None, int | N
     if not http_status:
         http_status = view.int_attr(genai.HTTP_STATUS_CODE_LEGACY) if genai.HTTP_STATUS_CODE_LEGACY in attrs else None
     if http_status is None and message:
-        match = _HTTP_CODE.search(message)
-        if match:
-            http_status = int(match.group(1))
+        http_status = http_status_in(message)
     if http_status is not None and not 100 <= http_status <= 599:
         http_status = None
     return failed, error_type, message, http_status
+
+
+def http_status_in(text: str) -> int | None:
+    """The HTTP status code an error text names (``Error code: 429 - ...``, ``status 503``), else ``None``."""
+    match = _HTTP_CODE.search(text)
+    return int(match.group(1)) if match else None
 
 
 def _first_int(view: SpanView, keys: tuple[str, ...]) -> int | None:

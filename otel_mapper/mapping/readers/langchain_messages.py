@@ -43,13 +43,16 @@ def tool_message_call_id(message: Decoded) -> str | None:
 
 
 def tool_input_arguments(raw: str) -> tuple[str | None, bool]:
-    """(argument text, recorded as JSON) of a LangChain ``input_str``: JSON text, or a dict's Python text read as a
-    literal (never executed), becomes canonical JSON; any other text is a single-input tool's plain input, which
-    claims no JSON (``invalid_tool_arguments`` does not judge it)."""
+    """(argument text, recorded as JSON) of a LangChain tool input as recorded: JSON text, or a dict's Python text
+    (``input_str``) read as a literal (never executed), becomes canonical JSON; any other text (a JSON string
+    decoded) is a single-input tool's plain input, which claims no JSON (``invalid_tool_arguments`` does not judge
+    it)."""
     parsed = parse_json_text(raw)
     if isinstance(parsed, (dict, list)):
         return arguments_text(parsed), True
-    literal = python_literal(raw)
-    if isinstance(literal, (dict, list)):
-        return arguments_text(literal), True
-    return raw[:MAX_TEXT], False
+    if raw.lstrip()[:1] in ("{", "["):
+        literal = python_literal(raw)
+        if isinstance(literal, (dict, list)):
+            return arguments_text(literal), True
+    text = parsed if isinstance(parsed, str) else raw
+    return text[:MAX_TEXT], False
