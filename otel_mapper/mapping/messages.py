@@ -309,10 +309,12 @@ def read_input_messages(
     that message (the ones new to this call; earlier ones were read where they were new) that are a runtime's
     rejection of an unknown tool, as (call id, tool named); with ``failed`` also, of those that are not, the ones
     reporting that the tool failed, as (call id, text head). With ``id_less``, the tool messages that name no call
-    id and follow an assistant message (with only tool messages between), as (position, the assistant message's
-    position, :func:`result_text_digest` of the text)."""
+    id and answer the input's last assistant message answered by tool messages (only tool messages between), as
+    (position, the assistant message's position, :func:`result_text_digest` of the text): the results new to this
+    call, as with ``rejected`` (earlier ones were read by the call they were new to)."""
     consumed: list[str] = []
     answered = -1  # the assistant message the tool messages since then answer (-1: none)
+    unanswered: list[tuple[int, int, str]] = []
     digests: list[str] = []
     last_calls: tuple[int, list[tuple[dict[str, Decoded], dict[str, Decoded]]]] | None = None
     last_call_position = -1
@@ -326,7 +328,9 @@ def read_input_messages(
             if role == TOOL_ROLE:
                 text = _id_less_result_text(parts) if answered >= 0 else None
                 if text is not None:
-                    id_less.append((position, answered, result_text_digest(text)))
+                    if unanswered and unanswered[-1][1] != answered:
+                        unanswered.clear()  # a later turn's results: only the last turn's are kept
+                    unanswered.append((position, answered, text))
             else:
                 answered = position if role == ASSISTANT_ROLE else -1
         normal_parts = [_normal_part(part) for part in parts]
@@ -348,6 +352,8 @@ def read_input_messages(
                     message_calls = []
                     last_calls = (position, message_calls)
                 message_calls.append((part, normal))
+    if id_less is not None:
+        id_less.extend((position, answered, result_text_digest(text)) for position, answered, text in unanswered)
     if rejected is not None:
         for position, call_id, response in results:
             if position > last_call_position and not add_rejection(rejected, call_id, response) and failed is not None:

@@ -37,7 +37,13 @@ from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.model import Declaration
 from semconv.trajectory import DeclarationCategory, DeclarationEffect
 
-__all__ = ["ONLY_RESULT_EVIDENCE", "PREFIX_EVIDENCE", "RESULT_EVIDENCE", "conversation_prefix_proposals", "conversation_prefix_results"]
+__all__ = [
+    "ONLY_RESULT_EVIDENCE",
+    "PREFIX_EVIDENCE",
+    "RESULT_EVIDENCE",
+    "conversation_prefix_proposals",
+    "conversation_prefix_results",
+]
 
 PREFIX_EVIDENCE: Final = "conversation prefix"
 """Evidence name of a proposal read from a later call's input: ``conversation prefix: <detail>``."""
@@ -45,11 +51,12 @@ RESULT_EVIDENCE: Final = (
     "conversation prefix: a tool message without call id after the turn of the model call whose input is this input's"
     " prefix; the only one of that call's tool runs that returned this text"
 )
+"""Evidence of a consumed result :func:`conversation_prefix_results` joined by the text its run returned."""
 ONLY_RESULT_EVIDENCE: Final = (
     "conversation prefix: the one tool message without call id after the turn of the model call whose input is this"
     " input's prefix, which made one tool call"
 )
-"""Evidence of a consumed result read by :func:`conversation_prefix_results`."""
+"""Evidence of a consumed result :func:`conversation_prefix_results` joined as the one answer to one call."""
 MAX_PREFIX_CALLS: Final = 256
 """Tool calls taken from one replayed assistant message."""
 
@@ -166,16 +173,15 @@ def conversation_prefix_results(entries: list[SpanEntry]) -> None:
         for _, answered, _ in facts.id_less_results:
             answering[answered] += 1
         found: dict[str, str] = {}
+        calls_of: dict[int, list[str] | None] = {}  # answered turn -> the call ids of the call that made it
         for position, answered, result in facts.id_less_results:
             if not 0 <= answered < position < len(inputs):
                 continue
-            proposers = [entry for entry in by_input.get(tuple(inputs[:answered]), ()) if entry is not reader]
-            if not proposers:
-                prefix = _conversation(inputs[:answered], [i for i in facts.messages.system_inputs if i < answered])
-                proposers = [entry for entry in by_conversation.get(prefix, ()) if entry is not reader]
-            if len(proposers) != 1:
+            if answered not in calls_of:
+                calls_of[answered] = _calls_answered(reader, answered, by_input, by_conversation)
+            calls = calls_of[answered]
+            if calls is None:
                 continue
-            calls = [call.call_id for call in proposers[0].facts.proposals or () if call.call_id]
             if len(calls) == 1 and answering[answered] == 1:
                 found.setdefault(calls[0], ONLY_RESULT_EVIDENCE)
                 continue
@@ -187,3 +193,22 @@ def conversation_prefix_results(entries: list[SpanEntry]) -> None:
             facts = reader.facts = copy_facts(facts)  # the read facts may be kept for the run: never changed
             facts.consumed_call_ids.extend(new)
             facts.consumed_evidence.update(new)
+
+
+def _calls_answered(
+    reader: SpanEntry,
+    answered: int,
+    by_input: dict[tuple[str, ...], list[SpanEntry]],
+    by_conversation: dict[tuple[str, ...], list[SpanEntry]],
+) -> list[str] | None:
+    """Call ids of the one model call whose input is ``reader``'s input before message ``answered`` (else the same
+    conversation without system messages); ``None`` when no single call has it."""
+    facts = reader.facts
+    inputs = facts.messages.inputs
+    proposers = [entry for entry in by_input.get(tuple(inputs[:answered]), ()) if entry is not reader]
+    if not proposers:
+        prefix = _conversation(inputs[:answered], [i for i in facts.messages.system_inputs if i < answered])
+        proposers = [entry for entry in by_conversation.get(prefix, ()) if entry is not reader]
+    if len(proposers) != 1:
+        return None
+    return [call.call_id for call in proposers[0].facts.proposals or () if call.call_id]

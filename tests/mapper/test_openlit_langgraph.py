@@ -11,6 +11,7 @@ from typing import Any
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.mapping.build import map_trace
+from otel_mapper.mapping.messages import read_input_messages, result_text_digest
 from otel_mapper.model import Trajectory
 from processor.config import Config
 from processor.detectors.chain import DetectorChain
@@ -214,3 +215,14 @@ def test_results_with_the_same_text_are_not_guessed() -> None:
 
 def test_a_result_text_no_run_returned_joins_nothing() -> None:
     assert _depends_on(_parallel(("Sunny", "Rain"), ("Snow", "Hail")), 6) == {}
+
+
+def test_only_the_last_turn_s_results_are_read_again() -> None:
+    """Earlier turns' results were read by the call they were new to: a long run is not re-read on every call."""
+    value = [USER, EMPTY_TURN, _tool_message("Sunny"), EMPTY_TURN, _tool_message("Rain"), _tool_message("Snow")]
+    id_less: list[tuple[int, int, str]] = []
+    read_input_messages(value, id_less=id_less)
+    assert id_less == [(4, 3, result_text_digest("Rain")), (5, 3, result_text_digest("Snow"))]
+    id_less.clear()
+    read_input_messages([USER, _tool_message("Sunny")], id_less=id_less)  # answers no assistant turn
+    assert id_less == []
