@@ -141,6 +141,13 @@ MATRIX.update({
 MATRIX.update({
     "langfuse-langgraph": ("langfuse-langgraph", "apps.langfuse_langgraph_app", ALL_SCENARIOS),
 })
+# Frameworks S: LangGraph traced by LangSmith's OpenTelemetry export (the `langsmith` SDK in OTel-only mode:
+# LANGSMITH_TRACING + LANGSMITH_OTEL_ENABLED + LANGSMITH_OTEL_ONLY; LangChain's LangChainTracer posts each run to the
+# LangSmith client, whose tracing thread turns it into a `langsmith` span on the global (corpus) TracerProvider; no
+# LangSmith server; apps/langsmith_langgraph_app.py, the agents of apps/langgraph_app.py; NOTES-frameworks-s.md).
+MATRIX.update({
+    "langsmith-langgraph": ("langsmith-langgraph", "apps.langsmith_langgraph_app", ALL_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

@@ -17,13 +17,16 @@ Order and why:
 8. OpenAI Agents SDK (OTel contrib) -- ``agent_handoff`` / ``guardrail_check`` spans;
 9. Semantic Kernel -- its instrumentation scopes: GenAI spans whose tool names are plugin-qualified, and its
    ``AutoFunctionInvocationLoop`` span with no operation name;
-10. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
-11. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
+10. LangSmith -- its instrumentation scope ``langsmith`` (or ``langsmith.span.kind``): GenAI spans whose content is in
+    the legacy ``gen_ai.prompt`` / ``gen_ai.completion`` names as LangChain runs, with LangGraph run metadata;
+11. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
+12. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
     while a span of another instrumentation may carry Langfuse's (set by hand to type it in Langfuse): the other
     convention reads it;
-12. fallback.
+13. fallback.
 
-LangGraph has no spans of its own: its run metadata is read by the OpenInference, OpenLLMetry and Langfuse readers
+LangGraph has no spans of its own: its run metadata is read by the OpenInference, OpenLLMetry, LangSmith and Langfuse
+readers
 (:mod:`otel_mapper.mapping.readers.langgraph`).
 """
 
@@ -34,6 +37,7 @@ from otel_mapper.mapping.readers.adk import ADKReader
 from otel_mapper.mapping.readers.common import fill_error
 from otel_mapper.mapping.readers.genai import GenAIReader
 from otel_mapper.mapping.readers.langfuse import LangfuseReader
+from otel_mapper.mapping.readers.langsmith import LangSmithReader
 from otel_mapper.mapping.readers.mcp import MCPReader
 from otel_mapper.mapping.readers.mlflow import MLflowReader
 from otel_mapper.mapping.readers.openai_agents import OpenAIAgentsReader
@@ -49,6 +53,7 @@ __all__ = [
     "ADKReader",
     "FallbackReader",
     "GenAIReader",
+    "LangSmithReader",
     "LangfuseReader",
     "MCPReader",
     "MLflowReader",
@@ -88,6 +93,7 @@ def default_readers() -> tuple[ConventionReader, ...]:
         MCPReader(),
         OpenAIAgentsReader(),
         SemanticKernelReader(),
+        LangSmithReader(),
         GenAIReader(),
         LangfuseReader(),
         FallbackReader(),
