@@ -148,6 +148,13 @@ MATRIX.update({
 MATRIX.update({
     "langsmith-langgraph": ("langsmith-langgraph", "apps.langsmith_langgraph_app", ALL_SCENARIOS),
 })
+# Frameworks T: the OpenAI Agents SDK traced by Laminar (`lmnr`, OpenTelemetry-based: `Laminar.initialize(base_url=
+# "http://127.0.0.1", grpc_port=<capture server>)` with a dummy project API key; its own Agents SDK tracing processor mirrors
+# every SDK trace / span as a Laminar span, exported by Laminar's own OTLP/gRPC exporter, no Laminar backend;
+# apps/agents.py; NOTES-frameworks-t.md).
+MATRIX.update({
+    "laminar-openai-agents": ("laminar-openai-agents", "apps.agents", AGENTS_SCENARIOS),
+})
 
 
 def find_python311(explicit: str | None) -> str:

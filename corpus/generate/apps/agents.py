@@ -12,7 +12,9 @@ when the request is sent); tool bodies record the ToolContext's tool_call_id wit
 Tracing (`mlflow.openai.autolog()`) keeps its own TracerProvider and context: its spans are read from its tracing
 processor's map, the span of an HTTP request from the W3C `traceparent` header MLflow's OpenAI client patch puts on the
 request, and each `AgentRunner.run` span (MLflow's own, no SDK span) by a processor that runs ahead of MLflow's when the
-SDK's task span starts. Nothing is read back from the exported trace.
+SDK's task span starts. Laminar (`lmnr`, `Laminar.initialize`) registers its own Agents SDK tracing processor, which keeps
+each SDK trace's root span and in-flight spans in a per-trace map (`_traces[trace_id].root_span / .spans[span_id]`), read
+the same way. Nothing is read back from the exported trace.
 """
 from __future__ import annotations
 
@@ -70,6 +72,13 @@ KIND_MAPS = {
     "mlflow-openai-agents": {"__root__": "agent_invocation", "agent": "agent_invocation", "generation": "other",
                              "function": "tool_execution", "handoff": "handoff", "custom": "workflow_step",
                              "task": "workflow_step", "turn": "workflow_step", "guardrail": "guardrail"},
+    # Laminar: its Agents SDK processor opens one Laminar span per SDK trace (the root, named after the trace, `Agent
+    # workflow`, lmnr.span.type DEFAULT: a workflow step) and one per SDK span: generation -> LLM (the model call; it
+    # switches off its own OpenAI client instrumentation under every SDK span, so there is no second span per request),
+    # function / handoff -> TOOL, agent / task / turn / custom -> DEFAULT.
+    "laminar-openai-agents": {"__root__": "workflow_step", "agent": "agent_invocation", "generation": "model_call",
+                              "function": "tool_execution", "handoff": "handoff", "custom": "workflow_step",
+                              "task": "workflow_step", "turn": "workflow_step", "guardrail": "guardrail"},
 }
 
 
@@ -98,6 +107,17 @@ class TruthProcessor:
         if self.logfire:
             return self._logfire_otel_for(sdk_obj)
         for p in self._instrumentor_processors():
+            traces = getattr(p, "_traces", None)
+            if type(p).__name__ == "LaminarAgentsTraceProcessor" and isinstance(traces, dict):
+                # Laminar: _traces[trace_id] -> _TraceState(root_span, spans[span_id] -> _SpanEntry(lmnr_span)); a
+                # LaminarSpan wraps the OTel SDK span and answers get_span_context().
+                state = traces.get(sdk_obj.trace_id)
+                if state is None:
+                    continue
+                if key == "_root_spans":
+                    return state.root_span
+                entry = state.spans.get(sdk_obj.span_id)
+                return entry.lmnr_span if entry is not None else None
             m = getattr(p, key, None)
             if not isinstance(m, dict):
                 # MLflow: one map for traces (by trace id) and spans (by span id) of SpanWithToken(LiveSpan, token).
@@ -201,7 +221,7 @@ class AgentsAdapter:
         self.convention = {"openinference-openai-agents": "openinference",
                            "traceloop-openai-agents": "openllmetry", "openai-agents-v2": "otel-genai",
                            "openlit-openai-agents": "otel-genai", "logfire-openai-agents": "logfire",
-                           "mlflow-openai-agents": "mlflow"}[library]
+                           "mlflow-openai-agents": "mlflow", "laminar-openai-agents": "laminar"}[library]
         self.content = True
         self.truth_proc = TruthProcessor()
         self.runner_proc = RunnerSpanProcessor() if library == "mlflow-openai-agents" else None
@@ -273,6 +293,25 @@ class AgentsAdapter:
             from agents.tracing import get_trace_provider
             mlflow_procs = list(get_trace_provider()._multi_processor._processors)
             set_trace_processors([self.runner_proc, *mlflow_procs])
+        elif self.library == "laminar-openai-agents":
+            # Laminar exports through its own TracerProvider (set as the global one) with its LaminarSpanProcessor (a
+            # BatchSpanProcessor, max 64 spans a batch) and its OTLP/gRPC exporter (gzip, `authorization: Bearer <key>`)
+            # to f"{base_url}:{grpc_port}": here the capture server (http:// -> insecure channel). The project API key
+            # is a dummy: nothing checks it (no auth call; its HTTP client is built but used only by the browser
+            # instrumentations, not installed, and the LMNR_DEBUG replay cache, off). Its log exporter points at the
+            # same address (nothing logs). Every LMNR_* variable is cleared (LMNR_DEBUG, LMNR_SPAN_CONTEXT, ...).
+            # service.name is init_tracing's `app_name` default, sys.argv[0] as read when lmnr is imported (the module
+            # path of this app): set to the corpus service name before the import. Instruments at their default
+            # (all it finds installed: its Agents SDK processor, its OpenAI client instrumentation, the threading
+            # context patch); content capture at its default (on).
+            for k in [k for k in os.environ if k.startswith("LMNR_")]:
+                del os.environ[k]
+            sys.argv[0] = f"corpus-{self.library}"
+            set_trace_processors([])  # drop the SDK's default uploader to OpenAI
+            from lmnr import Laminar
+            host, port = endpoint.rsplit(":", 1)
+            Laminar.initialize(project_api_key="corpus-dummy-key", base_url=f"http://{host}", grpc_port=int(port),
+                               http_port=int(port))
         else:
             provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
             set_trace_processors([])  # drop the SDK's default uploader to OpenAI
@@ -290,6 +329,11 @@ class AgentsAdapter:
             import logfire
             logfire.force_flush()
             logfire.shutdown()
+            return
+        if self.library == "laminar-openai-agents":
+            from lmnr import Laminar
+            Laminar.flush()
+            Laminar.shutdown()
             return
         from opentelemetry import trace
         provider = trace.get_tracer_provider()
