@@ -21,7 +21,7 @@ from otel_mapper.mapping.spans import MAX_TEXT, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import openinference as oi
 
-__all__ = ["MAX_TOOL_MESSAGE", "tool_input_arguments", "tool_message_call_id"]
+__all__ = ["MAX_TOOL_MESSAGE", "chat_completions_calls", "tool_input_arguments", "tool_message_call_id"]
 
 MAX_TOOL_MESSAGE: Final = 64 * 1024
 """Longest tool output read for a call id (characters); a longer one is not parsed."""
@@ -56,3 +56,21 @@ def tool_input_arguments(raw: str) -> tuple[str | None, bool]:
             return arguments_text(literal), True
     text = parsed if isinstance(parsed, str) else raw
     return text[:MAX_TEXT], False
+
+
+def chat_completions_calls(*listed: Decoded) -> list[Decoded]:
+    """LangChain's tool calls (``{"name", "args", "id"}``; pass ``tool_calls`` then ``invalid_tool_calls``, the calls
+    whose arguments did not parse) as Chat Completions calls ``{"id", "function": {"name", "arguments"}}``, the shape
+    :func:`~otel_mapper.mapping.readers.common.fill_chat_completions` reads; a call already in that shape is kept."""
+    calls: list[Decoded] = []
+    for items in listed:
+        if not isinstance(items, list):
+            continue
+        for call in items:
+            if not isinstance(call, dict):
+                continue
+            if isinstance(call.get("function"), dict):
+                calls.append(call)
+            else:
+                calls.append({"id": call.get("id"), "function": {"name": call.get("name"), "arguments": call.get("args")}})
+    return calls

@@ -35,7 +35,12 @@ from otel_mapper.mapping.readers.common import (
     http_status_in,
 )
 from otel_mapper.mapping.readers.genai import read_tool_definitions
-from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, tool_input_arguments, tool_message_call_id
+from otel_mapper.mapping.readers.langchain_messages import (
+    MAX_TOOL_MESSAGE,
+    chat_completions_calls,
+    tool_input_arguments,
+    tool_message_call_id,
+)
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.spans import SpanView, parse_json_text
 from otel_mapper.model import TokenUsage
@@ -159,20 +164,11 @@ def _chat_messages(value: list[Decoded] | None) -> list[Decoded] | None:
     for item in value:
         if not isinstance(item, dict):
             continue
-        calls = item.get(lf.MESSAGE_TOOL_CALLS)
-        invalid = item.get(lf.MESSAGE_INVALID_TOOL_CALLS)
+        calls, invalid = item.get(lf.MESSAGE_TOOL_CALLS), item.get(lf.MESSAGE_INVALID_TOOL_CALLS)
         if isinstance(calls, list) or isinstance(invalid, list):
-            every = (calls if isinstance(calls, list) else []) + (invalid if isinstance(invalid, list) else [])
-            item = {**item, lf.MESSAGE_TOOL_CALLS: [_chat_call(call) for call in every if isinstance(call, dict)]}
+            item = {**item, lf.MESSAGE_TOOL_CALLS: chat_completions_calls(calls, invalid)}
         converted.append(item)
     return converted
-
-
-def _chat_call(call: dict[str, Decoded]) -> Decoded:
-    if isinstance(call.get(lf.CALL_FUNCTION), dict):
-        return call  # already a Chat Completions call
-    function: dict[str, Decoded] = {lf.CALL_NAME: call.get(lf.CALL_NAME), lf.CALL_ARGUMENTS: call.get(lf.CALL_ARGS)}
-    return {lf.CALL_ID: call.get(lf.CALL_ID), lf.CALL_FUNCTION: function}
 
 
 def _usage(value: Decoded) -> TokenUsage | None:

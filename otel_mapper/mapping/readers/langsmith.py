@@ -36,7 +36,11 @@ from otel_mapper.mapping.readers.common import (
     fill_handoff_target,
 )
 from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operation
-from otel_mapper.mapping.readers.langchain_messages import tool_input_arguments, tool_message_call_id
+from otel_mapper.mapping.readers.langchain_messages import (
+    chat_completions_calls,
+    tool_input_arguments,
+    tool_message_call_id,
+)
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
@@ -182,18 +186,9 @@ def _chat_message(value: Decoded) -> Decoded | None:
     call_id = body.get(ls.MESSAGE_TOOL_CALL_ID)
     if isinstance(call_id, str):
         message["tool_call_id"] = call_id
-    calls = [
-        call
-        for key in (ls.MESSAGE_TOOL_CALLS, ls.MESSAGE_INVALID_TOOL_CALLS)
-        if isinstance(listed := body.get(key), list)
-        for call in listed
-        if isinstance(call, dict)
-    ]
+    calls = chat_completions_calls(body.get(ls.MESSAGE_TOOL_CALLS), body.get(ls.MESSAGE_INVALID_TOOL_CALLS))
     if calls:
-        message["tool_calls"] = [
-            {"id": call.get(ls.CALL_ID), "function": {"name": call.get(ls.CALL_NAME), "arguments": call.get(ls.CALL_ARGS)}}
-            for call in calls
-        ]
+        message["tool_calls"] = calls
     return message
 
 
