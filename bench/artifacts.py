@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.fs_probe import probe  # noqa: E402
 from bench.pipeline_shapes import build_requests  # noqa: E402
 from otel_mapper.bundle.common import integrity_digest  # noqa: E402
 from otel_mapper.bundle.ledger import write_ledger  # noqa: E402
@@ -57,6 +58,7 @@ def main() -> None:
     parser.add_argument("--passes", type=int, default=5)
     args = parser.parse_args()
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
+    print(probe().line())
     results = [item for item in analysed_traces(args.traces) if item.trajectory is not None and item.diagnosis is not None]
     with tempfile.TemporaryDirectory() as temp:
         writer = artifact_writer(replace(Config(), output_dir=temp))

@@ -19,7 +19,9 @@ span and forwards it) and against ``serve`` with no config file beyond its endpo
 analysis workers: the defaults), both exporting to a sink in this process. Clients send as fast as they are
 answered (closed loop), retrying on UNAVAILABLE as an SDK does. A rate is delivered spans per second from the
 first span the sink receives to the last (so ``decision_wait``, a latency, is not read as throughput); CPU is the
-target's (with its worker processes) per delivered span. Not a test: it prints figures.
+target's (with its worker processes) per delivered span, its main process's part printed beside it. The spool and
+the artifacts live in a temporary directory (``TMPDIR``); the first lines print what creating a file costs there
+(``bench/fs_probe.py``), which depends on the machine's file system, not on ``serve``. Not a test: it prints figures.
 
     .venv/bin/python bench/pipeline_shapes.py --shape all --traces 4000
     .venv/bin/python bench/pipeline_shapes.py hop --listen 127.0.0.1:PORT --forward 127.0.0.1:PORT   # the hop alone
@@ -55,7 +57,8 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ScopeSpans, Span, Status
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.throughput import free_port, tree_cpu_seconds  # noqa: E402
+from bench.fs_probe import probe  # noqa: E402
+from bench.throughput import free_port, process_cpu_seconds, tree_cpu_seconds  # noqa: E402
 from processor.cli.demo_sink import CaptureSink  # noqa: E402
 from processor.config import Config  # noqa: E402
 from semconv import genai  # noqa: E402
@@ -253,12 +256,14 @@ async def one_run(
             await asyncio.get_running_loop().run_in_executor(None, ready.wait)
             started = time.perf_counter()
             cpu = tree_cpu_seconds(target.pid)
+            main_cpu = process_cpu_seconds(target.pid)
             first_at, first_count = await _first_delivery(sink, started + args.timeout)
             deadline = started + args.timeout
             while sink.span_count < expected and time.perf_counter() < deadline:
                 await asyncio.sleep(POLL_SECONDS)
             finished = time.perf_counter()
             cpu = tree_cpu_seconds(target.pid) - cpu
+            main_cpu = process_cpu_seconds(target.pid) - main_cpu
             for process in clients:
                 process.join()
             delivered = max(sink.span_count, 1)
@@ -271,7 +276,8 @@ async def one_run(
                 rate = (sink.span_count - first_count) / max(finished - first_at, POLL_SECONDS)
             else:  # most spans came in one release (a run shorter than decision_wait): the whole run's rate
                 rate = sink.span_count / (finished - started)
-            return {"rate": rate, "cpu_us": cpu / delivered * 1e6, "delivered": sink.span_count,
+            return {"rate": rate, "cpu_us": cpu / delivered * 1e6,
+                    "main_cpu_us": main_cpu / delivered * 1e6, "delivered": sink.span_count,
                     "elapsed": finished - started,
                     "expected": expected, "bundles": bundles, "short": float(short)}
         finally:
@@ -314,6 +320,7 @@ def main() -> None:
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
     setting = f"TUNED config, the default plus: {args.tuned.strip()!r}" if args.tuned else "default config"
     print(f"machine: {os.cpu_count()} cores; {args.traces} traces per shape, {args.clients} client processes; serve: {setting}")
+    print(probe().line())
     shapes = ["agent", "web", "mix", "overload"] if args.shape == "all" else [args.shape]
     best_agent = 0.0
     for shape in shapes:
@@ -342,7 +349,8 @@ def main() -> None:
         if shape == "agent":
             best_agent = max(r["rate"] for r in rates["serve"])
         print(f"{shape:6s}: hop {hop_rate:8.0f} spans/s ({statistics.median(r['cpu_us'] for r in rates['hop']):.0f} us CPU/span), "
-              f"serve {serve_rate:8.0f} spans/s ({statistics.median(r['cpu_us'] for r in rates['serve']):.0f} us CPU/span); "
+              f"serve {serve_rate:8.0f} spans/s ({statistics.median(r['cpu_us'] for r in rates['serve']):.0f} us CPU/span, "
+              f"main process {statistics.median(r['main_cpu_us'] for r in rates['serve']):.0f}); "
               f"serve / hop {serve_rate / hop_rate:.2f}; bundles written by serve {rates['serve'][-1]['bundles']:.0f}")
         if any(r["short"] for r in rates["serve"]):
             print(f"{shape:6s}: NOT A RATE: serve delivered for less than twice its decision_wait "

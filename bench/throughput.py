@@ -102,6 +102,12 @@ def _tree(root: int) -> dict[int, float]:
     return tree
 
 
+def process_cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by ``pid`` alone (0.0 once it is gone)."""
+    stat = _stat(pid)
+    return stat[1] if stat is not None else 0.0
+
+
 def tree_cpu_seconds(root: int) -> float:
     """CPU seconds used so far by ``root`` and its live descendants."""
     return sum(_tree(root).values())

@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.collector import add_collector_option, set_up_collector  # noqa: E402
+from bench.fs_probe import probe  # noqa: E402
 from bench.pipeline_shapes import build_requests  # noqa: E402
 from otel_mapper.otlp.held import HeldSpan  # noqa: E402
 from otel_mapper.otlp.salvage import decode_trace_request  # noqa: E402
@@ -84,6 +85,7 @@ def main() -> None:
     add_collector_option(parser)
     args = parser.parse_args()
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
+    print(probe().line())
     calls, spans = packed_calls(args.shape, args.traces, args.failing_percent, args.traces_per_call)
     with tempfile.TemporaryDirectory() as tmp:
         config = replace(Config(), output_dir=tmp)
