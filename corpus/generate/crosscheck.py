@@ -71,6 +71,24 @@ def _mlflow_kind(span, a):
             "GUARDRAIL": "guardrail"}.get(kind, "other")
 
 
+def _laminar_kind(span, a):
+    """Laminar (`lmnr`): spans typed only `lmnr.span.type` LLM / TOOL / DEFAULT. Its Agents SDK handoff is a TOOL span
+    `agents.handoff`; an agent is a DEFAULT span whose input is the agent's span data (`name`, `output_type`, ...);
+    every other DEFAULT span (root, task, turn, custom) is a step."""
+    kind = a["lmnr.span.type"]
+    if kind == "LLM":
+        return "model_call"
+    if kind == "TOOL":
+        return "handoff" if span["name"] == "agents.handoff" else "tool_execution"
+    try:
+        data = json.loads(a.get("lmnr.span.input") or "null")
+    except (TypeError, ValueError):
+        data = None
+    if isinstance(data, dict) and "name" in data and "output_type" in data and "openai.agents.task.name" not in a:
+        return "agent_invocation"
+    return "workflow_step" if kind == "DEFAULT" else "other"
+
+
 def _otel_langchain(a):
     """A span of the official OpenTelemetry LangChain instrumentation (GenAI conventions, no vendor keys)."""
     return a.get("gen_ai.operation.name") in ("invoke_agent", "execute_tool") and not any(
@@ -98,6 +116,8 @@ def classify(span, graph_runs=frozenset(), wrappers=frozenset()):
     a = _attrs(span)
     if "mlflow.spanType" in a:
         return _mlflow_kind(span, a)
+    if "lmnr.span.type" in a:
+        return _laminar_kind(span, a)
     if span["spanId"] in wrappers:
         return "workflow_step"  # the official LangChain instrumentation: a node run wrapping an agent graph
     if a.get("gen_ai.operation.name") == "execute_tool" and _otel_langchain(a) and a.get("gen_ai.tool.type") == "function" \

@@ -18,9 +18,10 @@ from otel_mapper.mapping.build import MappingResult, map_trace
 from otel_mapper.mapping.graph import CausalIndex
 from otel_mapper.model import Edge, Node, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope, split_request
-from semconv.trajectory import EdgeType
+from semconv.trajectory import EdgeType, NodeKind
 
 __all__ = [
+    "AGENTS_SDK_RUN_KINDS",
     "TRACE_ID",
     "categories",
     "edges_from",
@@ -39,6 +40,13 @@ __all__ = [
 ]
 
 TRACE_ID = bytes.fromhex("0af7651916cd43dd8448eb211c80319c")
+AGENTS_SDK_RUN_KINDS = {
+    1: NodeKind.WORKFLOW_STEP, 2: NodeKind.WORKFLOW_STEP, 3: NodeKind.AGENT_INVOCATION, 4: NodeKind.WORKFLOW_STEP,
+    5: NodeKind.MODEL_CALL, 6: NodeKind.TOOL_EXECUTION, 7: NodeKind.WORKFLOW_STEP, 8: NodeKind.MODEL_CALL,
+}
+"""Node kinds of one OpenAI Agents SDK ``Runner.run`` built as spans 1-8, as every instrumentation of the SDK nests
+them: the trace, the task, the agent, a turn with its generation and function span, a second turn with its
+generation."""
 BASE_TIME = 1_700_000_000_000_000_000
 
 

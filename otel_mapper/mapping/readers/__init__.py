@@ -19,11 +19,14 @@ Order and why:
    ``AutoFunctionInvocationLoop`` span with no operation name;
 10. LangSmith -- its instrumentation scope ``langsmith`` (or ``langsmith.span.kind``): GenAI spans whose content is in
     the legacy ``gen_ai.prompt`` / ``gen_ai.completion`` names as LangChain runs, with LangGraph run metadata;
-11. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
-12. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
+11. Laminar -- its instrumentation scope ``lmnr.tracer`` (or ``lmnr.span.type``): spans typed only ``LLM`` / ``TOOL`` /
+    ``DEFAULT``, the OpenAI Agents SDK's read from its span data; model calls carry GenAI attributes with content in
+    the provider's wire shape (Chat Completions messages in ``gen_ai.input.messages``);
+12. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
+13. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
     while a span of another instrumentation may carry Langfuse's (set by hand to type it in Langfuse): the other
     convention reads it;
-13. fallback.
+14. fallback.
 
 LangGraph has no spans of its own: its run metadata is read by the OpenInference, OpenLLMetry, LangSmith and Langfuse
 readers
@@ -36,6 +39,7 @@ from otel_mapper.mapping.facts import ConventionReader, SpanFacts
 from otel_mapper.mapping.readers.adk import ADKReader
 from otel_mapper.mapping.readers.common import fill_error
 from otel_mapper.mapping.readers.genai import GenAIReader
+from otel_mapper.mapping.readers.laminar import LaminarReader
 from otel_mapper.mapping.readers.langfuse import LangfuseReader
 from otel_mapper.mapping.readers.langsmith import LangSmithReader
 from otel_mapper.mapping.readers.mcp import MCPReader
@@ -53,6 +57,7 @@ __all__ = [
     "ADKReader",
     "FallbackReader",
     "GenAIReader",
+    "LaminarReader",
     "LangSmithReader",
     "LangfuseReader",
     "MCPReader",
@@ -94,6 +99,7 @@ def default_readers() -> tuple[ConventionReader, ...]:
         OpenAIAgentsReader(),
         SemanticKernelReader(),
         LangSmithReader(),
+        LaminarReader(),
         GenAIReader(),
         LangfuseReader(),
         FallbackReader(),

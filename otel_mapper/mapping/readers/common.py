@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from otel_mapper.mapping.facts import SpanFacts
 
 __all__ = [
+    "GUARDRAIL_TRIGGERED_ERROR",
     "ErrorFacts",
     "clean_name",
     "fill_chat_completions",
@@ -29,11 +30,17 @@ __all__ = [
     "fill_handoff_target",
     "has_genai",
     "http_status_in",
+    "json_content",
     "read_error",
     "read_usage",
 ]
 
 MAX_ERROR_MESSAGE: Final = 512
+GUARDRAIL_TRIGGERED_ERROR: Final = "guardrail_triggered"
+"""Error type of a guardrail whose tripwire fired: a failed check (AT-10.2a status), not a failed span."""
+MAX_CONTENT: Final = 4 * 1024 * 1024
+"""Longest content attribute (JSON text of messages, of a run's inputs or outputs) parsed, in characters; a longer
+one is read as not captured."""
 _HTTP_CODE = re.compile(r"\b(?:Error code|status(?: code)?|HTTP)[:= ]*([1-5]\d\d)\b", re.IGNORECASE)
 
 
@@ -143,6 +150,15 @@ def has_genai(view: SpanView) -> bool:
     """Whether the span also carries GenAI attributes worth reading (a few key lookups, no content decoded)."""
     attrs = view.attrs
     return not attrs.keys().isdisjoint(_GENAI_MARKERS)
+
+
+def json_content(view: SpanView, key: str, limit: int = MAX_CONTENT) -> Decoded:
+    """A content attribute parsed from its JSON text (also double-encoded); ``None`` when absent or longer than
+    ``limit`` characters (too long to read)."""
+    text = view.str_attr(key, limit=limit + 1)
+    if text is None or len(text) > limit:
+        return None
+    return parse_json_text(text)
 
 
 def clean_name(value: str | None) -> str | None:

@@ -134,8 +134,10 @@ class GenAIReader:
         return facts
 
 
-def fill_genai_facts(view: SpanView, facts: SpanFacts) -> None:
-    """Read every GenAI attribute present into ``facts`` (used by other readers whose spans also carry them)."""
+def fill_genai_facts(view: SpanView, facts: SpanFacts, *, content: bool = True) -> None:
+    """Read every GenAI attribute present into ``facts`` (used by other readers whose spans also carry them); with
+    ``content`` false, all but the message content, for a convention that writes the GenAI message keys in another
+    shape and reads them itself."""
     attrs = view.attrs
     _fill_identity(view, facts)
 
@@ -155,7 +157,8 @@ def fill_genai_facts(view: SpanView, facts: SpanFacts) -> None:
         if facts.handoff_to_agent is None and view.has(openlit.AGENT_SOURCE):
             facts.handoff_to_agent, facts.agent_name = facts.agent_name, None  # the receiving agent, not this span's
 
-    _fill_messages(view, attrs, facts)
+    if content:
+        _fill_messages(view, attrs, facts)
     if genai.TOOL_DEFINITIONS in attrs:
         facts.tool_definitions, facts.tool_definition_digests = read_tool_definitions(view.json_attr(genai.TOOL_DEFINITIONS))
     elif facts.kind is _AGENT_INVOCATION and strands.AGENT_TOOLS in attrs:

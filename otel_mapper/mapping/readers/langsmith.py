@@ -34,6 +34,7 @@ from otel_mapper.mapping.readers.common import (
     fill_chat_completions,
     fill_error,
     fill_handoff_target,
+    json_content,
 )
 from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operation
 from otel_mapper.mapping.readers.langchain_messages import (
@@ -42,7 +43,7 @@ from otel_mapper.mapping.readers.langchain_messages import (
     tool_message_call_id,
 )
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
-from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, SpanView, parse_json_text
+from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, SpanView
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai, langgraph
 from semconv import langsmith as ls
@@ -51,8 +52,6 @@ from semconv.trajectory import NodeKind
 __all__ = ["CONVENTION", "LangSmithReader"]
 
 CONVENTION: Final = "langsmith"
-MAX_CONTENT: Final = 4 * 1024 * 1024
-"""Longest ``gen_ai.prompt`` / ``gen_ai.completion`` text parsed (characters); a longer one is read as not captured."""
 MAX_MESSAGES: Final = 10_000
 """Messages (and generations) looked at per span."""
 _AGENT_NAME_MARK: Final = "agent"
@@ -106,14 +105,6 @@ def _kind(view: SpanView) -> NodeKind:
     return kind
 
 
-def _content(view: SpanView, key: str) -> Decoded:
-    """One content attribute parsed from its JSON text; ``None`` when absent or too long to read."""
-    text = view.str_attr(key, limit=MAX_CONTENT + 1)
-    if text is None or len(text) > MAX_CONTENT:
-        return None
-    return parse_json_text(text)
-
-
 def _metadata(view: SpanView, key: str, limit: int = MAX_NAME) -> str | None:
     return view.str_attr(f"{ls.METADATA_PREFIX}{key}", limit=limit)
 
@@ -121,8 +112,8 @@ def _metadata(view: SpanView, key: str, limit: int = MAX_NAME) -> str | None:
 def _read_model_call(view: SpanView, facts: SpanFacts) -> None:
     facts.provider = clean_name(_metadata(view, ls.METADATA_PROVIDER))
     facts.model = clean_name(_metadata(view, ls.METADATA_MODEL_NAME))
-    inputs = _input_messages(_content(view, ls.PROMPT))
-    completion = _content(view, ls.COMPLETION)
+    inputs = _input_messages(json_content(view, ls.PROMPT))
+    completion = json_content(view, ls.COMPLETION)
     outputs: list[Decoded] | None = None
     if isinstance(completion, dict):
         outputs = _read_result(completion, facts)
@@ -198,7 +189,7 @@ def _read_tool(view: SpanView, facts: SpanFacts) -> None:
     if raw is not None and len(raw) <= MAX_TEXT:
         facts.arguments, facts.arguments_json = tool_input_arguments(raw)
         facts.arguments_visible = facts.arguments is not None
-    output = _content(view, ls.COMPLETION)
+    output = json_content(view, ls.COMPLETION)
     result = output.get(ls.TOOL_OUTPUT) if isinstance(output, dict) else None
     facts.result_visible = isinstance(output, dict) and ls.TOOL_OUTPUT in output
     if not view.has(genai.TOOL_CALL_ID) and result is not None:

@@ -24,7 +24,7 @@ from typing import Final
 
 from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.messages import arguments_text
-from otel_mapper.mapping.readers.common import clean_name, fill_chat_completions, fill_error
+from otel_mapper.mapping.readers.common import GUARDRAIL_TRIGGERED_ERROR, clean_name, fill_chat_completions, fill_error
 from otel_mapper.mapping.readers.genai import fill_genai_facts
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView
 from otel_mapper.otlp.anyvalue import Decoded
@@ -83,7 +83,7 @@ def read_logfire_agents_span(view: SpanView) -> SpanFacts:
         facts.handoff_from_agent = clean_name(view.str_attr(pa.LOGFIRE_AGENTS_FROM_AGENT))
         facts.handoff_to_agent = clean_name(view.str_attr(pa.LOGFIRE_AGENTS_TO_AGENT))
     elif kind is NodeKind.GUARDRAIL and view.bool_attr(pa.LOGFIRE_AGENTS_TRIGGERED):
-        facts.error_type = "guardrail_triggered"  # a tripped guardrail is a failed check, not a failed span
+        facts.error_type = GUARDRAIL_TRIGGERED_ERROR
     _fill_sdk_error(view, facts)
     fill_error(view, facts)
     level = view.int_attr(pa.LEVEL_NUM)

@@ -18,7 +18,7 @@ from typing import ClassVar, Final
 
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.messages import arguments_text, message_digest, parts_message, text_part, tool_call_part
-from otel_mapper.mapping.readers.common import clean_name
+from otel_mapper.mapping.readers.common import GUARDRAIL_TRIGGERED_ERROR, clean_name
 from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operation
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView
 from otel_mapper.otlp.anyvalue import Decoded
@@ -69,8 +69,7 @@ class OpenAIAgentsReader:
         if kind is NodeKind.HANDOFF and facts.handoff_to_agent and not facts.tool_name:
             facts.tool_name = handoff_tool_name(facts.handoff_to_agent)
         if kind is NodeKind.GUARDRAIL and view.bool_attr(oa.GUARDRAIL_TRIGGERED):
-            # A tripped guardrail is a failed check (AT-10.2a status), not a failed span.
-            facts.error_type = facts.error_type or "guardrail_triggered"
+            facts.error_type = facts.error_type or GUARDRAIL_TRIGGERED_ERROR
         if kind is NodeKind.MODEL_CALL and facts.proposals == [] and genai.OUTPUT_MESSAGES in view.attrs:
             _recover_repr_tool_calls(view.json_attr(genai.OUTPUT_MESSAGES), facts)
         return facts
