@@ -1,5 +1,5 @@
 """OpenLIT's own names beside the GenAI ones (``openlit`` 1.45, ``openlit/semcov/__init__.py`` and
-``openlit/instrumentation/openai_agents/utils.py``).
+``openlit/instrumentation/openai_agents/utils.py``, ``openlit/instrumentation/crewai/``).
 
 OpenLIT writes GenAI semantic-convention spans; for the OpenAI Agents SDK it records a handoff as an
 ``invoke_agent <target>`` span (the SDK's handoff span type mapped to ``invoke_agent``) whose ``gen_ai.agent.name``
@@ -16,6 +16,13 @@ AGENT_SOURCE: Final = "gen_ai.agent.source"
 """On a handoff's ``invoke_agent`` span: the name of the agent that hands the run over (OpenLIT's
 ``SemanticConvention.GEN_AI_AGENT_SOURCE``; not a GenAI semantic-convention attribute)."""
 
+CREWAI_SCOPE: Final = "openlit.instrumentation.crewai"
+"""Instrumentation scope of OpenLIT's CrewAI wrappers (``instrumentation/crewai``): ``invoke_workflow <crew>``
+(``Crew.kickoff``), ``invoke_agent <role>`` (``Task._execute_core``), ``execute_tool <tool>`` (``BaseTool.run``),
+``invoke_workflow <flow class>`` (``Flow.kickoff``; CrewAI's agent executor is a Flow), ``invoke_agent <method>``
+(``Flow._execute_method``), ``create_agent <role>`` (``Crew.__init__``). Span names are ``<operation> <entity>``; the
+attributes are written only when the wrapped call returns, so a failed call's span has its name, status and
+``error.type`` alone (see :mod:`otel_mapper.mapping.readers.openlit_crewai`)."""
 LANGCHAIN_SCOPE: Final = "openlit.instrumentation.langchain"
 """Instrumentation scope of the spans of OpenLIT's LangChain callback handler."""
 LANGGRAPH_SCOPE: Final = "openlit.instrumentation.langgraph"

@@ -156,6 +156,12 @@ MATRIX.update({
     "laminar-openai-agents": ("laminar-openai-agents", "apps.agents", AGENTS_SCENARIOS),
 })
 
+# Frameworks U: CrewAI traced by OpenLIT (`openlit.init`: its CrewAI instrumentor (Crew / Task / BaseTool / Flow wrappers)
+# + its OpenAI client instrumentation; apps/openlit_crewai_app.py, the crew of apps/crewai_app.py; NOTES-frameworks-u.md).
+# Own venv: crewai and openlit both need openai<3.
+MATRIX.update({
+    "openlit-crewai": ("openlit-crewai", "apps.openlit_crewai_app", ALL_SCENARIOS),
+})
 
 def find_python311(explicit: str | None) -> str:
     for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:

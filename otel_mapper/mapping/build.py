@@ -43,6 +43,7 @@ from otel_mapper.mapping.nodes import (
     proposal_nodes,
     trajectory_bindings,
 )
+from otel_mapper.mapping.openlit_crews import settle_openlit_crews
 from otel_mapper.mapping.openlit_graph import settle_openlit_graphs
 from otel_mapper.mapping.prefix import conversation_prefix_proposals, conversation_prefix_results
 from otel_mapper.mapping.readers import default_readers
@@ -165,6 +166,7 @@ def map_trace(
     settle_graph_agent_runs(entries)
     settle_graph_streams(entries, by_span_id, notes)
     settle_openlit_graphs(entries, by_span_id, notes)
+    settle_openlit_crews(entries, by_span_id)
     settle_anonymous_agents(entries, by_span_id)
     settle_escaped_exceptions(entries, by_span_id)
     settle_transfer_tools(entries)

@@ -41,7 +41,7 @@ from otel_mapper.model import Declaration
 from semconv import langgraph, openlit
 from semconv.genai import Operation
 
-__all__ = ["settle_openlit_graphs"]
+__all__ = ["settle_idle_agents", "settle_openlit_graphs"]
 
 _GRAPH_PREFIX = Operation.INVOKE_WORKFLOW.value + " "
 
@@ -58,7 +58,7 @@ def settle_openlit_graphs(entries: list[SpanEntry], by_span_id: dict[str, SpanEn
     follow_merged(entries, moved)
     for entry in node_runs:
         _make_step(entry)
-    _settle_name_typed_runs(entries, by_span_id, [run for run in runs if run.facts.kind is _AGENT_INVOCATION])
+    settle_idle_agents(entries, by_span_id, [run for run in runs if run.facts.kind is _AGENT_INVOCATION])
     if graph_merges:
         notes.append(merged_declaration("a LangGraph graph's span and the LangChain run of that graph were read as one run", graph_merges))
     if len(moved) > graph_merges:
@@ -171,8 +171,10 @@ def _pair_node_wrappers(
     return node_runs
 
 
-def _settle_name_typed_runs(entries: list[SpanEntry], by_span_id: dict[str, SpanEntry], runs: list[SpanEntry]) -> None:
-    """Step 3: runs typed ``invoke_agent`` for their name that are nobody's nearest agent become steps."""
+def settle_idle_agents(entries: list[SpanEntry], by_span_id: dict[str, SpanEntry], runs: list[SpanEntry]) -> None:
+    """Step 3: ``runs`` (agent invocations typed so by an instrumentation's naming) that are nobody's nearest agent,
+    for no model call, tool run or handoff, become steps (also OpenLIT's CrewAI flow methods,
+    :mod:`otel_mapper.mapping.openlit_crews`)."""
     if not runs:
         return
     working: set[str] = set()

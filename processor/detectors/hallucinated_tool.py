@@ -5,25 +5,32 @@ causal parent), else of its agent invocation (agents that list their tools, e.g.
 An execution with no proposal in the trajectory is checked against every model call of its agent invocation: when
 all of them declared their tools and none declared this one, no model there could legitimately have proposed it.
 Names are compared as written, then in function style (CrewAI's ``Delegate work to coworker`` is the model's
-``delegate_work_to_coworker``). When no definitions were captured, the runtime's own rejection decides: a span
-whose error, result or recovery event says the tool does not exist (``Node.unknown_tools``). A call that ran as an
-agent invocation (a smolagents managed agent, called as a tool) is a delegation, and so is one that ran as a handoff. Without either the call
-is not decidable, and neither is a model call whose output was not captured (its proposals are invisible): one
-``indeterminate`` verifier result says why, never a finding. A proposal and its execution are reported once, on
-the execution.
+``delegate_work_to_coworker``). An agent's own list names the tools it was built with, for its own model calls: a
+model call or tool run inside one of that agent's tool executions (CrewAI's coworker runs inside ``Delegate work to
+coworker``, with no agent span of its own) is not judged by it, and neither is a runtime's own handoff tool
+(:mod:`semconv.handoff_tools`) that the runtime ran, which it offers beside that list. When no definitions were
+captured, the runtime's own rejection decides: a span whose error, result or recovery event says the tool does not
+exist (``Node.unknown_tools``). A call that ran as an agent invocation (a smolagents managed agent, called as a tool)
+is a delegation, and so is one that ran as a handoff. Without either the call is not decidable, and neither is a model
+call whose output was not captured (its proposals are invisible): one ``indeterminate`` verifier result says why,
+never a finding. A proposal and its execution are reported once, on the execution.
 """
 
 from __future__ import annotations
 
 from otel_mapper.diagnosis import Finding
+from otel_mapper.mapping.edges import is_containment
 from otel_mapper.mapping.tool_names import function_style
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext, DetectorReport
+from semconv.handoff_tools import HANDOFF_TOOL_TARGETS
 from semconv.trajectory import DeclarationCategory, FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
 
 _DELEGATIONS = frozenset({NodeKind.AGENT_INVOCATION, NodeKind.HANDOFF})
 _OUTPUT_NOT_CAPTURED = "not_captured"
 """Qualifier of the mapping's declaration that model output (and so the proposals in it) was not recorded."""
+MAX_DELEGATED = 100_000
+"""Nodes looked at below tool executions when finding the work run inside them."""
 
 
 def _parent_of_kind(context: DetectorContext, trajectory: Trajectory, node: Node, kind: NodeKind) -> Node | None:
@@ -42,7 +49,8 @@ class HallucinatedToolDetector:
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> DetectorReport:
         findings: list[Finding] = []
         undecided = 0
-        declared_by_invocation = self._declared_by_invocation(trajectory, context)
+        declared_by_invocation = self._declared_by_invocation(context)
+        delegated = _delegated_work(trajectory, context)
         rejected = self._rejections(context)
         reported_proposals: set[str] = set()
         for execution in context.of_kind(NodeKind.TOOL_EXECUTION):
@@ -56,10 +64,13 @@ class HallucinatedToolDetector:
                 declared = model.tool_definitions if model is not None else None
                 where = f"model call {model.id}" if model is not None else "its model call"
                 if declared is None:
-                    declared = _agent_tools(trajectory, execution)
+                    declared = _agent_tools(trajectory, execution, model or execution, delegated)
                     where = f"agent invocation {execution.invocation}"
             else:
-                declared = declared_by_invocation.get(execution.invocation or "")
+                key = execution.invocation or ""
+                declared = declared_by_invocation.get(key)
+                if declared is None and key in declared_by_invocation:  # a model call there captured no definitions
+                    declared = _agent_tools(trajectory, execution, execution, delegated)
                 where = "any model call of its agent invocation"
             if declared is None:
                 witness = _rejection_of(rejected, execution)
@@ -77,7 +88,7 @@ class HallucinatedToolDetector:
             declared = model.tool_definitions if model is not None else None
             where = f"model call {model.id}" if model else "its model call"
             if declared is None:
-                declared = _agent_tools(trajectory, proposal)
+                declared = _agent_tools(trajectory, proposal, model or proposal, delegated)
                 where = f"agent invocation {proposal.invocation}"
             if declared is None:
                 witness = _rejection_of(rejected, proposal)
@@ -125,9 +136,9 @@ class HallucinatedToolDetector:
         )
 
     @staticmethod
-    def _declared_by_invocation(trajectory: Trajectory, context: DetectorContext) -> dict[str, tuple[str, ...] | None]:
-        """Invocation -> union of declared tools, or ``None`` when any of its model calls did not capture them (then
-        the tools the agent itself lists, if it does)."""
+    def _declared_by_invocation(context: DetectorContext) -> dict[str, tuple[str, ...] | None]:
+        """Invocation -> union of the tools declared to its model calls, or ``None`` when any of them did not capture
+        them."""
         declared: dict[str, set[str] | None] = {}
         for model in context.of_kind(NodeKind.MODEL_CALL):
             context.check_budget()
@@ -138,14 +149,7 @@ class HallucinatedToolDetector:
                 declared[key] = set(model.tool_definitions)
             elif (known := declared[key]) is not None:
                 known.update(model.tool_definitions)
-        result: dict[str, tuple[str, ...] | None] = {}
-        for key, value in declared.items():
-            if value is None:
-                agent = trajectory.node(key) if key else None
-                result[key] = agent.tool_definitions if agent is not None else None
-            else:
-                result[key] = tuple(sorted(value))
-        return result
+        return {key: None if value is None else tuple(sorted(value)) for key, value in declared.items()}
 
     @staticmethod
     def _finding(node: Node, where: str, declared: tuple[str, ...], severity: Severity, verb: str) -> Finding:
@@ -172,10 +176,46 @@ def _declares(declared: tuple[str, ...], name: str) -> bool:
     return name in declared or function_style(name) in {function_style(item) for item in declared}
 
 
-def _agent_tools(trajectory: Trajectory, node: Node) -> tuple[str, ...] | None:
-    """Tools the node's agent invocation lists (``None``: not recorded)."""
-    agent = trajectory.node(node.invocation) if node.invocation else None
-    return agent.tool_definitions if agent is not None else None
+def _agent_tools(trajectory: Trajectory, node: Node, placed: Node, delegated: frozenset[str]) -> tuple[str, ...] | None:
+    """Tools the node's agent invocation lists (``None``: not recorded, or not the agent's to declare: ``placed``, the
+    model call or tool run the node stands for, runs inside one of the agent's tool executions). A handoff tool the
+    runtime ran is its own offer, beside the list."""
+    agent = trajectory.node(node.invocation) if node.invocation and placed.id not in delegated else None
+    listed = agent.tool_definitions if agent is not None else None
+    handoff_tool = _ran_handoff_tool(node)
+    if listed is not None and handoff_tool is not None:
+        return (*listed, handoff_tool)
+    return listed
+
+
+def _ran_handoff_tool(node: Node) -> str | None:
+    """The name of the runtime's own handoff tool this node ran, if it is one that ran (:mod:`semconv.handoff_tools`)."""
+    name = node.tool_name
+    ran = node.kind is NodeKind.TOOL_EXECUTION and node.status is NodeStatus.COMMITTED
+    return name if ran and name and function_style(name) in HANDOFF_TOOL_TARGETS else None
+
+
+def _delegated_work(trajectory: Trajectory, context: DetectorContext) -> frozenset[str]:
+    """Nodes that run inside a tool execution of their own agent invocation (no agent invocation between them and
+    the tool's): work the tool delegated, not the agent's own calls."""
+    executions = context.of_kind(NodeKind.TOOL_EXECUTION)
+    if not executions:
+        return frozenset()
+    children: dict[str, list[str]] = {}
+    for edge in trajectory.edges:
+        if is_containment(edge):
+            children.setdefault(edge.to_node, []).append(edge.from_node)
+    found: set[str] = set()
+    for execution in executions:
+        stack = list(children.get(execution.id, ()))
+        while stack and len(found) < MAX_DELEGATED:
+            context.check_budget()
+            node = trajectory.node(stack.pop())
+            if node is None or node.id in found or node.invocation != execution.invocation:
+                continue  # seen, or inside an agent invocation of its own
+            found.add(node.id)
+            stack.extend(children.get(node.id, ()))
+    return frozenset(found)
 
 
 def _rejection_of(rejected: dict[str, dict[str, str]], node: Node) -> str | None:

@@ -19,6 +19,8 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +50,25 @@ class CrewAIAdapter:
     def shutdown(self):
         self.provider.force_flush()
         self.provider.shutdown()
+
+
+@contextmanager
+def crewai_home(**extra_env: str) -> Iterator[str]:
+    """CrewAI's telemetry off and its HOME / CREWAI_STORAGE_DIR / XDG_DATA_HOME in a temporary folder, removed on exit
+    (OTEL_SDK_DISABLED is not set: we export our own spans). ``extra_env`` adds variables of an instrumentation."""
+    home = tempfile.mkdtemp(prefix="corpus-crewai-")
+    os.environ.update(
+        HOME=home,
+        CREWAI_STORAGE_DIR=os.path.join(home, "storage"),
+        CREWAI_DISABLE_TELEMETRY="true",
+        CREWAI_TRACING_ENABLED="false",
+        XDG_DATA_HOME=os.path.join(home, "data"),
+        **extra_env,
+    )
+    try:
+        yield home
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def start_role(scenario: str) -> str:
@@ -217,15 +238,7 @@ def main() -> int:
     ap.add_argument("--scenario", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    home = tempfile.mkdtemp(prefix="corpus-crewai-")
-    os.environ.update(
-        HOME=home,
-        CREWAI_STORAGE_DIR=os.path.join(home, "storage"),
-        CREWAI_DISABLE_TELEMETRY="true",
-        CREWAI_TRACING_ENABLED="false",
-        XDG_DATA_HOME=os.path.join(home, "data"),
-    )
-    try:
+    with crewai_home():
         adapter = CrewAIAdapter()
         meta = {
             "library": adapter.library,
@@ -235,8 +248,6 @@ def main() -> int:
         }
         family = ("crewai" if a.scenario == "handoff" else "raw") + "+retry_once"
         return run_one(meta, adapter, run_crewai, Path(a.out), family=family)
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
 
 
 if __name__ == "__main__":

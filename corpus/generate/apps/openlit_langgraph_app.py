@@ -26,14 +26,12 @@ it (no exporter of its own).
 
 from __future__ import annotations
 
-import json
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpusgen.harness import otlp_sdk_pipeline, run_one  # noqa: E402
+from corpusgen.harness import init_openlit_local, otlp_sdk_pipeline, run_one  # noqa: E402
 
 from apps.langgraph_app import run_langgraph  # noqa: E402
 
@@ -47,13 +45,9 @@ class OpenlitLangGraphAdapter:
 
     def setup(self, endpoint):
         import langchain_core.callbacks.manager
-        import openlit
 
         self.provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
-        self._pricing = Path(tempfile.mkdtemp()) / "pricing.json"
-        self._pricing.write_text(json.dumps({"chat": {}, "embeddings": {}}))
-        openlit.init(service_name=f"corpus-{self.library}", environment="corpus",
-                     pricing_json=str(self._pricing), disable_metrics=True, disable_events=True)
+        self._pricing = init_openlit_local(f"corpus-{self.library}")
         init = langchain_core.callbacks.manager.BaseCallbackManager.__init__
         wrapper = getattr(init, "_self_wrapper", None)
         if wrapper is None or not hasattr(wrapper, "get_handler"):

@@ -21,10 +21,7 @@ proposing model span).
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -32,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from corpusgen.harness import app_main, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.truth import Truth  # noqa: E402
 
-from apps.crewai_app import delegation_call, kickoff_crew, start_role  # noqa: E402
+from apps.crewai_app import crewai_home, delegation_call, kickoff_crew, start_role  # noqa: E402
 
 LIBRARY = "traceloop-crewai"
 
@@ -95,22 +92,11 @@ def run_traceloop_crewai(adapter: TraceloopCrewAIAdapter, scenario: str, base_ur
 
 
 def main() -> int:
-    home = tempfile.mkdtemp(prefix="corpus-crewai-")
-    os.environ.update(
-        HOME=home,
-        CREWAI_STORAGE_DIR=os.path.join(home, "storage"),
-        CREWAI_DISABLE_TELEMETRY="true",
-        CREWAI_TRACING_ENABLED="false",
-        XDG_DATA_HOME=os.path.join(home, "data"),
-        # The instrumentor's token and duration histograms go to the global MeterProvider (none is set: no-op).
-        TRACELOOP_METRICS_ENABLED="false",
-    )
-    try:
+    # The instrumentor's token and duration histograms go to the global MeterProvider (none is set: no-op).
+    with crewai_home(TRACELOOP_METRICS_ENABLED="false"):
         return app_main(
             TraceloopCrewAIAdapter(), run_traceloop_crewai, family="raw+retry_once", handoff_family="crewai+retry_once"
         )
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ from otel_mapper.mapping.members import (
 from otel_mapper.mapping.messages import arguments_text, read_input_messages, read_output_messages, result_text_digest
 from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, read_usage
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
+from otel_mapper.mapping.readers.openlit_crewai import is_openlit_crewai, named_operation, read_named_entity
 from otel_mapper.mapping.readers.openlit_langchain import is_openlit_langchain, read_openlit_langchain_tool
 from otel_mapper.mapping.readers.span_events import has_message_events, read_event_content
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, SpanView
@@ -99,7 +100,9 @@ class GenAIReader:
         {genai.OPERATION_NAME, genai.PROVIDER_NAME, genai.SYSTEM, genai.REQUEST_MODEL, genai.WORKFLOW_NAME}
     )
     """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
-    marker_scopes: ClassVar[frozenset[str]] = frozenset()
+    marker_scopes: ClassVar[frozenset[str]] = frozenset({openlit.CREWAI_SCOPE})
+    """OpenLIT's CrewAI spans of a call that raised carry no GenAI attribute
+    (:mod:`otel_mapper.mapping.readers.openlit_crewai`)."""
 
     def claims(self, view: SpanView) -> bool:
         attrs = view.attrs
@@ -109,10 +112,11 @@ class GenAIReader:
             or genai.SYSTEM in attrs
             or genai.REQUEST_MODEL in attrs
             or genai.WORKFLOW_NAME in attrs
+            or is_openlit_crewai(view)
         )
 
     def classify(self, view: SpanView) -> NodeKind:
-        operation = view.str_attr(genai.OPERATION_NAME)
+        operation = view.str_attr(genai.OPERATION_NAME) or named_operation(view)
         if operation:
             kind = kind_of_operation(operation)
             if kind is _TOOL_EXECUTION and view.has(genai.TRANSFER_TARGET_NAME):
@@ -131,6 +135,7 @@ class GenAIReader:
         kind = self.classify(view)
         facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
         fill_genai_facts(view, facts)
+        read_named_entity(view, facts)
         return facts
 
 
