@@ -71,6 +71,12 @@ MESSAGE_TOOL_CALLS: Final = "message.tool_calls"
 TOOL_CALL_ID_SUFFIX: Final = "tool_call.id"
 TOOL_CALL_NAME_SUFFIX: Final = "tool_call.function.name"
 TOOL_CALL_ARGUMENTS_SUFFIX: Final = "tool_call.function.arguments"
+MESSAGE_FUNCTION_RESULT_PREFIX: Final = "function."
+"""Tool results of one message as JSON objects, ``llm.input_messages.N.function.K`` = ``{"name", "content", "call_id",
+"is_error"}``: AutoGen's ``FunctionExecutionResultMessage`` under ``openinference-instrumentation-autogen-agentchat``
+0.1.22 (``_llm_messages_attributes``; the message's role is ``function``, and it has no ``message.tool_call_id``)."""
+FUNCTION_RESULT_CALL_ID: Final = "call_id"
+FUNCTION_RESULT_CONTENT: Final = "content"
 
 TOOL_NAME: Final = "tool.name"
 TOOL_ID: Final = "tool.id"

@@ -155,6 +155,13 @@ MATRIX.update({
 MATRIX.update({
     "laminar-openai-agents": ("laminar-openai-agents", "apps.agents", AGENTS_SCENARIOS),
 })
+# Frameworks V: AutoGen AgentChat traced by OpenInference's AutoGen AgentChat instrumentor (its AGENT / TOOL / CHAIN
+# spans and an LLM span around AutoGen's OpenAI client, beside autogen-core's own GenAI spans;
+# apps/openinference_autogen_app.py, the agents of apps/autogen_app.py; NOTES-frameworks-v.md).
+MATRIX.update({
+    "openinference-autogen-agentchat": ("openinference-autogen-agentchat", "apps.openinference_autogen_app",
+                                        ALL_SCENARIOS),
+})
 
 # Frameworks U: CrewAI traced by OpenLIT (`openlit.init`: its CrewAI instrumentor (Crew / Task / BaseTool / Flow wrappers)
 # + its OpenAI client instrumentation; apps/openlit_crewai_app.py, the crew of apps/crewai_app.py; NOTES-frameworks-u.md).

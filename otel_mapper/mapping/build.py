@@ -36,6 +36,7 @@ from otel_mapper.mapping.facts import ConventionReader
 from otel_mapper.mapping.graph import CausalIndex, seed_causal_index
 from otel_mapper.mapping.graph_runs import settle_graph_agent_runs
 from otel_mapper.mapping.graph_streams import settle_graph_streams
+from otel_mapper.mapping.nested_runs import merge_nested_runs
 from otel_mapper.mapping.nodes import (
     add_references,
     assign_invocations,
@@ -162,6 +163,7 @@ def map_trace(
         else ()
     )
     merge_double_instrumentation(entries, by_span_id, notes)
+    merge_nested_runs(entries, notes)
     inherit_step_call_ids(entries)
     settle_graph_agent_runs(entries)
     settle_graph_streams(entries, by_span_id, notes)

@@ -39,8 +39,16 @@ from otel_mapper.mapping.readers.openinference_frameworks import (
     smolagents_replayed_ids,
     smolagents_response_id,
 )
-from otel_mapper.mapping.readers.openinference_messages import FlatMessage, calls_of, group_messages, message_digest_of
+from otel_mapper.mapping.readers.openinference_messages import (
+    MAX_TOOLS,
+    FlatMessage,
+    calls_of,
+    group_messages,
+    message_digest_of,
+    results_of,
+)
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
+from otel_mapper.otlp.anyvalue import Decoded
 from semconv import adk, genai, haystack, langgraph, llama_index, smolagents
 from semconv import openinference as oi
 from semconv.trajectory import NodeKind
@@ -169,13 +177,16 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
     if inputs is not None:
         facts.input_content_captured = True
         last_calls: tuple[int, FlatMessage] | None = None
-        results: list[tuple[int, str, str | None]] = []
+        results: list[tuple[int, str, Decoded]] = []
         ordered = [inputs[index] for index in sorted(inputs)]
         for position, message in enumerate(ordered):
             call_id = clean_name(message.fields.get(oi.MESSAGE_TOOL_CALL_ID)) or smolagents_response_id(message)
             if call_id:
                 facts.consumed_call_ids.append(call_id)
                 results.append((position, call_id, message.fields.get(oi.MESSAGE_CONTENT)))
+            for result_id, content in results_of(message):
+                facts.consumed_call_ids.append(result_id)
+                results.append((position, result_id, content))
             answered = position + 1 < len(ordered) and ordered[position + 1].fields.get(oi.MESSAGE_ROLE) == smolagents.ROLE_TOOL_RESPONSE
             if answered:
                 facts.consumed_call_ids.extend(smolagents_replayed_ids(message))
@@ -193,7 +204,8 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
             facts.input_tool_calls.extend((position, call) for call in calls_of(message))
     if tools:
         names: list[str] = []
-        for schema_text in tools:
+        for position in sorted(tools):
+            schema_text = tools[position]
             schema = parse_json_text(schema_text)
             if not isinstance(schema, dict):
                 continue
@@ -202,10 +214,20 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
             if tool:
                 names.append(tool)
                 facts.tool_definition_digests[tool] = digest(schema)
-        facts.tool_definitions = tuple(sorted(set(names)))
+        if _complete(tools):
+            facts.tool_definitions = tuple(sorted(set(names)))
     redacted = oi.REDACTED
     if any(view.str_attr(key, limit=len(redacted) + 1) == redacted for key in (oi.INPUT_VALUE, oi.OUTPUT_VALUE)):
         facts.content_redacted = True
+
+
+def _complete(tools: dict[int, str]) -> bool:
+    """Whether the advertised tools are all there: indices 0..n-1 with none missing. OpenInference's AutoGen AgentChat
+    instrumentor (0.1.22, ``_get_llm_tool_attributes``) writes only the tools passed as ``Tool`` objects under their
+    position: the workbench's tools, passed as schemas, leave their indices empty (a triage agent's ``llm.tools.1``
+    holds its handoff tool alone). Such a list is not the set the model was offered (``tool_definitions`` stays
+    unknown); the schemas present are still bound."""
+    return len(tools) <= MAX_TOOLS and max(tools) == len(tools) - 1
 
 
 def _read_tool(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:

@@ -1,6 +1,6 @@
 """OpenInference's flattened messages (``llm.{input,output}_messages.N.message.*``) regrouped per message: tool calls,
-multimodal text items, and digests in the GenAI parts shape (the same message digests the same in every
-convention)."""
+multimodal text items, tool results recorded as JSON objects (``llm.input_messages.N.function.K``, AutoGen AgentChat's
+instrumentor), and digests in the GenAI parts shape (the same message digests the same in every convention)."""
 
 from __future__ import annotations
 
@@ -17,14 +17,16 @@ from otel_mapper.mapping.messages import (
     tool_call_part,
     tool_result_part,
 )
-from otel_mapper.mapping.readers.common import clean_name
+from otel_mapper.mapping.readers.common import clean_name, json_content
 from otel_mapper.mapping.spans import SpanView
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import openinference as oi
 
-__all__ = ["FlatMessage", "calls_of", "group_messages", "message_digest_of"]
+__all__ = ["FlatMessage", "calls_of", "group_messages", "message_digest_of", "results_of"]
 
 MAX_INDEX: Final = 10_000
+MAX_TOOLS: Final = 1024
+"""Advertised tools a span may list and be read as complete (one more is read, to tell a longer list)."""
 _TOOL_CALL_KEY = re.compile(r"^message\.tool_calls\.(\d+)\.(tool_call\.(?:id|function\.name|function\.arguments))$")
 
 
@@ -38,15 +40,18 @@ class FlatMessage:
     """Tool calls by index: id, name and arguments by their key suffix."""
     texts: dict[int, str] = field(default_factory=dict)
     """Text items of a multimodal content list (``message.contents.K.message_content.text``) by index."""
+    results: dict[int, tuple[str, Decoded]] = field(default_factory=dict)
+    """Tool results the message carries as JSON objects (``function.K``): call id and content by index."""
 
 
 def group_messages(
     view: SpanView,
-) -> tuple[dict[int, FlatMessage] | None, dict[int, FlatMessage] | None, list[str]]:
-    """Flattened ``llm.{input,output}_messages.N.message.*`` regrouped per message (one pass over the keys)."""
+) -> tuple[dict[int, FlatMessage] | None, dict[int, FlatMessage] | None, dict[int, str]]:
+    """Flattened ``llm.{input,output}_messages.N.message.*`` regrouped per message, and the advertised tools' JSON
+    schemas by their index ``N`` of ``llm.tools.N.tool.json_schema`` (one pass over the keys)."""
     inputs: dict[int, FlatMessage] | None = None
     outputs: dict[int, FlatMessage] | None = None
-    tools: list[str] = []
+    tools: dict[int, str] = {}
     for key in view.attrs:
         if not key.startswith(oi.LLM_PREFIX):
             continue
@@ -56,10 +61,11 @@ def group_messages(
         elif key.startswith(oi.LLM_OUTPUT_MESSAGES):
             outputs = {} if outputs is None else outputs
             _add_message_field(view, key, key[len(oi.LLM_OUTPUT_MESSAGES):], outputs)
-        elif key.startswith(oi.LLM_TOOLS) and key.endswith(oi.TOOL_JSON_SCHEMA_SUFFIX) and len(tools) < 1024:
-            text = view.text_attr(key)
+        elif key.startswith(oi.LLM_TOOLS) and len(tools) <= MAX_TOOLS:
+            index_text, _, name = key[len(oi.LLM_TOOLS):].partition(".")
+            text = view.text_attr(key) if name == oi.TOOL_JSON_SCHEMA_SUFFIX and index_text.isdigit() else None
             if text:
-                tools.append(text)
+                tools[int(index_text)] = text
     return inputs, outputs, tools
 
 
@@ -79,11 +85,31 @@ def _add_message_field(view: SpanView, key: str, rest: str, messages: dict[int, 
         text = view.text_attr(key)
         if index_text.isdigit() and int(index_text) < MAX_INDEX and text is not None:
             message.texts[int(index_text)] = text
+    elif name.startswith(oi.MESSAGE_FUNCTION_RESULT_PREFIX):
+        _add_function_result(view, key, name[len(oi.MESSAGE_FUNCTION_RESULT_PREFIX):], message)
     else:
         match = _TOOL_CALL_KEY.match(name)
         if match and int(match.group(1)) < MAX_INDEX:
             call = message.calls.setdefault(int(match.group(1)), {})
             call[match.group(2)] = view.text_attr(key)
+
+
+def _add_function_result(view: SpanView, key: str, index_text: str, message: FlatMessage) -> None:
+    """One ``function.K`` tool result: kept when its JSON object names a call id."""
+    if not index_text.isdigit() or int(index_text) >= MAX_INDEX:
+        return
+    result = json_content(view, key)
+    if not isinstance(result, dict):
+        return
+    call_id = result.get(oi.FUNCTION_RESULT_CALL_ID)
+    cleaned = clean_name(call_id) if isinstance(call_id, str) else None
+    if cleaned:
+        message.results[int(index_text)] = (cleaned, result.get(oi.FUNCTION_RESULT_CONTENT))
+
+
+def results_of(message: FlatMessage) -> list[tuple[str, Decoded]]:
+    """The message's ``function.K`` tool results (call id, content) in index order (content order)."""
+    return [message.results[index] for index in sorted(message.results)]
 
 
 def calls_of(message: FlatMessage) -> list[ToolCallFact]:
@@ -107,6 +133,7 @@ def message_digest_of(message: FlatMessage) -> str:
         parts.append(tool_result_part(call_id, content))
     elif isinstance(content, str) and content:
         parts.append(text_part(content))
+    parts.extend(tool_result_part(result_id, result) for result_id, result in results_of(message))
     parts.extend(text_part(message.texts[position]) for position in sorted(message.texts))
     calls = message.calls
     for position in sorted(calls):

@@ -1,0 +1,116 @@
+"""One tool run or agent run that two instrumentations each record with a span, one directly inside the other.
+
+OpenInference's AutoGen AgentChat instrumentor (``openinference-instrumentation-autogen-agentchat`` 0.1.22, read in its
+``_wrappers.py``) wraps ``AssistantAgent._execute_tool_call`` in a TOOL span ``<agent>.<tool>`` and
+``AssistantAgent.on_messages_stream`` in an AGENT span ``<agent>.on_messages_stream``. autogen-core's own GenAI spans
+(0.7.5, ``autogen_core/_telemetry/_genai.py``), recorded whenever a global TracerProvider is set, say the same once
+more: ``execute_tool <tool>`` around ``BaseTool.run_json`` is the TOOL span's only child, and ``invoke_agent <agent>``
+around ``BaseChatAgent.run`` (or the team's agent container) has the AGENT span as its only child. Neither pair shares
+an id (the TOOL span carries no tool-call id), so :func:`~otel_mapper.mapping.entries.merge_double_instrumentation`
+cannot join them; read as they are, every tool would run twice and every agent be invoked twice (and
+:mod:`otel_mapper.mapping.anonymous_agents` would take the outer agent span for a step wrapping another agent).
+
+A span read as a tool execution, handoff or agent invocation whose only child span is of the same kind, names the same
+tool (or agent) and was read with another convention records the same run: the two become one node, and the other span
+is a reference of it whose facts fill what the kept one did not record (arguments, a failure). Which span keeps the node:
+
+- a tool run: the inner span, the tool's own run (current in its body: its call id, the error it raised), as the
+  innermost of a call's spans is kept for double instrumentation by id;
+- an agent run: the outer span, the invocation as its caller made it (from the call to its return or raise; the
+  outermost agent invocation is what the run-level detectors read). The inner one is the agent's message handler, an
+  async generator that the instrumentor's wrapper ends only when the generator is closed: observed ending after its
+  parent, even after the app's root span. A run delivered span by span thus has the outer span first, and the node it
+  names must not move when the inner one arrives.
+
+Same-convention nesting stays apart (a tool that calls itself), and so does a span with other children besides. Parent
+links and read facts only; nothing here reads an order.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from otel_mapper.mapping.entries import SpanEntry, follow_merged, merged_declaration
+from otel_mapper.mapping.facts import SpanFacts, absorb_facts
+from otel_mapper.mapping.members import AGENT_INVOCATION, EXECUTION_KINDS
+from otel_mapper.mapping.run_state import copy_facts
+from otel_mapper.model import Declaration
+from semconv.trajectory import NodeKind
+
+__all__ = ["merge_nested_runs"]
+
+MAX_CHAIN: Final = 8
+"""Nested pairs followed down to the innermost span (three instrumentations of one run make a chain of two)."""
+_KINDS: Final = frozenset({*EXECUTION_KINDS, AGENT_INVOCATION})
+
+
+def merge_nested_runs(entries: list[SpanEntry], notes: list[Declaration]) -> None:
+    """Merge the span of each nested pair (see the module) that does not keep the node into the keeper of its chain."""
+    keeper_of = _nested_pairs(entries)
+    if not keeper_of:
+        return
+    moved: dict[str, str] = {}
+    for span_id in sorted(keeper_of):
+        merged, keeper = keeper_of[span_id][0], _final_keeper(keeper_of, span_id)
+        if merged.node_id is None or keeper.node_id is None:
+            continue
+        keeper.facts = copy_facts(keeper.facts)  # facts may be kept for the run's next revision: never changed
+        absorb_facts(keeper.facts, merged.facts)
+        moved[merged.node_id] = keeper.node_id
+        merged.node_id = keeper.node_id
+        merged.primary = False
+    follow_merged(entries, moved)
+    if moved:
+        notes.append(
+            merged_declaration(
+                "a tool or agent run recorded by two instrumentations, one span directly inside the other, was read "
+                "as one node; the outer span is kept as a reference",
+                len(moved),
+            )
+        )
+
+
+def _nested_pairs(entries: list[SpanEntry]) -> dict[str, tuple[SpanEntry, SpanEntry]]:
+    """For every pair that records one run: span id of the span merged -> (that entry, the entry keeping the node)."""
+    candidates = {
+        entry.view.span_id: entry
+        for entry in entries
+        if entry.primary and entry.node_id is not None and entry.facts.kind in _KINDS
+    }
+    if not candidates:
+        return {}
+    children: dict[str, list[SpanEntry]] = {}
+    for entry in entries:
+        parent = entry.view.parent_span_id
+        if parent in candidates and not entry.facts.drop:
+            children.setdefault(parent, []).append(entry)
+    pairs: dict[str, tuple[SpanEntry, SpanEntry]] = {}
+    for span_id, below in children.items():
+        outer = candidates[span_id]
+        if len(below) == 1 and below[0].primary and _same_run(outer.facts, below[0].facts):
+            inner = below[0]
+            if outer.facts.kind is AGENT_INVOCATION:
+                pairs[inner.view.span_id] = (inner, outer)
+            else:
+                pairs[span_id] = (outer, inner)
+    return pairs
+
+
+def _same_run(outer: SpanFacts, inner: SpanFacts) -> bool:
+    if outer.kind is not inner.kind or outer.convention == inner.convention:
+        return False
+    if outer.kind is NodeKind.AGENT_INVOCATION:
+        return outer.agent_name is not None and outer.agent_name == inner.agent_name
+    return outer.tool_name is not None and outer.tool_name == inner.tool_name
+
+
+def _final_keeper(keeper_of: dict[str, tuple[SpanEntry, SpanEntry]], span_id: str) -> SpanEntry:
+    """The keeper of ``span_id``'s pair, followed while that keeper is itself merged in another pair (a chain of
+    three spans of one run)."""
+    keeper = keeper_of[span_id][1]
+    for _ in range(MAX_CHAIN):
+        further = keeper_of.get(keeper.view.span_id)
+        if further is None:
+            break
+        keeper = further[1]
+    return keeper
