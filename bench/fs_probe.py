@@ -3,8 +3,11 @@
 ``serve`` writes a directory and two files per trace that gets artifacts, and its spool appends and syncs segment
 files, so a benchmark's figures hold the file system's costs too. Those depend on the machine, not on
 otel-trajectory: on one 2-core VM, creating an empty file took about 600 us of CPU (system time) under ``/tmp`` and
-11-15 us under another directory of the same ext4 device. Each benchmark that writes files prints this probe
-next to its figures, so a reader can tell the two apart; ``TMPDIR=<dir>`` moves the benchmark's files.
+11-15 us under another directory of the same ext4 device (mounted with ``discard``), and under ``/tmp`` the cost rose
+from about 30 us to 300-1,000 us for minutes after a run had written and deleted a few thousand files, falling back
+only once the file system was left alone: back-to-back runs measured the previous run's clean-up. Each benchmark
+that writes files prints this probe next to its figures, so a reader can tell the two apart; ``TMPDIR=<dir>`` moves
+the benchmark's files (``TMPDIR=/dev/shm``, a tmpfs, leaves the disk's part out).
 
     .venv/bin/python bench/fs_probe.py
 """

@@ -230,6 +230,8 @@ def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 async def one_run(
     kind: str, shape: str, args: argparse.Namespace, rate: float = 0.0, traces: int | None = None
 ) -> dict[str, float]:
+    if kind == "serve":
+        print(f"  (serve {shape}: {probe().line()})")
     sink = CaptureSink()
     sink_port = await sink.start()
     port = free_port()
