@@ -15,6 +15,7 @@ from otel_mapper.attribution.retries import RetryReport, retries_and_cancellatio
 from otel_mapper.attribution.usage import UsageTotals, containment_children, counted_model_calls, usage_totals
 from otel_mapper.mapping.graph import causal_index
 from otel_mapper.model import Trajectory
+from otel_mapper.pickling import pickled_by_fields
 from semconv.trajectory import NodeKind, NodeStatus
 
 __all__ = ["Attribution", "ModelUsage", "Structure", "attribute", "structure_of"]
@@ -22,6 +23,7 @@ __all__ = ["Attribution", "ModelUsage", "Structure", "attribute", "structure_of"
 _UNKNOWN = "unknown"
 
 
+@pickled_by_fields  # crosses from the analysis workers in every trace's usage summary
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelUsage:
     """Tokens (and cost, when priced) of the counted model calls of one model."""

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import copy
+import io
 import pickle
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
 
 import pytest
 
+from otel_mapper.attribution.attribute import attribute
+from otel_mapper.attribution.summary import trace_usage
 from otel_mapper.diagnosis import Diagnosis, DriftResult, Finding, RankedFinding, VerifierResult
 from otel_mapper.mapping.build import map_trace
 from otel_mapper.otlp.held import hold_request
@@ -19,6 +22,8 @@ from processor.detectors.drift_baseline import RunSummary
 from processor.detectors.registry import load_detectors
 from processor.pipeline.analysis_worker import PackedTrace, WorkerResult, pack_trace
 from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
+from processor.pipeline.worker_messages import DoneReply, MappedReply
+from processor.telemetry.counters import RunStateCounters
 from semconv.trajectory import DriftVerdict, FindingCategory, FindingStatus, Severity
 from tests.support.spans import envelopes, request, span
 
@@ -52,6 +57,45 @@ def test_a_diagnosis_and_its_drift_input_round_trip_equal() -> None:
             assert restored == value
             assert type(restored) is type(value)
         assert copy.deepcopy(value) == value
+
+
+class _ClassRecorder(pickle.Pickler):
+    """Records the class of every object it pickles."""
+
+    def __init__(self) -> None:
+        super().__init__(io.BytesIO(), protocol=pickle.HIGHEST_PROTOCOL)
+        self.classes: set[type] = set()
+
+    def reducer_override(self, obj: object) -> object:
+        self.classes.add(type(obj))
+        return NotImplemented
+
+
+def test_everything_a_worker_reply_holds_pickles_by_its_fields() -> None:
+    spans = [
+        span(1, "invoke_agent a", attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}),
+        span(2, "chat m", parent=1, attrs={"gen_ai.operation.name": "chat", "gen_ai.request.model": "m",
+                                           "gen_ai.usage.input_tokens": 10, "gen_ai.usage.output_tokens": 2}),
+        span(3, "execute_tool t", parent=1, error="boom",
+             attrs={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t"}),
+    ]
+    trajectory = map_trace(envelopes(spans)).trajectory
+    config = Config()
+    diagnosis = DetectorChain(load_detectors(config.detectors), config.detectors).run(trajectory)
+    usage = trace_usage(trajectory, attribute(trajectory, None))
+    assert usage.models, "the trace should record usage, so the usage summary's parts are exercised"
+    result = WorkerResult(((b"x", (1,)),), diagnosis, None, 0.5, usage=usage)
+    replies = (
+        MappedReply(job=1, outcomes=(drift_input(trajectory, diagnosis), result)),
+        DoneReply(job=1, results=(result,), runs=RunStateCounters()),
+    )
+    recorder = _ClassRecorder()
+    for reply in replies:
+        recorder.dump(reply)
+    slow = sorted(cls.__qualname__ for cls in recorder.classes if is_dataclass(cls) and "__reduce__" not in cls.__dict__)
+    assert slow == [], f"these fall back to the slow dataclass pickling: {slow}"
+    for reply in replies:
+        assert pickle.loads(pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)) == reply
 
 
 def test_a_packed_trace_round_trips_equal() -> None:
