@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from otel_mapper.attribution.critical_path import CriticalPath, critical_path, node_timing
 from otel_mapper.attribution.pricing import PriceTable, usage_cost
 from otel_mapper.attribution.retries import RetryReport, retries_and_cancellations
-from otel_mapper.attribution.usage import UsageTotals, containment_children, counted_model_calls, usage_totals
+from otel_mapper.attribution.usage import UsageTotals, counted_model_calls, usage_totals
+from otel_mapper.mapping.edges import CONTAINMENT_CHILDREN, containment_children
 from otel_mapper.mapping.graph import causal_index
 from otel_mapper.model import Trajectory
 from otel_mapper.pickling import pickled_by_fields
@@ -84,7 +85,7 @@ class Attribution:
 
 
 def _build_structure(trajectory: Trajectory) -> Structure:
-    children = containment_children(trajectory)
+    children = trajectory.derived(CONTAINMENT_CHILDREN, containment_children)
     parent_of = {child: parent for parent, kids in children.items() for child in kids}
     counted, repeated, wrappers = counted_model_calls(trajectory, parent_of)
     timing = node_timing(trajectory, children)

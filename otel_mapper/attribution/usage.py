@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from otel_mapper.mapping.edges import CONTAINMENT_EVIDENCE
 from otel_mapper.model import Node, Trajectory
-from semconv.trajectory import EdgeType, NodeKind
+from semconv.trajectory import NodeKind
 
-__all__ = ["UsageTotals", "containment_children", "counted_model_calls", "usage_totals"]
+__all__ = ["UsageTotals", "counted_model_calls", "usage_totals"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -25,16 +24,6 @@ class UsageTotals:
     calls_with_usage: int = 0
     repeated_aggregates: int = 0
     """Model-call nodes whose usage repeats model calls inside them (not summed)."""
-
-
-def containment_children(trajectory: Trajectory) -> dict[str, list[str]]:
-    """Parent node -> the nodes whose spans are its children (span parent links only)."""
-    children: dict[str, list[str]] = {}
-    caused_by = EdgeType.CAUSED_BY
-    for edge in trajectory.edges:
-        if edge.type is caused_by and edge.evidence.startswith(CONTAINMENT_EVIDENCE):
-            children.setdefault(edge.to_node, []).append(edge.from_node)
-    return children
 
 
 def counted_model_calls(

@@ -54,11 +54,20 @@ from otel_mapper.mapping.members import (
     TOOL_EXECUTION as _TOOL_EXECUTION,
 )
 from otel_mapper.mapping.tool_edges import ProposalNode, tool_call_edges
-from otel_mapper.model import Declaration, Edge
+from otel_mapper.model import Declaration, Edge, Trajectory
 from semconv import genai
 from semconv.trajectory import LINK_TYPE, EdgeType
 
-__all__ = ["CONTAINMENT_EVIDENCE", "EdgeSet", "LINK_TYPE_ATTRIBUTE", "ProposalNode", "derive_edges", "is_containment"]
+__all__ = [
+    "CONTAINMENT_EVIDENCE",
+    "EdgeSet",
+    "LINK_TYPE_ATTRIBUTE",
+    "CONTAINMENT_CHILDREN",
+    "ProposalNode",
+    "containment_children",
+    "derive_edges",
+    "is_containment",
+]
 
 LINK_TYPE_ATTRIBUTE: Final = LINK_TYPE
 CONTAINMENT_EVIDENCE: Final = "parent_span_id"
@@ -82,6 +91,20 @@ MAX_SEQUENCE_FANIN = 16
 def is_containment(edge: Edge) -> bool:
     """Whether ``edge`` is a span parent link (the later node ran inside the earlier one)."""
     return edge.type is CAUSED_BY and edge.evidence.startswith(CONTAINMENT_EVIDENCE)
+
+
+def containment_children(trajectory: Trajectory) -> dict[str, list[str]]:
+    """Parent node -> the nodes whose spans are its children (span parent links only). Built once per trajectory by
+    its readers through ``trajectory.derived(CONTAINMENT_CHILDREN, containment_children)``; never changed."""
+    children: dict[str, list[str]] = {}
+    for edge in trajectory.edges:
+        if is_containment(edge):
+            children.setdefault(edge.to_node, []).append(edge.from_node)
+    return children
+
+
+CONTAINMENT_CHILDREN: Final = "containment_children"
+"""The ``Trajectory.derived`` key of :func:`containment_children`."""
 
 def derive_edges(
     entries: list[SpanEntry],

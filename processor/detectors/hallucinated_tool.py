@@ -19,7 +19,7 @@ never a finding. A proposal and its execution are reported once, on the executio
 from __future__ import annotations
 
 from otel_mapper.diagnosis import Finding
-from otel_mapper.mapping.edges import is_containment
+from otel_mapper.mapping.edges import CONTAINMENT_CHILDREN, containment_children
 from otel_mapper.mapping.tool_names import function_style
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext, DetectorReport
@@ -201,10 +201,7 @@ def _delegated_work(trajectory: Trajectory, context: DetectorContext) -> frozens
     executions = context.of_kind(NodeKind.TOOL_EXECUTION)
     if not executions:
         return frozenset()
-    children: dict[str, list[str]] = {}
-    for edge in trajectory.edges:
-        if is_containment(edge):
-            children.setdefault(edge.to_node, []).append(edge.from_node)
+    children = trajectory.derived(CONTAINMENT_CHILDREN, containment_children)
     found: set[str] = set()
     for execution in executions:
         stack = list(children.get(execution.id, ()))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from otel_mapper.diagnosis import Finding
-from otel_mapper.mapping.edges import is_containment
+from otel_mapper.mapping.edges import CONTAINMENT_CHILDREN, containment_children
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
 from processor.detectors.causal import carried_on
@@ -111,14 +111,6 @@ def terminal_status(trajectory: Trajectory, findings: Sequence[Finding], context
     return TerminalStatus.SUCCESS
 
 
-def _children(trajectory: Trajectory) -> dict[str, list[str]]:
-    children: dict[str, list[str]] = {}
-    for edge in trajectory.edges:
-        if is_containment(edge):
-            children.setdefault(edge.to_node, []).append(edge.from_node)
-    return children
-
-
 def _subtree(node: Node, children: dict[str, list[str]]) -> set[str]:
     seen = {node.id}
     stack = [node.id]
@@ -140,7 +132,7 @@ def _last_failures(trajectory: Trajectory, context: DetectorContext, outer: list
         if invocation.kind is not NodeKind.AGENT_INVOCATION or invocation.status is not NodeStatus.COMMITTED:
             continue
         if children is None:
-            children = _children(trajectory)
+            children = trajectory.derived(CONTAINMENT_CHILDREN, containment_children)
         within = _subtree(invocation, children)
         nodes = [node for node in (trajectory.node(node_id) for node_id in sorted(within)) if node is not None]
         work = [node.id for node in nodes if node.kind in _WORK_KINDS and node.status is NodeStatus.COMMITTED]
