@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from otel_mapper.mapping.conversation_memo import ConversationMemo
 from otel_mapper.mapping.facts import ConventionReader, SpanFacts, absorb_facts
 from otel_mapper.mapping.readers import FallbackReader
 from otel_mapper.mapping.run_state import copy_facts
@@ -62,6 +63,7 @@ def read_spans(envelopes: Sequence[SpanEnvelope], readers: tuple[ConventionReade
     entries: list[SpanEntry] = []
     failures = 0
     fallback = FallbackReader()
+    conversations = ConversationMemo()
     for index, envelope in enumerate(envelopes):
         span = envelope.span
         key = id(envelope.resource)
@@ -78,6 +80,7 @@ def read_spans(envelopes: Sequence[SpanEnvelope], readers: tuple[ConventionReade
             parent_span_id=span.parent_span_id.hex() if span.parent_span_id else None,
             service_name=service_cache[key],
             scope_name=envelope.scope.name[:MAX_NAME],
+            conversations=conversations,
         )
         try:
             for reader in readers:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Final, cast
 
 import orjson
@@ -20,15 +22,21 @@ from semconv import genai, smolagents
 
 __all__ = [
     "MESSAGE_DIGEST_CANONICALIZATION",
+    "MAX_MESSAGES",
+    "InputScan",
+    "ReadMessage",
     "add_rejection",
     "arguments_text",
     "chat_completions_message",
     "chat_completions_messages",
     "chat_completions_tool_calls",
+    "input_message_facts",
     "message_digest",
     "parts_message",
     "python_literal",
     "read_input_messages",
+    "read_message",
+    "read_messages",
     "result_text_digest",
     "read_output_messages",
     "text_part",
@@ -245,6 +253,30 @@ def _parts(message: dict[str, Decoded]) -> list[dict[str, Decoded]]:
     return []
 
 
+@dataclass(frozen=True, slots=True)
+class ReadMessage:
+    """One message of a message list, read once: its role, its part objects, their normal form and its digest.
+    Read-only: a conversation memo hands the same one to every later input that repeats the message."""
+
+    role: Decoded
+    parts: list[dict[str, Decoded]]
+    normal_parts: list[dict[str, Decoded]]
+    digest: str
+
+
+def read_message(message: dict[str, Decoded]) -> ReadMessage:
+    parts = _parts(message)
+    normal_parts = [_normal_part(part) for part in parts]
+    role = message.get("role")
+    return ReadMessage(role, parts, normal_parts, _parts_digest(role, normal_parts))
+
+
+def read_messages(value: Decoded) -> list[ReadMessage]:
+    """Each message of a message list (or of a single message) read (:class:`ReadMessage`); items that are no
+    message are left out, and items past :data:`MAX_MESSAGES`."""
+    return [read_message(message) for message in _messages(value)]
+
+
 def read_output_messages(value: Decoded) -> tuple[list[ToolCallFact], list[str]]:
     """Tool calls proposed in the output, and the digest of each output message.
 
@@ -312,65 +344,114 @@ def read_input_messages(
     id and answer the input's last assistant message answered by tool messages (only tool messages between), as
     (position, the assistant message's position, :func:`result_text_digest` of the text): the results new to this
     call, as with ``rejected`` (earlier ones were read by the call they were new to)."""
-    consumed: list[str] = []
-    answered = -1  # the assistant message the tool messages since then answer (-1: none)
-    unanswered: list[tuple[int, int, str]] = []
-    digests: list[str] = []
-    last_calls: tuple[int, list[tuple[dict[str, Decoded], dict[str, Decoded]]]] | None = None
-    last_call_position = -1
-    results: list[tuple[int, str | None, Decoded]] = []
-    for position, message in enumerate(_messages(value)):
-        role = message.get("role")
-        if system is not None and role == SYSTEM_ROLE:
-            system.append(position)
-        parts = _parts(message)
-        if id_less is not None:
-            if role == TOOL_ROLE:
-                text = _id_less_result_text(parts) if answered >= 0 else None
-                if text is not None:
-                    if unanswered and unanswered[-1][1] != answered:
-                        unanswered.clear()  # a later turn's results: only the last turn's are kept
-                    unanswered.append((position, answered, text))
-            else:
-                answered = position if role == ASSISTANT_ROLE else -1
-        normal_parts = [_normal_part(part) for part in parts]
-        digests.append(_parts_digest(role, normal_parts))
-        message_calls: list[tuple[dict[str, Decoded], dict[str, Decoded]]] | None = None
-        for part, normal in zip(parts, normal_parts, strict=True):
+    return input_message_facts(read_messages(value), calls, system, rejected, failed, id_less)
+
+
+def input_message_facts(
+    messages: Sequence[ReadMessage],
+    calls: list[tuple[int, ToolCallFact]] | None = None,
+    system: list[int] | None = None,
+    rejected: list[tuple[str | None, str | None]] | None = None,
+    failed: list[tuple[str, str]] | None = None,
+    id_less: list[tuple[int, int, str]] | None = None,
+) -> tuple[list[str], list[str]]:
+    """:func:`read_input_messages` of messages already read (:func:`read_messages`)."""
+    scan = InputScan()
+    for message in messages:
+        scan.add(message)
+    return scan.facts(calls, system, rejected, failed, id_less)
+
+
+_Call = tuple[dict[str, Decoded], dict[str, Decoded]]
+"""A tool-call part and its normal form."""
+
+
+@dataclass(slots=True)
+class InputScan:
+    """An input message list read message by message, as far as it goes: what :func:`read_input_messages`
+    returns needs only this state, so a list that extends an earlier one (a conversation memo's) goes on from a
+    :meth:`copy` of the earlier list's scan with the new messages alone."""
+
+    consumed: list[str] = field(default_factory=list)
+    digests: list[str] = field(default_factory=list)
+    system: list[int] = field(default_factory=list)
+    answered: int = -1
+    """The assistant message the tool messages since then answer (-1: none)."""
+    unanswered: list[tuple[int, int, str]] = field(default_factory=list)
+    """Tool messages naming no call id that answer ``answered``: (position, ``answered``, text)."""
+    last_calls: tuple[int, list[_Call]] | None = None
+    """The last message with tool calls: its position and its calls."""
+    results: list[tuple[int, str | None, Decoded]] = field(default_factory=list)
+    """Tool results after that message: (position, call id, response)."""
+
+    def copy(self) -> InputScan:
+        """A scan that can go on without changing this one (the parsed values themselves are read-only)."""
+        return InputScan(
+            list(self.consumed), list(self.digests), list(self.system), self.answered, list(self.unanswered),
+            self.last_calls, list(self.results),
+        )
+
+    def add(self, message: ReadMessage) -> None:
+        position = len(self.digests)
+        role, parts = message.role, message.parts
+        if role == SYSTEM_ROLE:
+            self.system.append(position)
+        if role == TOOL_ROLE:
+            text = _id_less_result_text(parts) if self.answered >= 0 else None
+            if text is not None:
+                if self.unanswered and self.unanswered[-1][1] != self.answered:
+                    self.unanswered.clear()  # a later turn's results: only the last turn's are kept
+                self.unanswered.append((position, self.answered, text))
+        else:
+            self.answered = position if role == ASSISTANT_ROLE else -1
+        self.digests.append(message.digest)
+        message_calls: list[_Call] = []
+        message_results: list[tuple[int, str | None, Decoded]] = []
+        for part, normal in zip(parts, message.normal_parts, strict=True):
             part_type = part.get(genai.PART_TYPE)
             if part_type == genai.PART_TOOL_CALL_RESPONSE:
                 call_id = part.get("id")
                 if call_id:
-                    consumed.append(str(call_id)[:MAX_NAME])
-                if rejected is not None:
-                    results.append((position, str(call_id)[:MAX_NAME] if call_id else None, normal.get("response")))
+                    self.consumed.append(str(call_id)[:MAX_NAME])
+                message_results.append((position, str(call_id)[:MAX_NAME] if call_id else None, normal.get("response")))
             elif part_type == genai.PART_TOOL_CALL:
-                last_call_position = position
-                if calls is None:
-                    continue
-                if message_calls is None:
-                    message_calls = []
-                    last_calls = (position, message_calls)
                 message_calls.append((part, normal))
-    if id_less is not None:
-        id_less.extend((position, answered, result_text_digest(text)) for position, answered, text in unanswered)
-    if rejected is not None:
-        for position, call_id, response in results:
-            if position > last_call_position and not add_rejection(rejected, call_id, response) and failed is not None:
-                add_failure(failed, call_id, response)
-    if calls is not None and last_calls is not None:
-        position, found = last_calls
-        for part, normal in found:
-            call_id = part.get("id")
-            name = part.get("name")
-            calls.append(
-                (
-                    position,
-                    ToolCallFact(
-                        call_id=str(call_id)[:MAX_NAME] if call_id else None,
-                        name=str(name)[:MAX_NAME] if name else "",
-                        arguments=_arguments_text(part.get("arguments"), normal["arguments"]),
-                    ),
+        if message_calls:  # results before it, or beside it, are not new to the call that reads this input
+            self.last_calls = (position, message_calls)
+            self.results = []
+        else:
+            self.results.extend(message_results)
+
+    def facts(
+        self,
+        calls: list[tuple[int, ToolCallFact]] | None = None,
+        system: list[int] | None = None,
+        rejected: list[tuple[str | None, str | None]] | None = None,
+        failed: list[tuple[str, str]] | None = None,
+        id_less: list[tuple[int, int, str]] | None = None,
+    ) -> tuple[list[str], list[str]]:
+        """What :func:`read_input_messages` returns and adds to its lists, for the messages scanned so far."""
+        if system is not None:
+            system.extend(self.system)
+        if id_less is not None:
+            id_less.extend((position, answered, result_text_digest(text)) for position, answered, text in self.unanswered)
+        if rejected is not None:
+            for _, result_id, response in self.results:
+                if not add_rejection(rejected, result_id, response) and failed is not None:
+                    add_failure(failed, result_id, response)
+        if calls is not None and self.last_calls is not None:
+            position, found = self.last_calls
+            for part, normal in found:
+                call_id = part.get("id")
+                name = part.get("name")
+                calls.append(
+                    (
+                        position,
+                        ToolCallFact(
+                            call_id=str(call_id)[:MAX_NAME] if call_id else None,
+                            name=str(name)[:MAX_NAME] if name else "",
+                            arguments=_arguments_text(part.get("arguments"), normal["arguments"]),
+                        ),
+                    )
                 )
-            )
-    return consumed, digests
+        return list(self.consumed), list(self.digests)

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import orjson
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.otlp.anyvalue import Decoded, decode
+
+if TYPE_CHECKING:
+    from otel_mapper.mapping.conversation_memo import ConversationMemo
 
 __all__ = ["MAX_TEXT", "SpanView", "attribute_map", "parse_json_text"]
 
@@ -57,6 +60,8 @@ class SpanView:
     service_name: str | None
     scope_name: str
     _attrs: dict[str, AnyValue] | None = field(default=None, repr=False)
+    conversations: ConversationMemo | None = field(default=None, repr=False)
+    """Input message lists already read in this span's trace (shared by its views while they are read)."""
 
     @property
     def name(self) -> str:
@@ -70,8 +75,10 @@ class SpanView:
         return attrs
 
     def release(self) -> None:
-        """Drop the decoded attribute map (rebuilt on the next read) once a reader is done with the span."""
+        """Drop the decoded attribute map (rebuilt on the next read) and the trace's conversation memo once a reader
+        is done with the span."""
         self._attrs = None
+        self.conversations = None
 
     def has(self, key: str) -> bool:
         attrs = self._attrs if self._attrs is not None else self.attrs

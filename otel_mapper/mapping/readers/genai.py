@@ -31,7 +31,14 @@ from otel_mapper.mapping.members import (
 from otel_mapper.mapping.members import (
     WORKFLOW_STEP as _WORKFLOW_STEP,
 )
-from otel_mapper.mapping.messages import arguments_text, read_input_messages, read_output_messages, result_text_digest
+from otel_mapper.mapping.messages import (
+    InputScan,
+    arguments_text,
+    read_input_messages,
+    read_messages,
+    read_output_messages,
+    result_text_digest,
+)
 from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, read_usage
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
 from otel_mapper.mapping.readers.openlit_crewai import is_openlit_crewai, named_operation, read_named_entity
@@ -214,8 +221,7 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
         facts.messages.outputs = digests
     if genai.INPUT_MESSAGES in attrs:
         model = facts.kind is _MODEL_CALL
-        consumed, digests = read_input_messages(
-            view.json_attr(genai.INPUT_MESSAGES),
+        consumed, digests = _input_scan(view).facts(
             facts.input_tool_calls if model else None,
             facts.messages.system_inputs if model else None,
             facts.rejected_results if model else None,
@@ -235,6 +241,21 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
                 facts.proposals = indexed.proposals
             facts.consumed_call_ids.extend(indexed.consumed_call_ids)
             facts.input_content_captured = facts.input_content_captured or indexed.input_captured
+
+
+def _input_scan(view: SpanView) -> InputScan:
+    """``gen_ai.input.messages`` scanned; a JSON text through the trace's conversation memo, which reads only what
+    an earlier call's input did not already hold."""
+    memo = view.conversations
+    value = view.attrs.get(genai.INPUT_MESSAGES)
+    if memo is not None and value is not None and value.WhichOneof("value") == "string_value":
+        scan = memo.read(value.string_value)
+        if scan is not None:
+            return scan
+    scan = InputScan()
+    for message in read_messages(view.json_attr(genai.INPUT_MESSAGES)):
+        scan.add(message)
+    return scan
 
 
 def _fill_from_events(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) -> None:
