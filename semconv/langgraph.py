@@ -17,6 +17,10 @@ CHECKPOINT_NS: Final = "langgraph_checkpoint_ns"
 """``{parent_ns}|{node}:{task_id}``: sub-graphs add segments."""
 CHECKPOINT_NS_SEPARATOR: Final = "|"
 THREAD_ID: Final = "thread_id"
+INTEGRATION: Final = "ls_integration"
+INTEGRATION_LANGGRAPH: Final = "langgraph"
+"""``ls_integration`` LangGraph's ``Pregel.stream`` adds to the run metadata of a graph run and every run inside it
+(``pregel/main.py``; a chat model's own run says ``langchain_chat_model``)."""
 
 HANDOFF_TOOL_PREFIX: Final = "transfer_to_"
 """langgraph-supervisor names its handoff tools ``transfer_to_{agent_name}``."""

@@ -4,7 +4,9 @@ Pinned to ``mlflow-tracing`` 3.17.2 (``mlflow/tracing/constant.py`` ``SpanAttrib
 ``SpanType``; its OpenAI Agents SDK processor in ``mlflow/openai/_agent_tracer.py``). Every attribute value MLflow
 writes is JSON text (a string attribute ``"AGENT"`` is written ``"\\"AGENT\\""``). Span names: the agent's name for
 agent spans, the tool's for tool spans, ``Generation`` for the SDK's model step, ``AsyncCompletions`` /
-``Completions`` for the OpenAI client call inside it, ``Handoff``, ``Unknown`` for the SDK's turn spans.
+``Completions`` for the OpenAI client call inside it, ``Handoff``, ``Unknown`` for the SDK's turn spans. Its LangChain
+autologging (``mlflow/langchain/langchain_tracer.py``) opens one span per LangChain run, named after the run: ``CHAIN``,
+``CHAT_MODEL`` / ``LLM``, ``TOOL``, ``RETRIEVER``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,12 @@ CHAT_TOKEN_USAGE: Final = "mlflow.chat.tokenUsage"
 LLM_MODEL: Final = "mlflow.llm.model"
 AGENT_TOOLS: Final = "tools"
 """Agents SDK agent spans: JSON list of the agent's tool names (model-call spans hold the request's tools there)."""
+RUN_METADATA: Final = "metadata"
+"""LangChain runs (``mlflow.langchain.autolog()``, ``mlflow/langchain/langchain_tracer.py``): the run's callback
+metadata as a JSON object, LangGraph's run metadata (:mod:`semconv.langgraph`) among it. The tracer writes every extra
+keyword of LangChain's start callback as an attribute of that name (``invocation_params``, ``tool_call_id``, ...)."""
+TOOL_CALL_ID: Final = "tool_call_id"
+"""LangChain tool runs: the id of the model's tool call the run executes (a JSON string)."""
 
 # SpanType values
 AGENT: Final = "AGENT"

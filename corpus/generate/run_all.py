@@ -169,6 +169,12 @@ MATRIX.update({
 MATRIX.update({
     "openlit-crewai": ("openlit-crewai", "apps.openlit_crewai_app", ALL_SCENARIOS),
 })
+# Frameworks W: LangGraph traced by MLflow Tracing (`mlflow-tracing`, `mlflow.langchain.autolog()`: its LangChain
+# callback handler on every callback manager; MLflow's own OTLP exporter; apps/mlflow_langgraph_app.py, the agents of
+# apps/langgraph_app.py; NOTES-frameworks-w.md).
+MATRIX.update({
+    "mlflow-langgraph": ("mlflow-langgraph", "apps.mlflow_langgraph_app", ALL_SCENARIOS),
+})
 
 def find_python311(explicit: str | None) -> str:
     for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:

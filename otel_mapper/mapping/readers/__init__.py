@@ -28,8 +28,8 @@ Order and why:
     convention reads it;
 14. fallback.
 
-LangGraph has no spans of its own: its run metadata is read by the OpenInference, OpenLLMetry, LangSmith and Langfuse
-readers
+LangGraph has no spans of its own: its run metadata is read by the OpenInference, OpenLLMetry, LangSmith, Langfuse and
+MLflow readers
 (:mod:`otel_mapper.mapping.readers.langgraph`).
 """
 

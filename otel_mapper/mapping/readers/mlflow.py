@@ -1,11 +1,14 @@
-"""Reader for MLflow Tracing spans (``mlflow.spanType``), as its OpenAI autologging writes them.
+"""Reader for MLflow Tracing spans (``mlflow.spanType``), as its OpenAI and LangChain autologging write them.
 
-Pinned to ``mlflow-tracing`` 3.17.2 on ``openai-agents`` 0.24.0 / ``openai`` 3.57.0; names in :mod:`semconv.mlflow`.
-Every MLflow attribute value is JSON text, decoded here. Kinds from ``mlflow.spanType``: ``AGENT`` an agent
-invocation named by its span, ``TOOL`` a tool execution (arguments ``mlflow.spanInputs``, result
-``mlflow.spanOutputs``; no call id), ``CHAT_MODEL`` / ``LLM`` a model call, ``CHAIN`` a step (the SDK's ``Handoff``
-chain, ``{"from_agent"}`` in, ``{"to_agent"}`` out, a handoff), ``RETRIEVER`` / ``EMBEDDING`` a retrieval,
-``GUARDRAIL`` a guardrail.
+Pinned to ``mlflow-tracing`` 3.17.2 on ``openai-agents`` 0.24.0 / ``openai`` 3.57.0 and ``langchain-core`` 1.8.3 /
+``langgraph`` 1.2.24; names in :mod:`semconv.mlflow`. Every MLflow attribute value is JSON text, decoded here. Kinds
+from ``mlflow.spanType``: ``AGENT`` an agent invocation named by its span, ``TOOL`` a tool execution (arguments
+``mlflow.spanInputs``, result ``mlflow.spanOutputs``; the Agents SDK's carry no call id), ``CHAT_MODEL`` / ``LLM`` a
+model call, ``CHAIN`` a step (the SDK's ``Handoff`` chain, ``{"from_agent"}`` in, ``{"to_agent"}`` out, a handoff),
+``RETRIEVER`` / ``EMBEDDING`` a retrieval, ``GUARDRAIL`` a guardrail. A LangChain run's span (a ``metadata``
+attribute: the run's metadata) is completed from the run's data by :mod:`otel_mapper.mapping.readers.mlflow_langchain`
+(LangGraph's run metadata, agent graph runs, the tool run's call id, langgraph-supervisor's handoff, routing
+exceptions).
 
 The Agents SDK's generation span (``mlflow.message.format`` ``openai-agent``: Chat Completions message lists in and
 out, the usage) holds the OpenAI client's call (format ``openai``: the request with its ``messages`` and ``tools``,
@@ -22,6 +25,7 @@ from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.messages import arguments_text
 from otel_mapper.mapping.readers.common import clean_name, fill_chat_completions, fill_error
 from otel_mapper.mapping.readers.genai import read_tool_definitions
+from otel_mapper.mapping.readers.mlflow_langchain import read_langchain_run, run_metadata
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from otel_mapper.model import TokenUsage
 from otel_mapper.otlp.anyvalue import Decoded
@@ -78,6 +82,9 @@ class MLflowReader:
         elif kind is NodeKind.MODEL_CALL:
             _fill_model_call(view, facts, inputs, outputs)
         fill_error(view, facts)
+        metadata = run_metadata(view) if ml.RUN_METADATA in view.attrs else None
+        if metadata is not None and kind is not NodeKind.MODEL_CALL:
+            read_langchain_run(view, facts, metadata)
         return facts
 
 
