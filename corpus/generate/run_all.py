@@ -175,6 +175,12 @@ MATRIX.update({
 MATRIX.update({
     "mlflow-langgraph": ("mlflow-langgraph", "apps.mlflow_langgraph_app", ALL_SCENARIOS),
 })
+# Frameworks X: Haystack agents traced by OpenLLMetry's Haystack instrumentation (Pipeline.run and the OpenAI generators'
+# run) + its OpenAI client instrumentation (apps/traceloop_haystack_app.py, the agents of apps/haystack_app.py run as
+# the one component of a Pipeline; NOTES-frameworks-x.md).
+MATRIX.update({
+    "traceloop-haystack": ("traceloop-haystack", "apps.traceloop_haystack_app", ALL_SCENARIOS),
+})
 
 def find_python311(explicit: str | None) -> str:
     for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:

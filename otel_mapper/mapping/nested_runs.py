@@ -22,6 +22,14 @@ is a reference of it whose facts fill what the kept one did not record (argument
   parent, even after the app's root span. A run delivered span by span thus has the outer span first, and the node it
   names must not move when the inner one arrives.
 
+One model call is recorded the same way: OpenLLMetry's Haystack instrumentation
+(``opentelemetry-instrumentation-haystack`` 0.62.4, ``wrap_openai.py``) opens a ``haystack.openai.chat`` span
+(``llm.request.type=chat``, ``gen_ai.system``) around a chat generator's ``run``, and the OpenAI client instrumentation
+records the request the generator's client sends inside it (``openai.chat``, GenAI attributes). A span read as a model
+call whose only child span is a model call read with another convention, with the same provider where both name one
+and the same model where both name one, records the same call. The inner span keeps the node: the request itself, with
+what it sent and answered, its usage and its failure.
+
 Same-convention nesting stays apart (a tool that calls itself), and so does a span with other children besides. Parent
 links and read facts only; nothing here reads an order.
 """
@@ -32,7 +40,7 @@ from typing import Final
 
 from otel_mapper.mapping.entries import SpanEntry, follow_merged, merged_declaration
 from otel_mapper.mapping.facts import SpanFacts, absorb_facts
-from otel_mapper.mapping.members import AGENT_INVOCATION, EXECUTION_KINDS
+from otel_mapper.mapping.members import AGENT_INVOCATION, EXECUTION_KINDS, MODEL_CALL
 from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.model import Declaration
 from semconv.trajectory import NodeKind
@@ -41,7 +49,7 @@ __all__ = ["merge_nested_runs"]
 
 MAX_CHAIN: Final = 8
 """Nested pairs followed down to the innermost span (three instrumentations of one run make a chain of two)."""
-_KINDS: Final = frozenset({*EXECUTION_KINDS, AGENT_INVOCATION})
+_KINDS: Final = frozenset({*EXECUTION_KINDS, AGENT_INVOCATION, MODEL_CALL})
 
 
 def merge_nested_runs(entries: list[SpanEntry], notes: list[Declaration]) -> None:
@@ -50,6 +58,7 @@ def merge_nested_runs(entries: list[SpanEntry], notes: list[Declaration]) -> Non
     if not keeper_of:
         return
     moved: dict[str, str] = {}
+    model_calls = 0
     for span_id in sorted(keeper_of):
         merged, keeper = keeper_of[span_id][0], _final_keeper(keeper_of, span_id)
         if merged.node_id is None or keeper.node_id is None:
@@ -57,15 +66,25 @@ def merge_nested_runs(entries: list[SpanEntry], notes: list[Declaration]) -> Non
         keeper.facts = copy_facts(keeper.facts)  # facts may be kept for the run's next revision: never changed
         absorb_facts(keeper.facts, merged.facts)
         moved[merged.node_id] = keeper.node_id
+        if keeper.facts.kind is MODEL_CALL:
+            model_calls += 1
         merged.node_id = keeper.node_id
         merged.primary = False
     follow_merged(entries, moved)
-    if moved:
+    if len(moved) > model_calls:
         notes.append(
             merged_declaration(
                 "a tool or agent run recorded by two instrumentations, one span directly inside the other, was read "
                 "as one node; the outer span is kept as a reference",
-                len(moved),
+                len(moved) - model_calls,
+            )
+        )
+    if model_calls:
+        notes.append(
+            merged_declaration(
+                "a model call recorded by two instrumentations, one span directly inside the other, was read as one "
+                "node; the outer span is kept as a reference",
+                model_calls,
             )
         )
 
@@ -101,7 +120,22 @@ def _same_run(outer: SpanFacts, inner: SpanFacts) -> bool:
         return False
     if outer.kind is NodeKind.AGENT_INVOCATION:
         return outer.agent_name is not None and outer.agent_name == inner.agent_name
+    if outer.kind is MODEL_CALL:
+        return _same_model_call(outer, inner)
     return outer.tool_name is not None and outer.tool_name == inner.tool_name
+
+
+def _same_model_call(outer: SpanFacts, inner: SpanFacts) -> bool:
+    """Both name the provider (compared without case: ``OpenAI`` / ``openai``), and the model too where both name it
+    (a dated response model, ``gpt-4o-mini-2024-07-18``, is the requested ``gpt-4o-mini``)."""
+    if outer.provider is None or inner.provider is None:
+        return False
+    if outer.provider.strip().casefold() != inner.provider.strip().casefold():
+        return False
+    if outer.model is None or inner.model is None:
+        return True
+    short, long = sorted((outer.model.strip().casefold(), inner.model.strip().casefold()), key=len)
+    return long == short or long.startswith(f"{short}-")
 
 
 def _final_keeper(keeper_of: dict[str, tuple[SpanEntry, SpanEntry]], span_id: str) -> SpanEntry:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from otel_mapper.mapping.edges import CONTAINMENT_CHILDREN, containment_children
 from otel_mapper.mapping.graph import MAX_WALK
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
@@ -165,6 +166,9 @@ def recovered(node: Node, trajectory: Trajectory, context: DetectorContext, limi
     ``True``: a model call or tool execution that causally follows the failure committed. ``False``: none did and
     the enclosing agent invocation did not carry on. ``None``: no causal evidence either way, but the enclosing
     invocation committed or was retried successfully (e.g. a retry that is a concurrent sibling of the failure).
+    A failure inside no agent invocation is enclosed by the outermost node whose span contains it (a pipeline or
+    workflow run with no agent span inside, as OpenLLMetry records a Haystack pipeline): that node committing is the
+    run carrying on.
     """
     queue = [node.id]
     seen = {node.id}
@@ -180,8 +184,31 @@ def recovered(node: Node, trajectory: Trajectory, context: DetectorContext, limi
             if later is not None and later.kind in kinds and later.status is NodeStatus.COMMITTED:
                 return True
             queue.append(successor)
-    invocation = trajectory.node(node.invocation) if node.invocation else None
-    return None if carried_on(invocation, trajectory, context) else False
+    if node.invocation:
+        enclosing = trajectory.node(node.invocation)
+    else:
+        enclosing = _outermost_container(node, trajectory, context)
+    return None if carried_on(enclosing, trajectory, context) else False
+
+
+MAX_CONTAINER_DEPTH = 10_000
+"""Span parent links followed up from a failure to the outermost node containing it."""
+
+
+def _outermost_container(node: Node, trajectory: Trajectory, context: DetectorContext) -> Node | None:
+    """The outermost node whose span contains ``node``'s (span parent links only); ``None`` for a root."""
+    parents = context.memo.get("containment_parents")
+    if not isinstance(parents, dict):
+        children = trajectory.derived(CONTAINMENT_CHILDREN, containment_children)
+        parents = {child: parent for parent, below in sorted(children.items()) for child in below}
+        context.memo["containment_parents"] = parents
+    current, outermost = node.id, None
+    for _ in range(MAX_CONTAINER_DEPTH):
+        parent = parents.get(current)
+        if parent is None or parent == node.id:
+            break
+        current = outermost = parent
+    return trajectory.node(outermost) if outermost is not None else None
 
 
 def outermost_anchor(trajectory: Trajectory, context: DetectorContext) -> Node | None:

@@ -10,7 +10,7 @@ from processor.detectors.model_error import ModelErrorDetector
 from processor.detectors.rate_limited import RateLimitedDetector
 from processor.detectors.registry import load_detectors
 from processor.detectors.tool_error import ToolErrorDetector
-from semconv.trajectory import FindingCategory, NodeStatus, TerminalStatus
+from semconv.trajectory import FindingCategory, NodeKind, NodeStatus, TerminalStatus
 
 from .support import TrajectoryBuilder, config, run
 
@@ -97,3 +97,32 @@ def test_timeout_that_ends_the_run_is_the_terminal_status() -> None:
     b.model(parent=agent, status=FAILED, error_type="openai.APITimeoutError")
     diagnosis = DetectorChain(load_detectors(config()), config()).run(b.build())
     assert diagnosis.terminal_status is TerminalStatus.INFRA_TIMEOUT
+
+
+def test_a_failure_inside_no_agent_but_a_committed_pipeline_run_is_not_the_end() -> None:
+    # A pipeline or workflow run with no agent span inside (OpenLLMetry's Haystack pipeline span around the model
+    # calls): the app retried the 429'd call, and the enclosing run committed.
+    b = TrajectoryBuilder()
+    pipeline = b.node(NodeKind.WORKFLOW_STEP, "haystack_pipeline.workflow")
+    limited = b.model(parent=pipeline, status=FAILED, http_status=429, tokens=None)
+    b.model(parent=pipeline)
+    trajectory = b.build()
+
+    (finding,) = run(RateLimitedDetector(), trajectory)
+    diagnosis = DetectorChain(load_detectors(config()), config()).run(trajectory)
+
+    assert finding.node_id == limited and finding.recovered is None
+    assert diagnosis.terminal_status is TerminalStatus.SUCCESS
+
+
+def test_a_failure_inside_no_agent_and_a_failed_pipeline_run_ends_it() -> None:
+    b = TrajectoryBuilder()
+    pipeline = b.node(NodeKind.WORKFLOW_STEP, "haystack_pipeline.workflow", status=FAILED)
+    limited = b.model(parent=pipeline, status=FAILED, http_status=429, tokens=None)
+    trajectory = b.build()
+
+    (finding,) = run(RateLimitedDetector(), trajectory)
+    diagnosis = DetectorChain(load_detectors(config()), config()).run(trajectory)
+
+    assert finding.node_id == limited and finding.recovered is False
+    assert diagnosis.terminal_status is TerminalStatus.RATE_LIMITED

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -84,7 +85,23 @@ def _caused_by(exc: BaseException, kind: type) -> bool:
     return False
 
 
-def run_haystack(adapter: HaystackAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+@dataclass(slots=True)
+class HaystackRun:
+    """What the app saw while the agents ran (ground truth the libraries' label rules finish)."""
+
+    runner: ToolRunner
+    result: dict | None = None
+    exc: BaseException | None = None
+    retried: list[int] = field(default_factory=list)
+    handoffs: list[int] = field(default_factory=list)  # the number of agents recorded before each delegation
+    generator_runs: list[int] = field(default_factory=list)  # one per run of an OpenAIChatGenerator
+
+
+def run_agents(scenario: str, base_url: str, truth: Truth, *, on_agent, prompt_steps: bool = True,
+               run_top=None) -> HaystackRun:
+    """Builds the scenario's Agents and runs the top one. ``on_agent(name)`` is called by each Agent's ``before_run``
+    hook; ``prompt_steps`` records each Agent's ``ChatPromptBuilder`` run as a workflow step (for an instrumentation
+    that traces that component); ``run_top(agent, messages)`` runs the top Agent (default: ``agent.run``)."""
     import openai
     from haystack.components.agents import Agent
     from haystack.components.generators.chat import OpenAIChatGenerator
@@ -94,11 +111,12 @@ def run_haystack(adapter: HaystackAdapter, scenario: str, base_url: str, truth: 
 
     spec = SCENARIOS[scenario]
     runner = ToolRunner(truth, truth.server_log)
+    run = HaystackRun(runner=runner)
     functions = plain_functions(runner)
     tools = {name: create_tool_from_function(f, name=name, description=T.DESCRIPTIONS[name])
              for name, f in functions.items()}
-    retried: list[int] = []
-    handoffs: list[int] = []  # the number of agents recorded before each delegation
+    retried = run.retried
+    handoffs = run.handoffs
 
     class RetryingChatGenerator:
         """The app's chat generator: the OpenAIChatGenerator, called once more after HTTP 429 (the Agent has no retry
@@ -114,11 +132,13 @@ def run_haystack(adapter: HaystackAdapter, scenario: str, base_url: str, truth: 
             call = dict(messages=messages, generation_kwargs=generation_kwargs, tools=tools,
                         streaming_callback=streaming_callback, **kwargs)
             try:
+                run.generator_runs.append(1)
                 return self.inner.run(**call)
             except Exception as exc:  # noqa: BLE001 - only a 429 is retried, anything else goes on up
                 if retried or not _caused_by(exc, openai.RateLimitError):
                     raise
                 retried.append(1)
+                run.generator_runs.append(1)
                 return self.inner.run(**call)
 
     def chat_generator():
@@ -134,13 +154,13 @@ def run_haystack(adapter: HaystackAdapter, scenario: str, base_url: str, truth: 
         ))
 
     class RecordAgent:
-        """A `before_run` hook (Haystack's Hook protocol): runs inside the instrumentation's `Agent.run` span."""
+        """A `before_run` hook (Haystack's Hook protocol): runs at the start of the Agent's run."""
 
         def __init__(self, name: str):
             self.name = name
 
         def run(self, state) -> None:
-            truth.record_agent(self.name)
+            on_agent(self.name)
 
     def record_prompt_step(builder) -> None:
         """The Agent renders its system prompt with its own ChatPromptBuilder component; the builder's `run` calls
@@ -156,7 +176,8 @@ def run_haystack(adapter: HaystackAdapter, scenario: str, base_url: str, truth: 
     def agent(name: str, system: str, tool_objs: list):
         made = Agent(chat_generator=chat_generator(), tools=tool_objs, system_prompt=system,
                      hooks={"before_run": [RecordAgent(name)]})
-        record_prompt_step(made._system_chat_prompt_builder)
+        if prompt_steps:
+            record_prompt_step(made._system_chat_prompt_builder)
         return made
 
     def recording_delegation(tool) -> None:
@@ -172,7 +193,6 @@ def run_haystack(adapter: HaystackAdapter, scenario: str, base_url: str, truth: 
         tool.invoke = recording
 
     truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
-    exc: BaseException | None = None
     try:
         if scenario == "handoff":
             billing = agent("billing_agent", SPECIALIST_PROMPT, [tools[n] for n in spec["specialist_tools"]])
@@ -183,12 +203,19 @@ def run_haystack(adapter: HaystackAdapter, scenario: str, base_url: str, truth: 
             runner_agent = agent("triage_agent", SYSTEM_PROMPT, [tools[n] for n in spec["tools"]] + [delegate])
         else:
             runner_agent = agent("support_agent", SYSTEM_PROMPT, [tools[n] for n in spec["tools"]])
-        result = runner_agent.run(messages=[ChatMessage.from_user(spec["user"])])
-        truth.notes.append(f"haystack exit reason: {result.get('exit_reason')}")
+        messages = [ChatMessage.from_user(spec["user"])]
+        run.result = run_top(runner_agent, messages) if run_top else runner_agent.run(messages=messages)
     except Exception as e:  # noqa: BLE001 - how the run ended is the ground truth we record
-        exc = e
-    terminal_status_for(truth, runner, exc)
-    if retried:
+        run.exc = e
+    return run
+
+
+def run_haystack(adapter: HaystackAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+    run = run_agents(scenario, base_url, truth, on_agent=truth.record_agent)
+    if run.result is not None:
+        truth.notes.append(f"haystack exit reason: {run.result.get('exit_reason')}")
+    terminal_status_for(truth, run.runner, run.exc)
+    if run.retried:
         truth.notes.append("the app's chat generator called the model once more after HTTP 429")
     agent_spans = {a["span_id"] for a in truth.agents}
     for t in truth.tools:
@@ -197,7 +224,7 @@ def run_haystack(adapter: HaystackAdapter, scenario: str, base_url: str, truth: 
         if t["span_id"] in agent_spans:
             truth.notes.append(f"tool {t['name']} ({t['call_id']}) ran under agent span {t['span_id']}: no span")
             t["span_id"] = None
-    for before in handoffs:  # from: the delegating agent; to: the billing agent run inside the tool (as Agno, CrewAI)
+    for before in run.handoffs:  # from: the delegating agent; to: the billing agent run inside the tool (as Agno, CrewAI)
         target = truth.agents[before]["span_id"] if len(truth.agents) > before else None
         truth.handoffs.append({"from_span": truth.agents[0]["span_id"], "to_span": target})
 
