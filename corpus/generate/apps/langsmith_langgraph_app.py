@@ -72,33 +72,12 @@ os.environ.update(
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from corpusgen.connect_guard import ConnectGuard  # noqa: E402
 from corpusgen.harness import otlp_sdk_pipeline, run_one  # noqa: E402
 
 from apps.langgraph_app import run_langgraph  # noqa: E402
 
-LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 STAND_IN_TRACE = 0x5354414E44494E5354414E44494E0001  # trace id of the stand-ins (never exported)
-
-
-class _ConnectGuard:
-    """Audit hook on socket.connect: only loopback, never LangSmith's (unused) endpoint port."""
-
-    def __init__(self):
-        self.seen: list = []
-        self.refused: list = []
-        sys.addaudithook(self)
-
-    def __call__(self, event, args):
-        if event != "socket.connect":
-            return
-        address = args[1]
-        if not isinstance(address, tuple):
-            return  # a unix socket
-        host, port = address[0], address[1]
-        self.seen.append((host, port))
-        if host not in LOOPBACK or port == LANGSMITH_PORT:
-            self.refused.append((host, port))
-            raise ConnectionRefusedError(f"corpus: connection to {host}:{port} refused (nothing may leave loopback)")
 
 
 class LangSmithLangGraphAdapter:
@@ -110,7 +89,7 @@ class LangSmithLangGraphAdapter:
         from langsmith import run_trees
         from langsmith._internal.otel import _otel_exporter
 
-        self.guard = _ConnectGuard()
+        self.guard = ConnectGuard(refused_port=LANGSMITH_PORT)
         # The corpus pipeline as the global provider before the LangSmith client exists: the client reuses it.
         self.provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
         self.created: dict = {}  # run id -> the span LangSmith created for it

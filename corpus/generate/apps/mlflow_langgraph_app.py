@@ -35,33 +35,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from corpusgen.connect_guard import ConnectGuard  # noqa: E402
 from corpusgen.harness import run_one  # noqa: E402
 
 from apps.langgraph_app import run_langgraph  # noqa: E402
 
 LIBRARY = "mlflow-langgraph"
-LOOPBACK = {"127.0.0.1", "::1", "localhost"}
-
-
-class _ConnectGuard:
-    """Audit hook on socket.connect: only loopback addresses."""
-
-    def __init__(self):
-        self.seen: list = []
-        self.refused: list = []
-        sys.addaudithook(self)
-
-    def __call__(self, event, args):
-        if event != "socket.connect":
-            return
-        address = args[1]
-        if not isinstance(address, tuple):
-            return  # a unix socket
-        host, port = address[0], address[1]
-        self.seen.append((host, port))
-        if host not in LOOPBACK:
-            self.refused.append((host, port))
-            raise ConnectionRefusedError(f"corpus: connection to {host}:{port} refused (nothing may leave loopback)")
 
 
 class MlflowLangGraphAdapter:
@@ -70,7 +49,7 @@ class MlflowLangGraphAdapter:
     content = True
 
     def setup(self, endpoint):
-        self.guard = _ConnectGuard()
+        self.guard = ConnectGuard()
         # MLflow Tracing exports through its own TracerProvider (isolated from the global one, its default): with
         # OTEL_EXPORTER_OTLP_TRACES_ENDPOINT set and no trace destination it adds only its OtelSpanProcessor (a
         # BatchSpanProcessor) with the gRPC OTLPSpanExporter: no tracking server. Tracking URI in a temporary folder
