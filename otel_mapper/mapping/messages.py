@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, cast
 
@@ -30,7 +29,6 @@ __all__ = [
     "chat_completions_message",
     "chat_completions_messages",
     "chat_completions_tool_calls",
-    "input_message_facts",
     "message_digest",
     "parts_message",
     "python_literal",
@@ -38,6 +36,7 @@ __all__ = [
     "read_message",
     "read_messages",
     "result_text_digest",
+    "scan_input_messages",
     "read_output_messages",
     "text_part",
     "tool_call_part",
@@ -344,22 +343,15 @@ def read_input_messages(
     id and answer the input's last assistant message answered by tool messages (only tool messages between), as
     (position, the assistant message's position, :func:`result_text_digest` of the text): the results new to this
     call, as with ``rejected`` (earlier ones were read by the call they were new to)."""
-    return input_message_facts(read_messages(value), calls, system, rejected, failed, id_less)
+    return scan_input_messages(value).facts(calls, system, rejected, failed, id_less)
 
 
-def input_message_facts(
-    messages: Sequence[ReadMessage],
-    calls: list[tuple[int, ToolCallFact]] | None = None,
-    system: list[int] | None = None,
-    rejected: list[tuple[str | None, str | None]] | None = None,
-    failed: list[tuple[str, str]] | None = None,
-    id_less: list[tuple[int, int, str]] | None = None,
-) -> tuple[list[str], list[str]]:
-    """:func:`read_input_messages` of messages already read (:func:`read_messages`)."""
+def scan_input_messages(value: Decoded) -> InputScan:
+    """An input message list (or a single message) read and scanned whole (:class:`InputScan`)."""
     scan = InputScan()
-    for message in messages:
+    for message in read_messages(value):
         scan.add(message)
-    return scan.facts(calls, system, rejected, failed, id_less)
+    return scan
 
 
 _Call = tuple[dict[str, Decoded], dict[str, Decoded]]

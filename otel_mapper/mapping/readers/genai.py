@@ -35,9 +35,9 @@ from otel_mapper.mapping.messages import (
     InputScan,
     arguments_text,
     read_input_messages,
-    read_messages,
     read_output_messages,
     result_text_digest,
+    scan_input_messages,
 )
 from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, read_usage
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
@@ -252,10 +252,7 @@ def _input_scan(view: SpanView) -> InputScan:
         scan = memo.read(value.string_value)
         if scan is not None:
             return scan
-    scan = InputScan()
-    for message in read_messages(view.json_attr(genai.INPUT_MESSAGES)):
-        scan.add(message)
-    return scan
+    return scan_input_messages(view.json_attr(genai.INPUT_MESSAGES))
 
 
 def _fill_from_events(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) -> None:
