@@ -6,8 +6,8 @@ Iterative serialisation: nesting depth costs memory, not stack.
 Fast path: for values whose JCS text is exactly orjson's sorted-keys compact output (string keys, integers
 within 2**53, strings orjson can encode, no characters at or above U+E000 where UTF-16 and code point order
 differ) orjson's bytes are used. Floats, which orjson spells differently (``1e-6`` and ``1.0`` where JCS wants
-``0.000001`` and ``1``), are first replaced by placeholder strings, and their JCS spelling is put in place of the
-placeholders in orjson's output. Anything else takes the pure-Python serialiser. Both give the same text.
+``0.000001`` and ``1``), are replaced by their JCS spelling as ``orjson.Fragment`` (text orjson writes as it is)
+in a copy of the containers. Anything else takes the pure-Python serialiser. Both give the same text.
 """
 
 from __future__ import annotations
@@ -121,40 +121,28 @@ def _dumps_fast(value: object) -> str | None:
     if _FLOAT_TOKEN.search(encoded) is None and b"null" not in encoded:
         return encoded.decode()  # no point, exponent or null anywhere, strings included: no float
     # A point or an exponent may lie in a string, null may be NaN: walk the value itself for floats.
-    floats: list[float] = []
-    copied = _with_placeholders(value, floats)
+    copied, floats = _with_js_floats(value)
     if not floats:
         return encoded.decode()
     try:
-        encoded = orjson.dumps(copied, option=_ORJSON_OPTIONS)
+        return orjson.dumps(copied, option=_ORJSON_OPTIONS).decode()
     except TypeError:
         return None
-    pieces = _PLACEHOLDER.split(encoded)
-    # split() alternates text and captured indexes. Each float's placeholder is written once; one match more
-    # means a string of the input looks like a placeholder.
-    if len(pieces) // 2 != len(floats):
-        return None
-    return "".join(
-        piece.decode() if position % 2 == 0 else es_number(floats[int(piece)]) for position, piece in enumerate(pieces)
-    )
 
 
-_PLACEHOLDER: Final = re.compile(rb'"\\u0000([0-9]+)\\u0000"')
-"""A float's placeholder in orjson's output: the string ``NUL <index> NUL`` (orjson escapes NUL as ``\\u0000``)."""
-
-
-def _with_placeholders(value: object, floats: list[float]) -> object:
-    """A copy of ``value``'s dicts, lists and tuples with each float replaced by the string ``NUL <index> NUL``,
-    its index in ``floats``. Iterative."""
+def _with_js_floats(value: object) -> tuple[object, int]:
+    """A copy of ``value``'s dicts, lists and tuples with each float replaced by its JCS spelling, as a fragment
+    orjson writes as it is; and how many floats there were. Iterative."""
     root: list[object] = [value]
+    floats = 0
     # (container of the copy, slot in it, value to copy there)
     stack: list[tuple[Any, Any, object]] = [(root, 0, value)]
     while stack:
         target, slot, item = stack.pop()
         kind = type(item)
         if kind is float:
-            target[slot] = f"\x00{len(floats)}\x00"
-            floats.append(item)  # type: ignore[arg-type]
+            target[slot] = orjson.Fragment(es_number(item))  # type: ignore[arg-type]
+            floats += 1
         elif kind is dict:
             copy: dict[object, object] = dict(item)  # type: ignore[call-overload]
             target[slot] = copy
@@ -165,7 +153,7 @@ def _with_placeholders(value: object, floats: list[float]) -> object:
             stack.extend(
                 (items, position, element) for position, element in enumerate(items) if type(element) in _CONTAINERS_OR_FLOAT
             )
-    return root[0]
+    return root[0], floats
 
 
 _CONTAINERS_OR_FLOAT: Final = frozenset({dict, list, tuple, float})

@@ -55,11 +55,12 @@ def test_floats_take_the_fast_path() -> None:
     assert fast == canonical._dumps_jcs(value)
 
 
-def test_a_string_that_looks_like_a_float_placeholder_falls_back() -> None:
-    value = {"a": 0.5, "b": "\x000\x00", "\x001\x00": 1.5}
-    assert canonical._dumps_fast(value) is None
+def test_strings_beside_floats_are_written_as_they_are() -> None:
+    """Floats go in as orjson fragments: no text stands in for them that a string could imitate."""
+    value = {"a": 0.5, "b": "\x000\x00", "\x001\x00": 1.5, "c": "1e-7"}
+    assert canonical._dumps_fast(value) == canonical._dumps_jcs(value)
     assert dumps_canonical(value) == canonical._dumps_jcs(value)
-    assert dumps_canonical(value) == '{"\\u00001\\u0000":1.5,"a":0.5,"b":"\\u00000\\u0000"}'
+    assert dumps_canonical(value) == '{"\\u00001\\u0000":1.5,"a":0.5,"b":"\\u00000\\u0000","c":"1e-7"}'
 
 
 def test_nan_and_infinity_are_written_as_the_slow_path_writes_them() -> None:
