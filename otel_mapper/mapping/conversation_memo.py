@@ -2,12 +2,12 @@
 as its prefix reads only the messages that are new (:class:`~otel_mapper.mapping.messages.InputScan`).
 
 An agent resends the whole conversation with every model call: a run of n calls carries 1 + 2 + ... + n
-messages in its ``gen_ai.input.messages``, each read and digested again: the reading grew with the square of
-the run's length. Instrumentations serialise the list
-the same way each time, so the earlier input's text without its closing bracket is a prefix of the later one's,
-followed by a comma. The later list is then the earlier list's items followed by the items of the rest of the text
-(``[`` + what follows the comma): each item of a JSON array is a complete value, ended the same way whether a
-``]`` or a ``,`` follows. Where the texts differ in any other way the whole text is read as before. Nothing here
+messages in its ``gen_ai.input.messages``, each read and digested again, so the reading grew with the square of
+the run's length. Instrumentations serialise the list the same way each time, so the earlier input's text without
+its closing bracket is a prefix of the later one's, followed by a comma. The later list is then the earlier list's
+items followed by the items of the rest of the text (``[`` + what follows the comma): each item of a JSON array is a
+complete value, ended the same way whether a ``]`` or a ``,`` follows. The same text again (two spans of one call)
+is the earlier list itself. Where the texts differ in any other way the whole text is read as before. Nothing here
 depends on span order or time: which earlier input is found changes only how much is read again, not the result.
 """
 
@@ -67,6 +67,8 @@ class ConversationMemo:
         if len(stripped) <= len(body) or not stripped.startswith(body):
             return None
         rest = stripped[len(body) :].lstrip()
+        if rest == "]":
+            return earlier.scan
         if not rest.startswith(","):
             return None
         tail = _array("[" + rest[1:])

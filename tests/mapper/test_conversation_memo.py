@@ -81,6 +81,14 @@ def test_compact_and_spaced_serialisations_both_extend(messages_read: list[int])
     assert messages_read == [1, 2, 2, 3]  # another serialisation of the same list is read whole
 
 
+def test_the_same_list_again_is_not_read_again(messages_read: list[int]) -> None:
+    memo = ConversationMemo()
+    text = json.dumps(_conversation(2))
+    first = memo.read(text)
+    assert memo.read(text + " ") is first
+    assert messages_read == [5]
+
+
 def test_an_extension_leaves_the_earlier_scan_as_it_was() -> None:
     memo = ConversationMemo()
     first = memo.read(json.dumps(_conversation(1)))
