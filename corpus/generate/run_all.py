@@ -181,6 +181,13 @@ MATRIX.update({
 MATRIX.update({
     "traceloop-haystack": ("traceloop-haystack", "apps.traceloop_haystack_app", ALL_SCENARIOS),
 })
+# Frameworks Y: LangGraph traced by Langtrace (`langtrace-python-sdk`, `langtrace.init` with a custom OTLP/gRPC exporter
+# and a loopback api_host: its wrappers of every public langchain-core runnable / chat-model method, LangGraph's
+# StateGraph builders and the OpenAI client; apps/langtrace_langgraph_app.py, the agents of apps/langgraph_app.py;
+# NOTES-frameworks-y.md).
+MATRIX.update({
+    "langtrace-langgraph": ("langtrace-langgraph", "apps.langtrace_langgraph_app", ALL_SCENARIOS),
+})
 
 def find_python311(explicit: str | None) -> str:
     for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:

@@ -52,6 +52,7 @@ from otel_mapper.mapping.run_state import RunState, earlier_revisions_missing, k
 from otel_mapper.mapping.spanless_calls import settle_spanless_calls
 from otel_mapper.mapping.step_ids import inherit_step_call_ids
 from otel_mapper.mapping.transfer_tools import settle_transfer_tools
+from otel_mapper.mapping.wrapped_model_calls import fold_wrapped_model_calls
 from otel_mapper.model import CompletenessStatus, Declaration, ExternalParent, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
 
@@ -164,6 +165,7 @@ def map_trace(
     )
     merge_double_instrumentation(entries, by_span_id, notes)
     merge_nested_runs(entries, notes)
+    fold_wrapped_model_calls(entries, notes)
     inherit_step_call_ids(entries)
     settle_graph_agent_runs(entries)
     settle_graph_streams(entries, by_span_id, notes)

@@ -125,6 +125,10 @@ class SpanFacts:
     answer, digest of the result text); conversation-prefix evidence (:mod:`otel_mapper.mapping.prefix`)."""
     consumed_evidence: dict[str, str] = field(default_factory=dict)
     """Why a call id is in ``consumed_call_ids`` when the input did not carry it (call id -> evidence)."""
+    wraps_model_call: bool = False
+    """A model call recorded at a framework method around the call's own span (Langtrace's wrappers of a LangChain
+    chat model's ``invoke`` / ``generate``): one layer of the call, folded into the span it wraps
+    (:mod:`otel_mapper.mapping.wrapped_model_calls`)."""
 
     def __setstate__(self, state: tuple[None, dict[str, object]]) -> None:
         """Restore pickled facts (a spilled run's kept spans, pickled slot by slot); facts written by a version with

@@ -205,8 +205,12 @@ def run_langgraph(adapter: LangGraphAdapter, scenario: str, base_url: str, truth
     _span_of = adapter.span_of
     handler = _make_truth_handler(_span_of)
 
+    # An instrumentation that wraps the OpenAI client's `create` with a span it does not make current (Langtrace) has
+    # that span open in the sending thread: the adapter finds it (`request_span`), and it is the model call's.
+    request_span = getattr(adapter, "request_span", None)
+
     def mark(request):
-        span_id = handler.model_span()
+        span_id = _hex(request_span()) if request_span is not None else handler.model_span()
         if span_id:
             request.headers["x-corpus-otel-span"] = span_id
         else:
@@ -326,10 +330,19 @@ def run_langgraph(adapter: LangGraphAdapter, scenario: str, base_url: str, truth
     # An instrumentation that is a LangChain callback handler passed in the run config (Langfuse's CallbackHandler)
     # comes from the adapter (`callbacks()`), after the truth handler; the others attach themselves.
     extra_callbacks = list(adapter.callbacks()) if hasattr(adapter, "callbacks") else []
-    exc = None
-    try:
+
+    def invoke():
         graph.invoke({"messages": [{"role": "user", "content": spec["user"]}]},
                      config={"callbacks": [handler, *extra_callbacks], "recursion_limit": 40})
+
+    # An instrumentation whose spans of one run share no trace unless the app opens one around it (Langtrace's
+    # `with_langtrace_root_span`) wraps the call that runs the agent (`wrap_invoke`), as its users do.
+    wrap_invoke = getattr(adapter, "wrap_invoke", None)
+    if wrap_invoke is not None:
+        invoke = wrap_invoke(invoke)
+    exc = None
+    try:
+        invoke()
     except Exception as e:  # noqa: BLE001 - how the run ended is the ground truth we record
         exc = e
     terminal_status_for(truth, runner, exc)

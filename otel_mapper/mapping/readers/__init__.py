@@ -22,11 +22,14 @@ Order and why:
 11. Laminar -- its instrumentation scope ``lmnr.tracer`` (or ``lmnr.span.type``): spans typed only ``LLM`` / ``TOOL`` /
     ``DEFAULT``, the OpenAI Agents SDK's read from its span data; model calls carry GenAI attributes with content in
     the provider's wire shape (Chat Completions messages in ``gen_ai.input.messages``);
-12. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
-13. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
+12. Langtrace -- ``langtrace.sdk.name``: method wrappers whose LLM client spans carry GenAI attributes with content in
+    span events of their own, and whose LangChain model-method spans carry ``gen_ai.request.model`` / usage with no
+    operation name;
+13. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
+14. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
     while a span of another instrumentation may carry Langfuse's (set by hand to type it in Langfuse): the other
     convention reads it;
-14. fallback.
+15. fallback.
 
 LangGraph has no spans of its own: its run metadata is read by the OpenInference, OpenLLMetry, LangSmith, Langfuse and
 MLflow readers
@@ -42,6 +45,7 @@ from otel_mapper.mapping.readers.genai import GenAIReader
 from otel_mapper.mapping.readers.laminar import LaminarReader
 from otel_mapper.mapping.readers.langfuse import LangfuseReader
 from otel_mapper.mapping.readers.langsmith import LangSmithReader
+from otel_mapper.mapping.readers.langtrace import LangtraceReader
 from otel_mapper.mapping.readers.mcp import MCPReader
 from otel_mapper.mapping.readers.mlflow import MLflowReader
 from otel_mapper.mapping.readers.openai_agents import OpenAIAgentsReader
@@ -59,6 +63,7 @@ __all__ = [
     "GenAIReader",
     "LaminarReader",
     "LangSmithReader",
+    "LangtraceReader",
     "LangfuseReader",
     "MCPReader",
     "MLflowReader",
@@ -100,6 +105,7 @@ def default_readers() -> tuple[ConventionReader, ...]:
         SemanticKernelReader(),
         LangSmithReader(),
         LaminarReader(),
+        LangtraceReader(),
         GenAIReader(),
         LangfuseReader(),
         FallbackReader(),
