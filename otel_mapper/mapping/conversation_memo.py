@@ -19,7 +19,7 @@ from typing import Final
 
 import orjson
 
-from otel_mapper.mapping.messages import MAX_MESSAGES, InputScan, read_messages
+from otel_mapper.mapping.messages import MAX_MESSAGES, InputScan
 from otel_mapper.otlp.anyvalue import Decoded
 
 __all__ = ["MAX_REMEMBERED", "ConversationMemo"]
@@ -77,8 +77,7 @@ class ConversationMemo:
         return self._remember(stripped, earlier.items + len(tail), earlier.scan.copy(), tail)
 
     def _remember(self, stripped: str, items: int, scan: InputScan, new_items: list[Decoded]) -> InputScan:
-        for message in read_messages(new_items):
-            scan.add(message)
+        scan.add_messages(new_items)
         if items:  # "[]" extended is no "[" + ", ..." (and "[ , a]" no JSON)
             self._remembered.append(_Remembered(stripped[:-1].rstrip(), items, scan))
         return scan

@@ -23,7 +23,6 @@ __all__ = [
     "MESSAGE_DIGEST_CANONICALIZATION",
     "MAX_MESSAGES",
     "InputScan",
-    "ReadMessage",
     "add_rejection",
     "arguments_text",
     "chat_completions_message",
@@ -33,8 +32,6 @@ __all__ = [
     "parts_message",
     "python_literal",
     "read_input_messages",
-    "read_message",
-    "read_messages",
     "result_text_digest",
     "scan_input_messages",
     "read_output_messages",
@@ -252,30 +249,6 @@ def _parts(message: dict[str, Decoded]) -> list[dict[str, Decoded]]:
     return []
 
 
-@dataclass(frozen=True, slots=True)
-class ReadMessage:
-    """One message of a message list, read once: its role, its part objects, their normal form and its digest.
-    Read-only: a conversation memo hands the same one to every later input that repeats the message."""
-
-    role: Decoded
-    parts: list[dict[str, Decoded]]
-    normal_parts: list[dict[str, Decoded]]
-    digest: str
-
-
-def read_message(message: dict[str, Decoded]) -> ReadMessage:
-    parts = _parts(message)
-    normal_parts = [_normal_part(part) for part in parts]
-    role = message.get("role")
-    return ReadMessage(role, parts, normal_parts, _parts_digest(role, normal_parts))
-
-
-def read_messages(value: Decoded) -> list[ReadMessage]:
-    """Each message of a message list (or of a single message) read (:class:`ReadMessage`); items that are no
-    message are left out, and items past :data:`MAX_MESSAGES`."""
-    return [read_message(message) for message in _messages(value)]
-
-
 def read_output_messages(value: Decoded) -> tuple[list[ToolCallFact], list[str]]:
     """Tool calls proposed in the output, and the digest of each output message.
 
@@ -349,8 +322,7 @@ def read_input_messages(
 def scan_input_messages(value: Decoded) -> InputScan:
     """An input message list (or a single message) read and scanned whole (:class:`InputScan`)."""
     scan = InputScan()
-    for message in read_messages(value):
-        scan.add(message)
+    scan.add_messages(value)
     return scan
 
 
@@ -383,9 +355,18 @@ class InputScan:
             self.last_calls, list(self.results),
         )
 
-    def add(self, message: ReadMessage) -> None:
+    def add_messages(self, value: Decoded) -> None:
+        """The messages of a message list (or a single message), in order: items that are no message are left out,
+        and items past :data:`MAX_MESSAGES`."""
+        for message in _messages(value):
+            self.add(message)
+
+    def add(self, message: dict[str, Decoded]) -> None:
+        """One message: its parts read, normalised and digested, and what they say added to the scan."""
         position = len(self.digests)
-        role, parts = message.role, message.parts
+        parts = _parts(message)
+        normal_parts = [_normal_part(part) for part in parts]
+        role = message.get("role")
         if role == SYSTEM_ROLE:
             self.system.append(position)
         if role == TOOL_ROLE:
@@ -396,22 +377,26 @@ class InputScan:
                 self.unanswered.append((position, self.answered, text))
         else:
             self.answered = position if role == ASSISTANT_ROLE else -1
-        self.digests.append(message.digest)
-        message_calls: list[_Call] = []
-        message_results: list[tuple[int, str | None, Decoded]] = []
-        for part, normal in zip(parts, message.normal_parts, strict=True):
+        self.digests.append(_parts_digest(role, normal_parts))
+        message_calls: list[_Call] | None = None
+        message_results: list[tuple[int, str | None, Decoded]] | None = None
+        for part, normal in zip(parts, normal_parts, strict=True):
             part_type = part.get(genai.PART_TYPE)
             if part_type == genai.PART_TOOL_CALL_RESPONSE:
                 call_id = part.get("id")
                 if call_id:
                     self.consumed.append(str(call_id)[:MAX_NAME])
+                if message_results is None:
+                    message_results = []
                 message_results.append((position, str(call_id)[:MAX_NAME] if call_id else None, normal.get("response")))
             elif part_type == genai.PART_TOOL_CALL:
+                if message_calls is None:
+                    message_calls = []
                 message_calls.append((part, normal))
-        if message_calls:  # results before it, or beside it, are not new to the call that reads this input
+        if message_calls is not None:  # results before it, or beside it, are not new to the call that reads this input
             self.last_calls = (position, message_calls)
             self.results = []
-        else:
+        elif message_results is not None:
             self.results.extend(message_results)
 
     def facts(

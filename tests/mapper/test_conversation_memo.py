@@ -10,9 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import otel_mapper.mapping.conversation_memo as memo_module
 from otel_mapper.mapping.conversation_memo import MAX_REMEMBERED, ConversationMemo
-from otel_mapper.mapping.messages import InputScan, ReadMessage, read_input_messages, read_messages
+from otel_mapper.mapping.messages import InputScan, read_input_messages
 from otel_mapper.mapping.spans import parse_json_text
 from tests.support.spans import map_spans, span
 
@@ -54,13 +53,14 @@ def _whole(text: str) -> tuple[object, ...]:
 def messages_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many messages the memo reads (each call's count)."""
     counts: list[int] = []
+    add_messages = InputScan.add_messages
 
-    def counting(value: object) -> list[ReadMessage]:
-        result = read_messages(value)  # type: ignore[arg-type]
-        counts.append(len(result))
-        return result
+    def counting(self: InputScan, value: object) -> None:
+        before = len(self.digests)
+        add_messages(self, value)  # type: ignore[arg-type]
+        counts.append(len(self.digests) - before)
 
-    monkeypatch.setattr(memo_module, "read_messages", counting)
+    monkeypatch.setattr(InputScan, "add_messages", counting)
     return counts
 
 
@@ -68,17 +68,17 @@ def test_a_later_input_that_extends_an_earlier_one_reads_only_its_new_messages(m
     memo = ConversationMemo()
     texts = [json.dumps(_conversation(turns)) for turns in range(4)]
     results = [_facts(memo.read(text)) for text in texts]
-    assert results == [_whole(text) for text in texts]
     assert messages_read == [1, 2, 2, 2]
+    assert results == [_whole(text) for text in texts]
 
 
 def test_compact_and_spaced_serialisations_both_extend(messages_read: list[int]) -> None:
     memo = ConversationMemo()
     compact = [orjson.dumps(_conversation(turns)).decode() for turns in range(3)]
-    assert [_facts(memo.read(text)) for text in compact] == [_whole(text) for text in compact]
     spaced = "  " + json.dumps(_conversation(1), indent=2) + "\n"
-    assert _facts(memo.read(spaced)) == _whole(spaced)
+    results = [_facts(memo.read(text)) for text in [*compact, spaced]]
     assert messages_read == [1, 2, 2, 3]  # another serialisation of the same list is read whole
+    assert results == [_whole(text) for text in [*compact, spaced]]
 
 
 def test_the_same_list_again_is_not_read_again(messages_read: list[int]) -> None:
