@@ -25,7 +25,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.mapping.messages import (
+from otel_mapper.mapping.parts_messages import (
     chat_completions_message,
     chat_completions_tool_calls,
     parts_message,

@@ -25,19 +25,12 @@ __all__ = [
     "InputScan",
     "add_rejection",
     "arguments_text",
-    "chat_completions_message",
-    "chat_completions_messages",
-    "chat_completions_tool_calls",
     "message_digest",
-    "parts_message",
     "python_literal",
     "read_input_messages",
     "result_text_digest",
     "scan_input_messages",
     "read_output_messages",
-    "text_part",
-    "tool_call_part",
-    "tool_result_part",
     "unwrap_call_arguments",
 ]
 
@@ -130,74 +123,6 @@ def _arguments_text(arguments: Decoded, parsed: Decoded) -> str | None:
     except TypeError:
         return None
     return text[:MAX_TEXT]
-
-
-def text_part(content: str) -> dict[str, Decoded]:
-    return {"type": "text", "content": content}
-
-
-def tool_call_part(call_id: str | None, name: Decoded, arguments: Decoded) -> dict[str, Decoded]:
-    """A tool-call part; ``name`` is kept as the span recorded it (normally a string)."""
-    if isinstance(arguments, str):
-        arguments = parse_json_text(arguments)
-    return {genai.PART_TYPE: genai.PART_TOOL_CALL, "id": call_id, "name": name, "arguments": arguments}
-
-
-def tool_result_part(call_id: str | None, response: Decoded) -> dict[str, Decoded]:
-    return {genai.PART_TYPE: genai.PART_TOOL_CALL_RESPONSE, "id": call_id, "response": response}
-
-
-def parts_message(role: Decoded, parts: list[dict[str, Decoded]]) -> dict[str, Decoded]:
-    """A message in the GenAI parts schema, so conventions with other message shapes digest the same way."""
-    # Read-only from here on, so the list of part dicts may stand as a list of decoded values (lists are invariant).
-    return {"role": role, "parts": cast(list[Decoded], parts)}
-
-
-def chat_completions_tool_calls(calls: Decoded) -> list[dict[str, Decoded]]:
-    """The tool-call parts of a Chat Completions ``tool_calls`` list (``{"id", "function": {"name", "arguments"}}``)."""
-    parts: list[dict[str, Decoded]] = []
-    if not isinstance(calls, list):
-        return parts
-    for call in calls:
-        if not isinstance(call, dict):
-            continue
-        function = call.get("function")
-        function = function if isinstance(function, dict) else {}
-        call_id = call.get("id")
-        name = function.get("name")
-        parts.append(
-            tool_call_part(
-                call_id if isinstance(call_id, str) else None,
-                name if isinstance(name, str) else None,
-                function.get("arguments"),
-            )
-        )
-    return parts
-
-
-def chat_completions_message(role: str, body: dict[str, Decoded]) -> dict[str, Decoded]:
-    """A Chat Completions message (or a GenAI event body of that shape) in the GenAI parts schema: its text, the
-    tool calls of an assistant message, the result a ``tool`` message carries for its call id."""
-    parts: list[dict[str, Decoded]] = []
-    content = body.get("content")
-    if role == "tool":
-        call_id = body.get("id") or body.get("tool_call_id")  # an event's field, or the Chat Completions message's
-        parts.append(tool_result_part(call_id if isinstance(call_id, str) else None, content))
-    elif isinstance(content, str):
-        parts.append(text_part(content))
-    parts.extend(chat_completions_tool_calls(body.get("tool_calls")))
-    return parts_message(role, parts)
-
-
-def chat_completions_messages(value: Decoded) -> list[dict[str, Decoded]]:
-    """A list of Chat Completions messages in the GenAI parts schema (items that are no message are left out)."""
-    if not isinstance(value, list):
-        return []
-    return [
-        chat_completions_message(role, item)
-        for item in value
-        if isinstance(item, dict) and isinstance(role := item.get("role"), str)
-    ]
 
 
 def _normal_part(part: dict[str, Decoded]) -> dict[str, Decoded]:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Final, cast
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
 from otel_mapper.mapping.members import EXECUTION_KINDS
-from otel_mapper.mapping.messages import chat_completions_messages, read_input_messages, read_output_messages
+from otel_mapper.mapping.messages import read_input_messages, read_output_messages
+from otel_mapper.mapping.parts_messages import chat_completions_messages
 from otel_mapper.mapping.readers.rejections import read_unknown_tool
 from otel_mapper.mapping.spans import MAX_NAME, SpanView, parse_json_text
 from otel_mapper.mapping.tool_names import function_style

@@ -17,7 +17,8 @@ import logging
 from typing import ClassVar, Final
 
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
-from otel_mapper.mapping.messages import arguments_text, message_digest, parts_message, text_part, tool_call_part
+from otel_mapper.mapping.messages import arguments_text, message_digest
+from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part
 from otel_mapper.mapping.readers.common import GUARDRAIL_TRIGGERED_ERROR, clean_name
 from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operation
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView

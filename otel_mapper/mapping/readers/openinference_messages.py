@@ -9,14 +9,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from otel_mapper.mapping.facts import ToolCallFact
-from otel_mapper.mapping.messages import (
-    arguments_text,
-    message_digest,
-    parts_message,
-    text_part,
-    tool_call_part,
-    tool_result_part,
-)
+from otel_mapper.mapping.messages import arguments_text, message_digest
+from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part, tool_result_part
 from otel_mapper.mapping.readers.common import clean_name, json_content
 from otel_mapper.mapping.spans import SpanView
 from otel_mapper.otlp.anyvalue import Decoded

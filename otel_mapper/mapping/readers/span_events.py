@@ -24,7 +24,7 @@ from typing import Final
 
 from opentelemetry.proto.common.v1.common_pb2 import KeyValue
 
-from otel_mapper.mapping.messages import parts_message, text_part, tool_call_part, tool_result_part
+from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part, tool_result_part
 from otel_mapper.mapping.spans import MAX_NAME, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded, to_text
 from semconv import genai, strands
