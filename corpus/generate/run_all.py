@@ -188,6 +188,12 @@ MATRIX.update({
 MATRIX.update({
     "langtrace-langgraph": ("langtrace-langgraph", "apps.langtrace_langgraph_app", ALL_SCENARIOS),
 })
+# Frameworks Z: DSPy's ReAct module traced by OpenInference's DSPy instrumentation (its wrappers of dspy.LM, Module,
+# Predict, Adapter and Tool calls; DSPy's native model engine, so no LiteLLM or OpenAI client span;
+# apps/openinference_dspy_app.py; NOTES-frameworks-z.md).
+MATRIX.update({
+    "openinference-dspy": ("openinference-dspy", "apps.openinference_dspy_app", ALL_SCENARIOS),
+})
 
 def find_python311(explicit: str | None) -> str:
     for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:

@@ -27,6 +27,9 @@ class ToolCallFact:
     evidence: str = ""
     """Where the call was read when not from the span's own output attributes (e.g. ``span event gen_ai.choice``);
     named on the proposal's edge."""
+    join_key: str | None = None
+    """What joins the call to the later model inputs that carry its result when the convention gives it no call id
+    (a DSPy ReAct step: :mod:`otel_mapper.mapping.readers.dspy`); never written as a call id."""
 
 
 @dataclass(slots=True, kw_only=True)

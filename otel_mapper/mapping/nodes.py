@@ -175,7 +175,8 @@ def proposal_nodes(entries: list[SpanEntry], nodes_by_id: dict[str, NodeDraft]) 
                 tool_local_name=local_name(call.name, facts.tool_namespace_separator),
             )
             evidence = call.evidence or (f"{PROPOSAL_EVIDENCE} ({facts.message_evidence})" if facts.message_evidence else PROPOSAL_EVIDENCE)
-            proposals.append(ProposalNode(node_id, entry.node_id, call.call_id, call.name, args_digest, evidence))
+            key = call.call_id or call.join_key  # results join by the id, else by the key the reader gave the call
+            proposals.append(ProposalNode(node_id, entry.node_id, key, call.name, args_digest, evidence))
     return proposals
 
 

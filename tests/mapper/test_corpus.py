@@ -56,6 +56,24 @@ def _no_evidence_pairing(trajectory: Trajectory, execution: str) -> bool:
     return any(d.qualifier == "ambiguous_link" and execution in d.nodes for d in trajectory.declarations)
 
 
+def _proposal(trajectory: Trajectory, labels: dict, flow: dict) -> str | None:
+    """The proposal node the label names: ``span:<proposer>#call:<id>``. Where the library records no tool-call id
+    at all (``recorded_by_library.tool_call_ids`` false: a model that proposes in text, DSPy's ReAct), the label's id
+    is the fake server's name for the call, found in no span: the proposal is then the one id-less proposal node of
+    that model call with the tool's name."""
+    if flow["proposed_by_span"] is None:
+        return None
+    node_id = _sid(flow["proposed_by_span"])
+    if labels.get("recorded_by_library", {}).get("tool_call_ids", True):
+        return node_id + f"#call:{flow['tool_call_id']}"
+    found = [
+        node.id for node in trajectory.nodes
+        if node.id.startswith(node_id + "#") and node.kind is NodeKind.TOOL_PROPOSAL and node.tool_call_id is None
+        and node.tool_name == flow["tool_name"]
+    ]
+    return found[0] if len(found) == 1 else node_id + f"#call:{flow['tool_call_id']}"
+
+
 @pytest.mark.skipif(not TRACES, reason="corpus/traces not generated")
 @pytest.mark.parametrize("directory", TRACES, ids=[f"{p.parent.name}/{p.name}" for p in TRACES])
 def test_corpus_trace_matches_labels(directory: Path) -> None:
@@ -72,7 +90,7 @@ def test_corpus_trace_matches_labels(directory: Path) -> None:
     index = CausalIndex.build((node.id for node in trajectory.nodes), trajectory.edges)
     for flow in labels["tool_flows"]:
         call_id = flow["tool_call_id"]
-        proposal = _sid(flow["proposed_by_span"]) + f"#call:{call_id}" if flow["proposed_by_span"] else None
+        proposal = _proposal(trajectory, labels, flow)
         execution = _sid(flow["executed_by_span"]) if flow["executed_by_span"] else None
         consumer = _sid(flow["consumed_by_span"]) if flow["consumed_by_span"] else None
         if proposal is not None:

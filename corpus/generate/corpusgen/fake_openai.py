@@ -41,6 +41,16 @@ def _ids_in_text(scenario: str, messages: list) -> list[str]:
     return found
 
 
+def _render_fields(fields: dict, as_json: bool) -> str:
+    """A structured answer as DSPy's ChatAdapter reads it (`[[ ## field ## ]]` sections), or as the JSON object its
+    JSONAdapter asks for with `response_format`."""
+    if as_json:
+        return json.dumps(fields)
+    parts = [f"[[ ## {name} ## ]]\n{value if isinstance(value, str) else json.dumps(value)}"
+             for name, value in fields.items()]
+    return "\n\n".join([*parts, "[[ ## completed ## ]]"])
+
+
 def _sse(payload: dict, include_usage: bool) -> bytes:
     """A chat completion as `chat.completion.chunk` events: the whole message in one delta (tool calls indexed)."""
     choice = payload["choices"][0]
@@ -66,7 +76,12 @@ class ScriptedServer:
       {"tool_calls": [...], "text": "..."}               both
       {"status": 429 | 500}                             an HTTP error with an OpenAI-style error body
       {"delay": seconds, ...}                           sleep before answering (beyond the client timeout)
-    and optionally "usage": (prompt_tokens, completion_tokens) to override the estimate.
+      {"fields": {name: value, ...}}                    a structured text answer (DSPy's adapters): rendered as
+                                                        `[[ ## name ## ]]` sections ending in `[[ ## completed ## ]]`,
+                                                        or as one JSON object when the request sets `response_format`
+    and optionally "usage": (prompt_tokens, completion_tokens) to override the estimate, and "text_tool_calls":
+    [("name", {args}), ...]: tool calls the answer's text expresses (no `tool_calls` on the wire), logged as proposed
+    with the ids the server would have given them.
     """
 
     def __init__(self, scenario: str, steps: list[dict]):
@@ -142,6 +157,8 @@ class ScriptedServer:
                 # and results as plain text, e.g. smolagents' "Calling tools: [{'id': 'call_…', ...}]")
                 "tool_call_ids_in_text": _ids_in_text(self.scenario, messages),
                 "n_input_messages": len(messages),
+                # the text of every input message (for apps whose framework replays tool results as text without ids)
+                "input_texts": [m.get("content") for m in messages if isinstance(m.get("content"), str)],
             }
             self.log.append(entry)
             if not path.endswith("/chat/completions"):
@@ -173,11 +190,17 @@ class ScriptedServer:
                 self._next_call += 1
                 tool_calls.append({"id": call_id, "type": "function",
                                    "function": {"name": name, "arguments": json.dumps(args)}})
-            text = step.get("text")
+            for name, args in step.get("text_tool_calls", []):
+                tool_calls.append({"id": f"call_{self.scenario}_{self._next_call}", "in_text": True,
+                                   "function": {"name": name, "arguments": json.dumps(args)}})
+                self._next_call += 1
+            text = _render_fields(step["fields"], bool(body.get("response_format"))) if "fields" in step \
+                else step.get("text")
+            wire_calls = [c for c in tool_calls if not c.get("in_text")]
             message: dict = {"role": "assistant", "content": text, "refusal": None}
-            if tool_calls:
-                message["tool_calls"] = tool_calls
-            finish = "tool_calls" if tool_calls else "stop"
+            if wire_calls:
+                message["tool_calls"] = wire_calls
+            finish = "tool_calls" if wire_calls else "stop"
             if "usage" in step:
                 prompt_tokens, completion_tokens = step["usage"]
             else:

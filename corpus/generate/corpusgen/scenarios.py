@@ -158,6 +158,29 @@ def final_answer_tool(steps: list[dict]) -> list[dict]:
     return out
 
 
+def dspy_react(steps: list[dict]) -> list[dict]:
+    """The same script for DSPy's `ReAct` module, whose model answers in text fields (ChatAdapter `[[ ## field ## ]]`
+    sections, or JSON when DSPy's JSONAdapter asks for it), not in tool calls: one tool per turn
+    (`next_thought`, `next_tool_name`, `next_tool_args`), so the calls of one turn become consecutive turns; a text answer
+    becomes a turn that calls ReAct's own `finish` tool, then the answer of ReAct's extract step (`reasoning`, `answer`).
+    Failed and never delivered answers stay as they are."""
+    out = []
+    for step in steps:
+        if "tool_calls" in step:
+            for name, args in step["tool_calls"]:
+                out.append({"fields": {"next_thought": f"I will call {name} to find out.", "next_tool_name": name,
+                                       "next_tool_args": args}, "text_tool_calls": [(name, args)]}
+                           | ({"usage": step["usage"]} if "usage" in step else {}))
+        elif "text" in step and "delay" not in step:
+            out.append({"fields": {"next_thought": "I have what I need to answer.", "next_tool_name": "finish",
+                                   "next_tool_args": {}}, "text_tool_calls": [("finish", {})]})
+            out.append({"fields": {"reasoning": "The trajectory holds everything the answer needs.",
+                                   "answer": step["text"]}} | ({"usage": step["usage"]} if "usage" in step else {}))
+        else:
+            out.append(step)
+    return out
+
+
 def retry_once(steps: list[dict]) -> list[dict]:
     """The same script for a framework that retries a failed model request once (LlamaIndex's OpenAI LLM with
     max_retries=2): a 5xx or a too-slow answer fails again on the retry. A 429 is followed by a good answer anyway."""
@@ -178,6 +201,8 @@ def script(name: str, family: str) -> list[dict]:
         return retry_once(script(name, family.removesuffix("+retry_once")))
     if family == "final_answer_tool":
         return final_answer_tool(list(spec.get("managed") or spec["raw"]))
+    if family == "dspy_react":
+        return dspy_react(list(spec.get("managed") or spec["raw"]))
     return list(spec.get(family) or spec["raw"])
 
 # LangGraph supervisor (langgraph-supervisor): the supervisor agent calls its `transfer_to_billing_agent` handoff tool

@@ -222,7 +222,10 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
                                 "unknown_tool_evidence": halluc_seen}
         | ({"token_usage_per_span": meta["usage_recorded_per_span"]} if "usage_recorded_per_span" in meta else {})
         | ({"retry_evidence": retry_seen} if "retry_evidence" in meta else {})
-        | ({"failed_request_input": failed_input_seen} if "failed_request_input_recorded" in meta else {}),
+        | ({"failed_request_input": failed_input_seen} if "failed_request_input_recorded" in meta else {})
+        # A library whose model proposes tools in text (DSPy's ReAct fields) has no tool-call id anywhere: the labels'
+        # ids are the fake server's names for the calls, found in no span.
+        | ({"tool_call_ids": bool(meta["tool_call_ids_recorded"])} if "tool_call_ids_recorded" in meta else {}),
         "ground_truth": {
             "model_requests": [{k: r.get(k) for k in ("seq", "status", "outcome", "span", "usage")}
                                | {"proposed_tool_call_ids": [p["id"] for p in r.get("proposed", [])]}

@@ -8,7 +8,8 @@ Recovers: node kind from ``openinference.span.kind`` (``handoff to X`` TOOL span
 ``output.value``); proposals and consumed tool-call ids from the flattened ``llm.{input,output}_messages``;
 message digests in the GenAI parts shape (so they join GenAI spans of a double-instrumented call); advertised
 tools; tool name, call id and arguments (``input.value``) of TOOL spans; ``graph.node.*``; LangGraph steps from
-``metadata``. GenAI attributes on the same span are read too.
+``metadata``. GenAI attributes on the same span are read too. The spans of some framework instrumentations are read
+further by their scope (LlamaIndex, Haystack, DSPy: :mod:`otel_mapper.mapping.readers.dspy`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from otel_mapper.mapping.messages import (
     python_literal,
 )
 from otel_mapper.mapping.readers.common import clean_name, fill_error, fill_handoff_target, has_genai, read_usage
+from otel_mapper.mapping.readers.dspy import dspy_kind, dspy_tool_name, read_react_turn
 from otel_mapper.mapping.readers.genai import fill_genai_facts
 from otel_mapper.mapping.readers.haystack import fill_haystack_call_ids, haystack_kind, read_haystack_results
 from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, tool_message_call_id
@@ -49,7 +51,7 @@ from otel_mapper.mapping.readers.openinference_messages import (
 )
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
-from semconv import adk, genai, haystack, langgraph, llama_index, smolagents
+from semconv import adk, dspy, genai, haystack, langgraph, llama_index, smolagents
 from semconv import openinference as oi
 from semconv.trajectory import NodeKind
 
@@ -98,7 +100,11 @@ class OpenInferenceReader:
             kind = llama_index_kind(view, kind)
         elif view.scope_name == haystack.SCOPE_NAME:
             kind = haystack_kind(view, kind)
+        elif view.scope_name == dspy.SCOPE_NAME:
+            kind = dspy_kind(view, kind)
         tool_name = clean_name(view.str_attr(oi.TOOL_NAME))
+        if tool_name is None and kind is NodeKind.TOOL_EXECUTION and view.scope_name == dspy.SCOPE_NAME:
+            tool_name = dspy_tool_name(view)
         name = view.name
         if kind is NodeKind.TOOL_EXECUTION and name.startswith(oi.HANDOFF_SPAN_PREFIX):
             kind = NodeKind.HANDOFF
@@ -117,9 +123,11 @@ class OpenInferenceReader:
             # named after the workflow): its span name is not an agent's.
             facts.agent_name = facts.graph_node_id or (clean_name(name) if view.parent_span_id is not None else None)
         if kind is NodeKind.MODEL_CALL:
-            _read_llm(view, facts)
+            inputs, outputs = _read_llm(view, facts)
             if view.scope_name == haystack.SCOPE_NAME:
                 read_haystack_results(view, facts)
+            elif view.scope_name == dspy.SCOPE_NAME:
+                read_react_turn(facts, inputs, outputs)
         elif kind is NodeKind.TOOL_EXECUTION:
             _read_tool(view, facts, tool_name)
             if facts.handoff_to_agent and view.str_attr(genai.TOOL_TYPE) == adk.TRANSFER_TOOL_TYPE:
@@ -148,7 +156,8 @@ class OpenInferenceReader:
         return facts
 
 
-def _read_llm(view: SpanView, facts: SpanFacts) -> None:
+def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] | None, dict[int, FlatMessage] | None]:
+    """The LLM span's facts; returns its input and output messages, regrouped."""
     facts.model = (
         clean_name(view.str_attr(oi.LLM_RESPONSE_MODEL_NAME))
         or clean_name(view.str_attr(oi.LLM_MODEL_NAME))
@@ -219,6 +228,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> None:
     redacted = oi.REDACTED
     if any(view.str_attr(key, limit=len(redacted) + 1) == redacted for key in (oi.INPUT_VALUE, oi.OUTPUT_VALUE)):
         facts.content_redacted = True
+    return inputs, outputs
 
 
 def _complete(tools: dict[int, str]) -> bool:
