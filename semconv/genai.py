@@ -90,6 +90,9 @@ EVALUATION_SCORE_VALUE: Final = "gen_ai.evaluation.score.value"
 EVALUATION_EXPLANATION: Final = "gen_ai.evaluation.explanation"
 
 # Message part types (gen_ai-input-messages.json / gen_ai-output-messages.json)
+MESSAGE_PARTS: Final = "parts"
+PART_CONTENT: Final = "content"
+"""A ``text`` part's text."""
 PART_TYPE: Final = "type"
 PART_TOOL_CALL: Final = "tool_call"
 PART_TOOL_CALL_RESPONSE: Final = "tool_call_response"

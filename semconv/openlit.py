@@ -1,5 +1,6 @@
 """OpenLIT's own names beside the GenAI ones (``openlit`` 1.45, ``openlit/semcov/__init__.py`` and
-``openlit/instrumentation/openai_agents/utils.py``, ``openlit/instrumentation/crewai/``).
+``openlit/instrumentation/openai_agents/utils.py``, ``openlit/instrumentation/crewai/``,
+``openlit/instrumentation/agno/``).
 
 OpenLIT writes GenAI semantic-convention spans; for the OpenAI Agents SDK it records a handoff as an
 ``invoke_agent <target>`` span (the SDK's handoff span type mapped to ``invoke_agent``) whose ``gen_ai.agent.name``
@@ -16,6 +17,11 @@ AGENT_SOURCE: Final = "gen_ai.agent.source"
 """On a handoff's ``invoke_agent`` span: the name of the agent that hands the run over (OpenLIT's
 ``SemanticConvention.GEN_AI_AGENT_SOURCE``; not a GenAI semantic-convention attribute)."""
 
+AGNO_TEAM_AGENTS: Final = "gen_ai.agno.team.agents"
+"""On the ``invoke_workflow <team>`` span OpenLIT's Agno instrumentor opens around ``Team.run`` / ``arun``
+(``instrumentation/agno/utils.py``, ``_set_team_attributes``): the names of the team's members, a JSON list. An Agno
+team's leader decides with a model of its own and delegates through a tool, so the run is the leader's agent
+invocation, named by ``gen_ai.workflow.name`` (see :mod:`otel_mapper.mapping.readers.openlit_agno`)."""
 CREWAI_SCOPE: Final = "openlit.instrumentation.crewai"
 """Instrumentation scope of OpenLIT's CrewAI wrappers (``instrumentation/crewai``): ``invoke_workflow <crew>``
 (``Crew.kickoff``), ``invoke_agent <role>`` (``Task._execute_core``), ``execute_tool <tool>`` (``BaseTool.run``),

@@ -199,6 +199,8 @@ def classify(span, graph_runs=frozenset(), wrappers=frozenset(), outer=frozenset
         return {"agent": "agent_invocation", "tool": "tool_execution", "workflow": "workflow_step",
                 "task": "workflow_step", "handoff": "handoff"}.get(tl, "other")
     op = a.get("gen_ai.operation.name")
+    if op == "invoke_workflow" and "gen_ai.agno.team.agents" in a:
+        return "agent_invocation"  # Agno (OpenLIT): a Team's run (`invoke_workflow <team>`), the team leader's agent run
     if "pydantic_ai.model_request.attempt" in a and not op:
         return "model_call"  # Pydantic AI: a failed attempt at a model request, an ERROR child of its `chat` span
     if "sk.available_functions" in a and not op:

@@ -194,6 +194,12 @@ MATRIX.update({
 MATRIX.update({
     "openinference-dspy": ("openinference-dspy", "apps.openinference_dspy_app", ALL_SCENARIOS),
 })
+# Frameworks AA: Agno traced by OpenLIT (`openlit.init` with its Agno instrumentor (Agent / Team / FunctionCall
+# wrappers) and its OpenAI client instrumentor only; apps/openlit_agno_app.py, the agents and team of apps/agno_app.py;
+# NOTES-frameworks-aa.md). Own venv: openlit needs openai<3.
+MATRIX.update({
+    "openlit-agno": ("openlit-agno", "apps.openlit_agno_app", ALL_SCENARIOS),
+})
 
 def find_python311(explicit: str | None) -> str:
     for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:

@@ -33,6 +33,7 @@ from otel_mapper.mapping.entries import (
 )
 from otel_mapper.mapping.escaped_exceptions import settle_escaped_exceptions
 from otel_mapper.mapping.facts import ConventionReader
+from otel_mapper.mapping.failed_answers import settle_failed_answers
 from otel_mapper.mapping.graph import CausalIndex, seed_causal_index
 from otel_mapper.mapping.graph_runs import settle_graph_agent_runs
 from otel_mapper.mapping.graph_streams import settle_graph_streams
@@ -173,6 +174,7 @@ def map_trace(
     settle_openlit_crews(entries, by_span_id)
     settle_anonymous_agents(entries, by_span_id)
     settle_escaped_exceptions(entries, by_span_id)
+    settle_failed_answers(entries, by_span_id)
     settle_transfer_tools(entries)
     conversation_prefix_proposals(entries, notes)
     conversation_prefix_results(entries)

@@ -34,20 +34,26 @@ def otlp_sdk_pipeline(endpoint: str, service_name: str, before=()):
     return provider
 
 
-def init_openlit_local(service_name: str) -> Path:
+def init_openlit_local(service_name: str, only: tuple[str, ...] = ()) -> Path:
     """``openlit.init`` on the TracerProvider already set (no exporter of its own), with nothing but the capture server
     to talk to: without ``pricing_json`` it downloads a price list at init, so it gets a local one with no prices
     (``gen_ai.usage.cost`` 0); metrics and its inference events (OTel log records, not span events) would go to console
     exporters without an OTLP endpoint: off. Content capture at its default (on); every instrumentor it finds installed
-    is on. Returns the pricing file (in a temporary folder)."""
+    is on, or, with ``only`` (OpenLIT's instrumentor names), those alone (the others go to ``disabled_instrumentors``).
+    Returns the pricing file (in a temporary folder)."""
     import tempfile
 
     import openlit
 
+    disabled = None
+    if only:
+        from openlit._instrumentors import INSTRUMENTOR_MAP
+
+        disabled = sorted(set(INSTRUMENTOR_MAP) - set(only))
     pricing = Path(tempfile.mkdtemp()) / "pricing.json"
     pricing.write_text(json.dumps({"chat": {}, "embeddings": {}}))
     openlit.init(service_name=service_name, environment="corpus", pricing_json=str(pricing), disable_metrics=True,
-                 disable_events=True)
+                 disable_events=True, disabled_instrumentors=disabled)
     return pricing
 
 

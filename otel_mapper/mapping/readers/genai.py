@@ -41,6 +41,7 @@ from otel_mapper.mapping.messages import (
 )
 from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, read_usage
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
+from otel_mapper.mapping.readers.openlit_agno import agno_team_kind, read_agno_team
 from otel_mapper.mapping.readers.openlit_crewai import is_openlit_crewai, named_operation, read_named_entity
 from otel_mapper.mapping.readers.openlit_langchain import is_openlit_langchain, read_openlit_langchain_tool
 from otel_mapper.mapping.readers.span_events import has_message_events, read_event_content
@@ -130,7 +131,7 @@ class GenAIReader:
                 return _HANDOFF
             if kind is _AGENT_INVOCATION and view.has(openlit.AGENT_SOURCE):
                 return _HANDOFF  # OpenLIT's handoff: the receiving agent's name, and the agent handing over
-            return kind
+            return agno_team_kind(view, kind)
         for prefix, kind in _NAME_PREFIXES:
             if view.span.name.startswith(prefix):
                 return kind
@@ -143,6 +144,7 @@ class GenAIReader:
         facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
         fill_genai_facts(view, facts)
         read_named_entity(view, facts)
+        read_agno_team(view, facts)
         return facts
 
 
