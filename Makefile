@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-compiled check venv bench clean
+.PHONY: demo test check venv bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,11 +18,7 @@ demo: $(STAMP)
 	$(VENV)/bin/otel-trajectory demo
 
 test: $(STAMP)
-	OTEL_TRAJECTORY_CORE=pure $(PY) -m pytest
-
-# The same suite on the optional compiled core (setup.py), in a copy of the tree under .compiled/; needs a C compiler.
-test-compiled: $(STAMP)
-	PYTHON=$(PYTHON) PURE_PY=$(PY) scripts/test-compiled
+	$(PY) -m pytest
 
 check: $(STAMP)
 	PYTHON=$(PY) scripts/check
@@ -31,7 +27,7 @@ bench: $(STAMP)
 	$(PY) bench/throughput.py
 
 clean:
-	rm -rf $(VENV) .venv-e2e .compiled otel-trajectory-data
+	rm -rf $(VENV) .venv-e2e otel-trajectory-data
 
 # End-to-end tests against Arize Phoenix, a third-party OTLP/gRPC backend, in a virtualenv of their own.
 E2E_VENV := .venv-e2e

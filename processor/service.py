@@ -37,7 +37,6 @@ import grpc
 
 from otel_mapper.mapping.recognition import SpanRecogniser
 from processor.auth import BearerTokenAuth
-from processor.build_info import core_build
 from processor.config import Config, ExportConfig
 from processor.listeners import bound, check_listeners, grpc_server, self_metrics, serve_metrics, start_http
 from processor.pipeline.admission import DEFAULT_MEMORY_SHARE, AdmissionControl, MiB, effective_memory_limit
@@ -314,7 +313,6 @@ class TrajectoryService:
         workers = self._analysis.workers
         parts.append(f"{workers} analysis worker process(es)" if workers else "analysis in a thread")
         parts.append(f"span data held up to {self._memory_limit // MiB} MiB")
-        parts.append(core_build().describe())
         if self._metrics is not None:
             parts.append(f"self-metrics: {self._metrics.description}")
         return "otel-trajectory started: " + "; ".join(parts)

@@ -1,5 +1,5 @@
 """The ``otel-trajectory`` command: serve, map, report, demo, eval, validate, replay, dataset, check-config,
-healthcheck, delete, version.
+healthcheck, delete.
 
 Command names and flags are a public interface: add, never rename.
 """
@@ -74,8 +74,6 @@ def _parser() -> argparse.ArgumentParser:
     delete.add_argument("trace_ids", nargs="+", metavar="TRACE_ID", help="32 hex digits, as Jaeger or Tempo show it")
     delete.add_argument("--config", type=Path, help="YAML config file (its output.directory)")
     delete.add_argument("--output-dir", type=Path, help="output directory (default: the config's, ./otel-trajectory-data)")
-
-    commands.add_parser("version", help="print the version and whether the analysis core runs compiled")
 
     check = commands.add_parser(
         "check-config", help="validate a config file and what serve will read (TLS and token files, spool); report every problem"
@@ -209,14 +207,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 files, size = delete_trace_artifacts(output_dir, trace_id)
                 print(f"{trace_id}: {files} artifact file(s) deleted ({size} bytes)" if files
                       else f"{trace_id}: no artifacts under {output_dir}")
-            return 0
-        if args.command == "version":
-            from importlib.metadata import version
-
-            from processor.build_info import core_build
-
-            print(f"otel-trajectory {version('otel-trajectory')}, Python {sys.version.split()[0]}")
-            print(core_build().describe())
             return 0
         if args.command == "check-config":
             config = _check_config(args.file, offline=args.offline)
