@@ -200,6 +200,12 @@ MATRIX.update({
 MATRIX.update({
     "openlit-agno": ("openlit-agno", "apps.openlit_agno_app", ALL_SCENARIOS),
 })
+# Frameworks AB: Pydantic AI (its own instrumentation) with its tools on an MCP server (the `mcp` SDK's built-in spans),
+# reached through Pydantic AI's MCPToolset (FastMCP client, its own spans at their default) (apps/pydantic_ai_mcp_app.py,
+# the agents of apps/pydantic_ai_app.py and the server of apps/mcp_app.py; NOTES-frameworks-ab.md).
+MATRIX.update({
+    "pydantic-ai-mcp": ("pydantic-ai-mcp", "apps.pydantic_ai_mcp_app", ALL_SCENARIOS),
+})
 
 def find_python311(explicit: str | None) -> str:
     for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:

@@ -30,13 +30,29 @@ call whose only child span is a model call read with another convention, with th
 and the same model where both name one, records the same call. The inner span keeps the node: the request itself, with
 what it sent and answered, its usage and its failure.
 
-Same-convention nesting stays apart (a tool that calls itself), and so does a span with other children besides. Parent
-links and read facts only; nothing here reads an order.
+One tool call sent through two client layers is recorded the same way within one convention: Pydantic AI's MCP toolset
+calls the FastMCP client (``fastmcp`` 4.2, ``fastmcp/client/telemetry.py``), whose CLIENT span ``tools/call <tool>``
+(``mcp.method.name``, ``gen_ai.operation.name = execute_tool``, no request id) has as its only child the CLIENT span of
+the MCP SDK session it drives (``MCP send tools/call <tool>``, ``jsonrpc.request.id``). A CLIENT tool span whose only
+child is a CLIENT tool span naming the same tool sends that one request: the pair is one run whatever the conventions
+(a tool that calls a tool of its own name does so from inside a SERVER or INTERNAL span, never directly inside its
+client span).
+
+The only child may already be a reference of another span's node, merged by id
+(:func:`~otel_mapper.mapping.entries.merge_double_instrumentation`: the SDK's client span into the server span directly
+inside it, one JSON-RPC request). The pair is then the outer span and the span keeping that node, when that span lies
+directly inside the child: the chain ``execute_tool`` (Pydantic AI) → FastMCP client → SDK client → SDK server is one
+node, the server span's (the tool's own run).
+
+Same-convention nesting otherwise stays apart (a tool that calls itself), and so does a span with other children
+besides. Parent links and read facts only; nothing here reads an order.
 """
 
 from __future__ import annotations
 
 from typing import Final
+
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.mapping.entries import SpanEntry, follow_merged, merged_declaration
 from otel_mapper.mapping.facts import SpanFacts, absorb_facts
@@ -99,24 +115,51 @@ def _nested_pairs(entries: list[SpanEntry]) -> dict[str, tuple[SpanEntry, SpanEn
     if not candidates:
         return {}
     children: dict[str, list[SpanEntry]] = {}
+    keepers: dict[str, SpanEntry] = {}
     for entry in entries:
+        if entry.primary and entry.node_id is not None:
+            keepers.setdefault(entry.node_id, entry)
         parent = entry.view.parent_span_id
         if parent in candidates and not entry.facts.drop:
             children.setdefault(parent, []).append(entry)
     pairs: dict[str, tuple[SpanEntry, SpanEntry]] = {}
     for span_id, below in children.items():
         outer = candidates[span_id]
-        if len(below) == 1 and below[0].primary and _same_run(outer.facts, below[0].facts):
-            inner = below[0]
-            if outer.facts.kind is AGENT_INVOCATION:
+        if len(below) != 1 or not _same_run(outer, below[0]):
+            continue
+        inner = below[0]
+        if outer.facts.kind is AGENT_INVOCATION:
+            if inner.primary:
                 pairs[inner.view.span_id] = (inner, outer)
-            else:
-                pairs[span_id] = (outer, inner)
+            continue
+        keeper = inner if inner.primary else _keeper_inside(inner, keepers)
+        if keeper is not None:
+            pairs[span_id] = (outer, keeper)
     return pairs
 
 
-def _same_run(outer: SpanFacts, inner: SpanFacts) -> bool:
-    if outer.kind is not inner.kind or outer.convention == inner.convention:
+def _keeper_inside(reference: SpanEntry, keepers: dict[str, SpanEntry]) -> SpanEntry | None:
+    """The span keeping the node ``reference`` was merged into, when it lies directly inside ``reference``."""
+    keeper = keepers.get(reference.node_id) if reference.node_id is not None else None
+    if keeper is None or keeper.view.parent_span_id != reference.view.span_id:
+        return None
+    return keeper
+
+
+def _client_layers(outer: SpanEntry, inner: SpanEntry) -> bool:
+    """Two CLIENT tool spans, one directly inside the other: one request sent through two client layers."""
+    return (
+        outer.facts.kind is NodeKind.TOOL_EXECUTION
+        and outer.view.span.kind == Span.SPAN_KIND_CLIENT
+        and inner.view.span.kind == Span.SPAN_KIND_CLIENT
+    )
+
+
+def _same_run(outer_entry: SpanEntry, inner_entry: SpanEntry) -> bool:
+    outer, inner = outer_entry.facts, inner_entry.facts
+    if outer.kind is not inner.kind:
+        return False
+    if outer.convention == inner.convention and not _client_layers(outer_entry, inner_entry):
         return False
     if outer.kind is NodeKind.AGENT_INVOCATION:
         return outer.agent_name is not None and outer.agent_name == inner.agent_name
