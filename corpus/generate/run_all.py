@@ -206,6 +206,12 @@ MATRIX.update({
 MATRIX.update({
     "pydantic-ai-mcp": ("pydantic-ai-mcp", "apps.pydantic_ai_mcp_app", ALL_SCENARIOS),
 })
+# Frameworks AC: IBM's BeeAI Framework (its RequirementAgent, OpenAIChatModel through LiteLLM, handoff with its
+# HandoffTool) traced by OpenInference's BeeAI instrumentation (spans built from BeeAI's emitter events when the outermost
+# run ends; apps/openinference_beeai_app.py; NOTES-frameworks-ac.md).
+MATRIX.update({
+    "openinference-beeai": ("openinference-beeai", "apps.openinference_beeai_app", ALL_SCENARIOS),
+})
 
 def find_python311(explicit: str | None) -> str:
     for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:

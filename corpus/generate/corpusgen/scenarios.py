@@ -146,14 +146,15 @@ SCENARIOS["handoff"]["managed"] = [
     *SCENARIOS["handoff"]["raw"][1:]]
 
 
-def final_answer_tool(steps: list[dict]) -> list[dict]:
-    """The same script for frameworks that end a run only through a `final_answer` tool call (smolagents): every
-    delivered text answer becomes that call (a delayed, never delivered answer stays as it is)."""
+def final_answer_tool(steps: list[dict], argument: str = "answer") -> list[dict]:
+    """The same script for frameworks that end a run only through a `final_answer` tool call (smolagents: its
+    argument `answer`; BeeAI's agents: `response`): every delivered text answer becomes that call (a delayed, never
+    delivered answer stays as it is)."""
     out = []
     for step in steps:
         if "text" in step and "tool_calls" not in step and "delay" not in step:
             step = {k: v for k, v in step.items() if k != "text"} | {
-                "tool_calls": [("final_answer", {"answer": step["text"]})]}
+                "tool_calls": [("final_answer", {argument: step["text"]})]}
         out.append(step)
     return out
 
@@ -201,6 +202,8 @@ def script(name: str, family: str) -> list[dict]:
         return retry_once(script(name, family.removesuffix("+retry_once")))
     if family == "final_answer_tool":
         return final_answer_tool(list(spec.get("managed") or spec["raw"]))
+    if family.startswith("final_answer_tool:"):  # `final_answer_tool:<argument>`
+        return final_answer_tool(list(spec.get("managed") or spec["raw"]), family.split(":", 1)[1])
     if family == "dspy_react":
         return dspy_react(list(spec.get("managed") or spec["raw"]))
     return list(spec.get(family) or spec["raw"])

@@ -80,6 +80,13 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     retry_seen = meta.get("retry_evidence", True)
     delivered = [r for r in server_log if r.get("status") == 200 and r.get("outcome") == "ok"]
     proposals = [(r, p) for r in delivered for p in r.get("proposed", [])]
+    # A library whose model-call span covers the framework's re-asking inside one call (BeeAI's chat model rejects an
+    # answer that calls an unknown tool and asks again in the same run) records only the last answer of the span: the
+    # proposals of an earlier answer on that span are in no span (declared by the app).
+    unrecorded: set[str] = set()
+    if meta.get("model_output_per_span") == "last":
+        last_of_span = {r.get("span"): r for r in delivered}
+        unrecorded = {p["id"] for r, p in proposals if r.get("span") and last_of_span[r.get("span")] is not r}
     exec_by_call = {t["call_id"]: t for t in truth.tools if t["call_id"]}
     proposer = {p["id"]: r.get("span") for r, p in proposals}
 
@@ -113,7 +120,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     for r, p in proposals:
         ex = exec_by_call.get(p["id"])
         flow = {"tool_call_id": p["id"], "tool_name": p["name"],
-                "proposed_by_span": r.get("span") if out_seen or replayed(p["id"]) else None,
+                "proposed_by_span": r.get("span") if (out_seen or replayed(p["id"])) and p["id"] not in unrecorded
+                else None,
                 "executed_by_span": ex["span_id"] if ex else None,
                 "consumed_by_span": first_consumer(p["id"]) if in_seen else None}
         flow.update(truth.flow_overrides.get(p["id"], {}))
@@ -152,8 +160,10 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     for r, p in proposals:
         if truth.offered_tools and p["name"] not in truth.offered_tools and p["id"] not in exec_by_call \
                 and p["id"] not in truth.flow_overrides:
-            findings.append({"category": "hallucinated_tool", "status": "fail" if halluc_seen else "indeterminate",
-                             "anchor_span": r.get("span")})
+            hidden = p["id"] in unrecorded
+            findings.append({"category": "hallucinated_tool",
+                             "status": "fail" if halluc_seen and not hidden else "indeterminate",
+                             "anchor_span": r.get("span")} | ({"in_trace": False} if hidden else {}))
     # A library whose model-call span covers a client-side retry (several HTTP requests, one span) records one model
     # call for them, and a failed attempt inside it leaves no evidence of its own (declared by the app).
     calls_by_span = bool(meta.get("model_calls_by_span"))
@@ -200,7 +210,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         "model_call": (len({r.get("span") for r in server_log if r.get("span")})
                        + sum(1 for r in server_log if not r.get("span"))) if calls_by_span else len(server_log),
         "tool_execution": sum(1 for t in truth.tools if t["span_id"]),
-        "tool_proposal": len(proposals) if out_seen else sum(1 for _, p in proposals if replayed(p["id"])),
+        "tool_proposal": (len(proposals) if out_seen else sum(1 for _, p in proposals if replayed(p["id"])))
+        - sum(1 for _, p in proposals if p["id"] in unrecorded and (out_seen or replayed(p["id"]))),
         "workflow_step": len(truth.workflows),
         "handoff": 0,
         "guardrail": 0,
@@ -223,6 +234,7 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         | ({"token_usage_per_span": meta["usage_recorded_per_span"]} if "usage_recorded_per_span" in meta else {})
         | ({"retry_evidence": retry_seen} if "retry_evidence" in meta else {})
         | ({"failed_request_input": failed_input_seen} if "failed_request_input_recorded" in meta else {})
+        | ({"model_output_per_span": meta["model_output_per_span"]} if "model_output_per_span" in meta else {})
         # A library whose model proposes tools in text (DSPy's ReAct fields) has no tool-call id anywhere: the labels'
         # ids are the fake server's names for the calls, found in no span.
         | ({"tool_call_ids": bool(meta["tool_call_ids_recorded"])} if "tool_call_ids_recorded" in meta else {}),

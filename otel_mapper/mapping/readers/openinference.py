@@ -9,7 +9,8 @@ Recovers: node kind from ``openinference.span.kind`` (``handoff to X`` TOOL span
 message digests in the GenAI parts shape (so they join GenAI spans of a double-instrumented call); advertised
 tools; tool name, call id and arguments (``input.value``) of TOOL spans; ``graph.node.*``; LangGraph steps from
 ``metadata``. GenAI attributes on the same span are read too. The spans of some framework instrumentations are read
-further by their scope (LlamaIndex, Haystack, DSPy: :mod:`otel_mapper.mapping.readers.dspy`).
+further by their scope (LlamaIndex, Haystack, DSPy: :mod:`otel_mapper.mapping.readers.dspy`, BeeAI:
+:mod:`otel_mapper.mapping.readers.beeai`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from otel_mapper.mapping.messages import (
     arguments_text,
     python_literal,
 )
+from otel_mapper.mapping.readers.beeai import beeai_kind, read_beeai_calls, read_beeai_error, read_beeai_tool_input
 from otel_mapper.mapping.readers.common import clean_name, fill_error, fill_handoff_target, has_genai, read_usage
 from otel_mapper.mapping.readers.dspy import dspy_kind, dspy_tool_name, read_react_turn
 from otel_mapper.mapping.readers.genai import fill_genai_facts
@@ -51,7 +53,7 @@ from otel_mapper.mapping.readers.openinference_messages import (
 )
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
-from semconv import adk, dspy, genai, haystack, langgraph, llama_index, smolagents
+from semconv import adk, beeai, dspy, genai, haystack, langgraph, llama_index, smolagents
 from semconv import openinference as oi
 from semconv.trajectory import NodeKind
 
@@ -102,6 +104,8 @@ class OpenInferenceReader:
             kind = haystack_kind(view, kind)
         elif view.scope_name == dspy.SCOPE_NAME:
             kind = dspy_kind(view, kind)
+        elif view.scope_name == beeai.SCOPE_NAME:
+            kind = beeai_kind(view, kind)
         tool_name = clean_name(view.str_attr(oi.TOOL_NAME))
         if tool_name is None and kind is NodeKind.TOOL_EXECUTION and view.scope_name == dspy.SCOPE_NAME:
             tool_name = dspy_tool_name(view)
@@ -128,8 +132,12 @@ class OpenInferenceReader:
                 read_haystack_results(view, facts)
             elif view.scope_name == dspy.SCOPE_NAME:
                 read_react_turn(facts, inputs, outputs)
+            elif view.scope_name == beeai.SCOPE_NAME:
+                read_beeai_calls(facts)
         elif kind is NodeKind.TOOL_EXECUTION:
             _read_tool(view, facts, tool_name)
+            if view.scope_name == beeai.SCOPE_NAME:
+                read_beeai_tool_input(view, facts)
             if facts.handoff_to_agent and view.str_attr(genai.TOOL_TYPE) == adk.TRANSFER_TOOL_TYPE:
                 # Google ADK types the span of its agent transfer (OpenInference's ADK instrumentation 1.0.5 keeps
                 # ADK's gen_ai.tool.type on its TOOL span): a handoff, as in ADK's own spans.
@@ -151,6 +159,8 @@ class OpenInferenceReader:
             fill_genai_facts(view, facts)
         else:
             fill_error(view, facts)
+        if view.scope_name == beeai.SCOPE_NAME:
+            read_beeai_error(view, facts)
         if facts.failed and is_control_flow(facts.error_type, facts.error_message):
             facts.failed = False
         return facts

@@ -36,6 +36,9 @@ class FlatMessage:
     """Text items of a multimodal content list (``message.contents.K.message_content.text``) by index."""
     results: dict[int, tuple[str, Decoded]] = field(default_factory=dict)
     """Tool results the message carries as JSON objects (``function.K``): call id and content by index."""
+    content_call_ids: dict[int, str] = field(default_factory=dict)
+    """Items of a content list that name the tool call they answer (``message.contents.K.message.tool_call_id``,
+    OpenInference's BeeAI instrumentation): call id by index; the item's text is that call's result."""
 
 
 def group_messages(
@@ -79,6 +82,11 @@ def _add_message_field(view: SpanView, key: str, rest: str, messages: dict[int, 
         text = view.text_attr(key)
         if index_text.isdigit() and int(index_text) < MAX_INDEX and text is not None:
             message.texts[int(index_text)] = text
+    elif name.startswith(oi.MESSAGE_CONTENTS_PREFIX):
+        index_text, _, item = name[len(oi.MESSAGE_CONTENTS_PREFIX):].partition(".")
+        call_id = clean_name(view.str_attr(key)) if item == oi.MESSAGE_TOOL_CALL_ID else None
+        if call_id and index_text.isdigit() and int(index_text) < MAX_INDEX:
+            message.content_call_ids[int(index_text)] = call_id
     elif name.startswith(oi.MESSAGE_FUNCTION_RESULT_PREFIX):
         _add_function_result(view, key, name[len(oi.MESSAGE_FUNCTION_RESULT_PREFIX):], message)
     else:
@@ -102,8 +110,11 @@ def _add_function_result(view: SpanView, key: str, index_text: str, message: Fla
 
 
 def results_of(message: FlatMessage) -> list[tuple[str, Decoded]]:
-    """The message's ``function.K`` tool results (call id, content) in index order (content order)."""
-    return [message.results[index] for index in sorted(message.results)]
+    """The message's tool results (call id, content) in index order (content order): its ``function.K`` objects,
+    then the content items that name a call id (their text the result)."""
+    found = [message.results[index] for index in sorted(message.results)]
+    found.extend((message.content_call_ids[index], message.texts.get(index)) for index in sorted(message.content_call_ids))
+    return found
 
 
 def calls_of(message: FlatMessage) -> list[ToolCallFact]:
@@ -128,7 +139,9 @@ def message_digest_of(message: FlatMessage) -> str:
     elif isinstance(content, str) and content:
         parts.append(text_part(content))
     parts.extend(tool_result_part(result_id, result) for result_id, result in results_of(message))
-    parts.extend(text_part(message.texts[position]) for position in sorted(message.texts))
+    parts.extend(
+        text_part(message.texts[position]) for position in sorted(message.texts) if position not in message.content_call_ids
+    )
     calls = message.calls
     for position in sorted(calls):
         call = calls[position]
