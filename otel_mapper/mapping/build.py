@@ -47,6 +47,7 @@ from otel_mapper.mapping.nodes import (
 )
 from otel_mapper.mapping.openlit_crews import settle_openlit_crews
 from otel_mapper.mapping.openlit_graph import settle_openlit_graphs
+from otel_mapper.mapping.own_replays import settle_own_replays
 from otel_mapper.mapping.prefix import conversation_prefix_proposals, conversation_prefix_results
 from otel_mapper.mapping.readers import default_readers
 from otel_mapper.mapping.run_state import RunState, earlier_revisions_missing, kept_span, with_spans
@@ -178,6 +179,7 @@ def map_trace(
     settle_transfer_tools(entries)
     conversation_prefix_proposals(entries, notes)
     conversation_prefix_results(entries)
+    settle_own_replays(entries, by_span_id)
     drop_replayed_proposals(entries, by_span_id)
 
     nodes_by_id: dict[str, NodeDraft] = {}

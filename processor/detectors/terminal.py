@@ -11,6 +11,12 @@ A failure inside an outer invocation that stayed OK ends the run too when the ca
 every model call and tool execution of that invocation is inside the failed node or causally before it (the
 OpenAI Agents SDK marks only the turn span when a model calls a tool that does not exist and the run aborts). When
 some call is not ordered against the failure, nothing is concluded.
+
+A failed end takes the class of the ranked findings' first unrecovered failure; when none has one, the class of the
+failure the outer node itself records (a timeout or a rate limit named in its own error), else ``error``. That reads
+the end where one span records several requests and a tool the first answer asked for hangs under the span that then
+timed out (OpenInference's Google ADK spans): the graph sees the timeout carried on, the run's own error says how it
+ended.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from otel_mapper.mapping.edges import CONTAINMENT_CHILDREN, containment_children
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
 from processor.detectors.causal import carried_on
-from processor.detectors.failures import TIMEOUT_MARKERS
+from processor.detectors.failures import TIMEOUT_MARKERS, FailureClass, classify
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, TerminalStatus
 
 _MAX_TURNS_MARKERS = ("max turns", "max_turns", "maxturns", "recursion limit", "usagelimitexceeded")
@@ -38,6 +44,7 @@ _BY_CATEGORY = {
     FindingCategory.RATE_LIMITED: TerminalStatus.RATE_LIMITED,
     FindingCategory.POLICY_VIOLATION: TerminalStatus.POLICY_VIOLATION,
 }
+_BY_FAILURE_CLASS = {FailureClass.TIMEOUT: TerminalStatus.INFRA_TIMEOUT, FailureClass.RATE_LIMITED: TerminalStatus.RATE_LIMITED}
 
 
 def _text(node: Node) -> str:
@@ -98,6 +105,10 @@ def terminal_status(trajectory: Trajectory, findings: Sequence[Finding], context
                 mapped = _BY_CATEGORY.get(finding.category)
                 if mapped is not None:
                     return mapped
+        for node in failed_outer:  # no finding names the end: the failure that ended the run may (its own text)
+            failure = classify(node)
+            if failure is not None and failure in _BY_FAILURE_CLASS:
+                return _BY_FAILURE_CLASS[failure]
         return TerminalStatus.ERROR
     if any(node.status is NodeStatus.OUTCOME_UNKNOWN for node in outer):
         return TerminalStatus.UNKNOWN

@@ -99,6 +99,28 @@ def test_timeout_that_ends_the_run_is_the_terminal_status() -> None:
     assert diagnosis.terminal_status is TerminalStatus.INFRA_TIMEOUT
 
 
+def test_a_failed_run_whose_own_error_is_a_timeout_ended_in_a_timeout() -> None:
+    # One model-call span records several requests (OpenInference's Google ADK spans): a tool the first answer asked
+    # for hangs under the span that then timed out, so the graph reads the timeout as carried on. The agent run
+    # failed with the timeout: that is how it ended.
+    b = TrajectoryBuilder()
+    agent = b.agent(status=FAILED, error_type="Timeout", error_message="litellm.Timeout: Request timed out.")
+    call = b.model(parent=agent, status=FAILED, error_type="litellm.exceptions.Timeout")
+    b.tool("get_weather", parent=call, after=[call])
+    diagnosis = DetectorChain(load_detectors(config()), config()).run(b.build())
+    (finding,) = [r.finding for r in diagnosis.chain if r.finding.category is FindingCategory.INFRA_TIMEOUT]
+    assert finding.recovered is True
+    assert diagnosis.terminal_status is TerminalStatus.INFRA_TIMEOUT
+
+
+def test_a_failed_run_whose_own_error_names_no_class_ended_in_error() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent(status=FAILED, error_type="ValueError", error_message="bad state")
+    call = b.model(parent=agent, status=FAILED, error_type="litellm.exceptions.Timeout")
+    b.tool("get_weather", parent=call, after=[call])
+    assert DetectorChain(load_detectors(config()), config()).run(b.build()).terminal_status is TerminalStatus.ERROR
+
+
 def test_a_failure_inside_no_agent_but_a_committed_pipeline_run_is_not_the_end() -> None:
     # A pipeline or workflow run with no agent span inside (OpenLLMetry's Haystack pipeline span around the model
     # calls): the app retried the 429'd call, and the enclosing run committed.

@@ -92,7 +92,9 @@ def test_corpus_trace_matches_labels(directory: Path) -> None:
         call_id = flow["tool_call_id"]
         proposal = _proposal(trajectory, labels, flow)
         execution = _sid(flow["executed_by_span"]) if flow["executed_by_span"] else None
-        consumer = _sid(flow["consumed_by_span"]) if flow["consumed_by_span"] else None
+        # A result consumed by a later request recorded on the proposing span itself is no edge (corpus/README.md).
+        inside = flow.get("consumed_inside_proposer", False)
+        consumer = _sid(flow["consumed_by_span"]) if flow["consumed_by_span"] and not inside else None
         if proposal is not None:
             node = trajectory.node(proposal)
             if node is None or node.kind is not NodeKind.TOOL_PROPOSAL:

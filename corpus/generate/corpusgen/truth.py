@@ -125,6 +125,11 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
                 "executed_by_span": ex["span_id"] if ex else None,
                 "consumed_by_span": first_consumer(p["id"]) if in_seen else None}
         flow.update(truth.flow_overrides.get(p["id"], {}))
+        # A span that records several requests (one model-call span per agent run, declared `model_calls_by_span`)
+        # proposes a call in one request and consumes its result in a later one: the consumption is inside the span,
+        # and no edge can hold it (the span would depend on a run under it).
+        if flow["consumed_by_span"] is not None and flow["consumed_by_span"] == flow["proposed_by_span"]:
+            flow["consumed_inside_proposer"] = True
         tool_flows.append(flow)
 
     unordered = []
