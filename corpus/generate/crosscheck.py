@@ -140,10 +140,19 @@ def outer_runs(spans):
     return out
 
 
+# Haystack's own tracing: spans named after its operations, no attribute of another convention.
+_HAYSTACK_KINDS = {"haystack.pipeline.run": "workflow_step", "haystack.component.run": "workflow_step",
+                   "haystack.agent.step": "workflow_step", "haystack.agent.run": "agent_invocation",
+                   "haystack.agent.step.llm": "model_call", "haystack.chat_generator.run": "model_call",
+                   "haystack.agent.step.tool": "tool_execution", "haystack.agent.hook": "other"}
+
+
 def classify(span, graph_runs=frozenset(), wrappers=frozenset(), outer=frozenset()):
     a = _attrs(span)
     if span["spanId"] in outer:
         return "other"  # the outer of two spans recording one run (`outer_runs`)
+    if span["name"] in _HAYSTACK_KINDS:
+        return _HAYSTACK_KINDS[span["name"]]
     if "mlflow.spanType" in a:
         return _mlflow_kind(span, a)
     if "lmnr.span.type" in a:

@@ -213,6 +213,14 @@ MATRIX.update({
     "openinference-beeai": ("openinference-beeai", "apps.openinference_beeai_app", ALL_SCENARIOS),
 })
 
+# Frameworks AD: Haystack agents traced by Haystack's own tracing through deepset's OpenTelemetry tracer
+# (`opentelemetry-haystack`; pipeline, component, agent, step, model and per-tool-call spans; no instrumentation package;
+# apps/haystack_native_app.py, the agents of apps/haystack_app.py run as the one component of a Pipeline;
+# NOTES-frameworks-ad.md).
+MATRIX.update({
+    "haystack-native": ("haystack-native", "apps.haystack_native_app", ALL_SCENARIOS),
+})
+
 def find_python311(explicit: str | None) -> str:
     for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:
         if cand and shutil.which(cand):

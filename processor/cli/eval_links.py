@@ -28,7 +28,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp.anyvalue import to_text
-from semconv import adk, genai, laminar, langfuse, mlflow, openllmetry, pydantic_ai, vercel
+from semconv import adk, genai, haystack, laminar, langfuse, mlflow, openllmetry, pydantic_ai, vercel
 from semconv import openinference as oi
 from semconv.trajectory import EdgeType, NodeKind
 
@@ -49,6 +49,7 @@ ARGUMENT_KEYS: Final = frozenset(
         langfuse.OBSERVATION_INPUT,  # Langfuse's tool observations: the arguments (JSON, or LangChain's input_str)
         laminar.SPAN_INPUT,  # Laminar's tool spans: the arguments (JSON text, JSON-encoded again)
         adk.TOOL_CALL_ARGS,
+        haystack.TOOL_INPUT,  # Haystack's own tool-call spans: the arguments (JSON text)
         *vercel.TOOL_CALL_ARGS,
         genai.INPUT_MESSAGES,  # GenAI inference-details event on a tool span: the tool_call part with arguments
     }

@@ -73,3 +73,12 @@ def test_ids_in_span_events_count() -> None:
              span(2, "t", events=[("gen_ai.tool.message", {"id": "call_a", "content": "{}"})])]
     tally = score_links(_labels([_flow("call_a", 2)], [("get", 2)]), _trajectory({2: "call_a"}), span_texts(spans))
     assert (tally.evidenced, tally.recovered) == (1, 1)
+
+
+def test_haystack_tool_call_inputs_are_argument_evidence() -> None:
+    model = span(1, "chat", attrs={"out": "call_a call_b"})
+    spans = [model, span(2, "t", attrs={"haystack.agent.step.tool.input": '{"q": 1}'}),
+             span(3, "t", attrs={"haystack.agent.step.tool.input": '{"q": 2}'})]
+    labels = _labels([_flow("call_a", 2), _flow("call_b", 3)], [("get", 2), ("get", 3)])
+    tally = score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(spans))
+    assert (tally.evidenced, tally.recovered) == (2, 2) and tally.by_evidence == {"arguments": 2}

@@ -25,11 +25,13 @@ Order and why:
 12. Langtrace -- ``langtrace.sdk.name``: method wrappers whose LLM client spans carry GenAI attributes with content in
     span events of their own, and whose LangChain model-method spans carry ``gen_ai.request.model`` / usage with no
     operation name;
-13. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
-14. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
+13. Haystack -- its own tracing's operation names (``haystack.agent.run``, ``haystack.agent.step.tool``...): spans with
+    no attribute of another convention, content in Haystack's ``ChatMessage`` trace dicts;
+14. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
+15. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
     while a span of another instrumentation may carry Langfuse's (set by hand to type it in Langfuse): the other
     convention reads it;
-15. fallback.
+16. fallback.
 
 LangGraph has no spans of its own: its run metadata is read by the OpenInference, OpenLLMetry, LangSmith, Langfuse and
 MLflow readers
@@ -42,6 +44,7 @@ from otel_mapper.mapping.facts import ConventionReader, SpanFacts
 from otel_mapper.mapping.readers.adk import ADKReader
 from otel_mapper.mapping.readers.common import fill_error
 from otel_mapper.mapping.readers.genai import GenAIReader
+from otel_mapper.mapping.readers.haystack_native import HaystackNativeReader
 from otel_mapper.mapping.readers.laminar import LaminarReader
 from otel_mapper.mapping.readers.langfuse import LangfuseReader
 from otel_mapper.mapping.readers.langsmith import LangSmithReader
@@ -61,6 +64,7 @@ __all__ = [
     "ADKReader",
     "FallbackReader",
     "GenAIReader",
+    "HaystackNativeReader",
     "LaminarReader",
     "LangSmithReader",
     "LangtraceReader",
@@ -106,6 +110,7 @@ def default_readers() -> tuple[ConventionReader, ...]:
         LangSmithReader(),
         LaminarReader(),
         LangtraceReader(),
+        HaystackNativeReader(),
         GenAIReader(),
         LangfuseReader(),
         FallbackReader(),
