@@ -13,6 +13,13 @@ other than ``VerifierResult.duration_s``.
 Ranking: severity first, then causal depth (a finding whose node causally precedes another's has a smaller depth
 and ranks first), then node id, category, detector and evidence. Depth is a linear extension of the causal partial
 order, so concurrent findings are ordered by depth and node id, never by timestamp.
+
+Nothing read: a trajectory with no node of agent work (no model call, tool, agent invocation, handoff, guardrail or
+retrieval) that holds spans no convention reader recognised, as an instrumentation the mapping has not read yet
+leaves an agent run, gives no check anything to look at. A check that found nothing there is ``indeterminate``, not
+``pass``, and so is the verdict: a run that was not read is never reported as one that passed. A trajectory of
+recognised spans with no agent work in them (an agent created at start-up, an MCP server's discovery exchange) is
+checked as it is.
 """
 
 from __future__ import annotations
@@ -21,8 +28,10 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Final
 
 from otel_mapper.diagnosis import Diagnosis, Finding, RankedFinding, VerifierResult
+from otel_mapper.mapping.readers import FallbackReader
 from otel_mapper.model import Trajectory
 from processor.detectors.base import Detector, DetectorContext, DetectorDeadlineExceeded, DetectorReport
 from processor.detectors.config import DetectorsConfig
@@ -31,11 +40,12 @@ from semconv.trajectory import (
     ROOT_CAUSE_NONE,
     SEVERITY_WEIGHT,
     FindingStatus,
+    NodeKind,
     Verdict,
     VerifierStatus,
 )
 
-__all__ = ["DetectorChain", "rank_findings", "verdict_of"]
+__all__ = ["NOTHING_TO_CHECK", "DetectorChain", "rank_findings", "verdict_of"]
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +54,12 @@ MAX_FINDINGS_PER_DETECTOR = 1_000
 MAX_OUTPUT_CHARS = 200
 """Bound on exception text copied into a verifier output."""
 _NO_FINDINGS = "no findings"
+NOTHING_TO_CHECK: Final = (
+    "nothing to check: no model call, tool, agent invocation, handoff, guardrail or retrieval was recognised, and the"
+    " trace holds spans of a convention no reader knows"
+)
+"""Output of a check that found nothing in a trajectory that was not read (see the module)."""
+_NO_AGENT_WORK: Final = frozenset({NodeKind.WORKFLOW_STEP, NodeKind.OTHER})
 _NO_DEADLINE = float("inf")
 
 
@@ -79,6 +95,12 @@ class DetectorChain:
             findings.extend(found)
             results.append(result)
         context.deadline = _NO_DEADLINE
+        if _not_read(trajectory):
+            results = [
+                replace(result, status=VerifierStatus.INDETERMINATE, output=NOTHING_TO_CHECK)
+                if result.status is VerifierStatus.PASS else result
+                for result in results
+            ]
         ranked = rank_findings(findings, trajectory, context)
         return Diagnosis(
             verdict=verdict_of(ranked, results),
@@ -214,6 +236,16 @@ def root_cause_of(ranked: Sequence[RankedFinding]) -> str:
     if ranked and ranked[0].finding.status is FindingStatus.FAIL:
         return ranked[0].finding.category.value
     return ROOT_CAUSE_NONE
+
+
+def _not_read(trajectory: Trajectory) -> bool:
+    """No node of agent work, and nodes of spans no reader recognised (see the module)."""
+    unread = False
+    for node in trajectory.nodes:
+        if node.kind not in _NO_AGENT_WORK:
+            return False
+        unread = unread or node.convention == FallbackReader.name
+    return unread
 
 
 def verdict_of(ranked: Sequence[RankedFinding], results: Sequence[VerifierResult]) -> Verdict:

@@ -59,7 +59,8 @@ class TrajectoryBuilder:
             self._edges.append(Edge(from_node=node_id, type=EdgeType.DEPENDS_ON, to_node=earlier, evidence="test"))
         span = node_id.split(":", 1)[1].split("#", 1)[0]
         self._nodes[node_id] = dict(
-            id=node_id, kind=kind, status=status, source=SpanRef(trace_id=TRACE_ID, span_id=span), convention="test",
+            id=node_id, kind=kind, status=status, source=SpanRef(trace_id=TRACE_ID, span_id=span),
+            convention=fields.pop("convention", "test"),
             name=name, invocation=fields.pop("invocation", invocation), **fields,
         )
         return node_id

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from otel_mapper.diagnosis import Finding
+from otel_mapper.mapping.readers import FallbackReader
 from otel_mapper.model import Trajectory
 from processor.detectors.base import DetectorContext, DetectorReport
-from processor.detectors.chain import DetectorChain
+from processor.detectors.chain import NOTHING_TO_CHECK, DetectorChain
 from processor.detectors.registry import builtin_detectors, load_detectors
-from semconv.trajectory import FindingCategory, FindingStatus, Severity, Verdict, VerifierStatus
+from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, Severity, Verdict, VerifierStatus
 from tests.support.clock import FakeClock
 
 from .support import TrajectoryBuilder, config
@@ -237,3 +238,30 @@ def test_builtin_names_are_the_categories_they_report() -> None:
 def test_enabled_picks_and_orders_detectors() -> None:
     detectors = load_detectors(config({"enabled": ["tool_loop", "tool_error"]}))
     assert [d.name for d in detectors] == ["tool_loop", "tool_error"]
+
+
+def test_a_run_no_reader_recognised_is_indeterminate_never_pass() -> None:
+    # An instrumentation the mapping has not read: every span an `other` node of the fallback reader.
+    b = TrajectoryBuilder()
+    root = b.node(NodeKind.OTHER, "haystack.pipeline.run", convention=FallbackReader.name)
+    b.node(NodeKind.OTHER, "haystack.agent.step.tool", parent=root, convention=FallbackReader.name)
+    diagnosis = DetectorChain(load_detectors(config()), config()).run(b.build())
+    assert diagnosis.verdict is Verdict.INDETERMINATE
+    assert {result.status for result in diagnosis.verifier_results} == {VerifierStatus.INDETERMINATE}
+    assert {result.output for result in diagnosis.verifier_results} == {NOTHING_TO_CHECK}
+    assert diagnosis.root_cause == "none"
+
+
+def test_recognised_spans_without_agent_work_are_checked_as_they_are() -> None:
+    # An agent created at start-up, in a trace of its own: read, nothing wrong in it.
+    b = TrajectoryBuilder()
+    b.node(NodeKind.OTHER, "create_agent support_agent", convention="genai")
+    assert DetectorChain(load_detectors(config()), config()).run(b.build()).verdict is Verdict.PASS
+
+
+def test_agent_work_beside_unread_spans_is_checked_as_it_is() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    b.node(NodeKind.OTHER, "GET /orders", parent=agent, convention=FallbackReader.name)
+    b.model(parent=agent)
+    assert DetectorChain(load_detectors(config()), config()).run(b.build()).verdict is Verdict.PASS
