@@ -21,6 +21,11 @@ _LLAMA_INDEX_AGENT_RUN = re.compile(r"^\w*(Agent|AgentWorkflow)\.run$")
 # span named after the tool's class (`FunctionTool.task`).
 _TRACELOOP_LLAMA_INDEX_AGENT_RUN = re.compile(r"^\w*(Agent|AgentWorkflow)\.workflow$")
 _TRACELOOP_LLAMA_INDEX_TOOL = re.compile(r"^\w*Tool\.task$")
+# LlamaIndex (its own OpenTelemetry integration): dispatcher spans `<Class>.<method>` carrying only `llamaindex.*` tags;
+# the LLM call is the span with the LLM chat events, a tool's call its `call` / `acall` span, every other span with a
+# workflow step's tags a step (an LLM method that sends nothing, `_prepare_chat_with_tools`, is none).
+_LLAMA_INDEX_OTEL_TOOL = re.compile(r"^\w*Tool\.a?call$")
+_LLAMA_INDEX_OTEL_CHAT_EVENTS = ("LLMChatStartEvent", "LLMChatEndEvent")
 
 
 def _attrs(span):
@@ -198,6 +203,15 @@ def classify(span, graph_runs=frozenset(), wrappers=frozenset(), outer=frozenset
         return "goto"  # OpenLLMetry: a LangGraph `Command(goto=...)` built by the handoff tool, no node
     if not tl and a.get("gen_ai.provider.name") == "crewai" and span["name"] == "crewai.workflow":
         return "workflow_step"  # OpenLLMetry's CrewAI: the `Crew.kickoff` span (operation invoke_agent, no span kind)
+    if not tl and all(k.startswith("llamaindex.") for k in a):
+        if _LLAMA_INDEX_AGENT_RUN.match(span["name"]):
+            return "agent_invocation"
+        if any(e["name"] in _LLAMA_INDEX_OTEL_CHAT_EVENTS for e in span.get("events", [])):
+            return "model_call"
+        if _LLAMA_INDEX_OTEL_TOOL.match(span["name"]):
+            return "tool_execution"
+        if "llamaindex.step.input_event" in a and not span["name"].endswith("._prepare_chat_with_tools"):
+            return "workflow_step"
     if tl == "workflow" and _TRACELOOP_LLAMA_INDEX_AGENT_RUN.match(span["name"]):
         return "agent_invocation"
     if tl == "task" and _TRACELOOP_LLAMA_INDEX_TOOL.match(span["name"]):

@@ -212,6 +212,13 @@ MATRIX.update({
 MATRIX.update({
     "openinference-beeai": ("openinference-beeai", "apps.openinference_beeai_app", ALL_SCENARIOS),
 })
+# Frameworks AE: LlamaIndex traced by its own OpenTelemetry integration (`llama-index-observability-otel`: a span and an
+# event handler on LlamaIndex's instrumentation dispatcher, every dispatcher span an OTel span, the dispatcher's events
+# span events; no other instrumentation; apps/llama_index_otel_app.py, the agents of apps/llamaindex_app.py;
+# NOTES-frameworks-ae.md).
+MATRIX.update({
+    "llama-index-otel": ("llama-index-otel", "apps.llama_index_otel_app", ALL_SCENARIOS),
+})
 
 # Frameworks AD: Haystack agents traced by Haystack's own tracing through deepset's OpenTelemetry tracer
 # (`opentelemetry-haystack`; pipeline, component, agent, step, model and per-tool-call spans; no instrumentation package;

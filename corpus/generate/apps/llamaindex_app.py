@@ -61,9 +61,10 @@ class LlamaIndexAdapter:
         self.provider.shutdown()
 
 
-def _make_truth_handler(instrumentation_handler, span_attr: str):
+def _make_truth_handler(instrumentation_handler, span_attr: str | None, span_map: str = "open_spans"):
     """A dispatcher span handler that maps each LlamaIndex span to the OTel span the instrumentation opened for it
-    (the `span_attr` attribute of the entry in the instrumentation handler's open-span map, None when it opened none).
+    (the `span_attr` attribute of the entry in the instrumentation handler's open-span map `span_map`, or the entry
+    itself when `span_attr` is None; None when it opened none).
     """
     from llama_index.core.instrumentation.span import SimpleSpan
     from llama_index.core.instrumentation.span_handlers import BaseSpanHandler
@@ -76,8 +77,8 @@ def _make_truth_handler(instrumentation_handler, span_attr: str):
             return "CorpusTruthSpanHandler"
 
         def new_span(self, id_, bound_args, instance=None, parent_span_id=None, tags=None, **kwargs):
-            entry = (getattr(instrumentation_handler, "open_spans", None) or {}).get(id_)
-            otel = getattr(entry, span_attr, None)
+            entry = (getattr(instrumentation_handler, span_map, None) or {}).get(id_)
+            otel = entry if span_attr is None else getattr(entry, span_attr, None)
             self.records.append(
                 {"id": id_, "method": id_.split("-")[0], "instance": instance, "otel": _hex(otel), "otel_obj": otel}
             )
@@ -131,10 +132,13 @@ class AgentRun:
     handoff_spans: list = field(default_factory=list)
 
 
-def run_agents(scenario: str, base_url: str, truth: Truth, handler_module: str, span_attr: str) -> AgentRun:
+def run_agents(
+    scenario: str, base_url: str, truth: Truth, handler_module: str, span_attr: str | None, span_map: str = "open_spans"
+) -> AgentRun:
     """Runs the scenario's agents (a `FunctionAgent`, or an `AgentWorkflow` for the handoff) and records the terminal
     status. `handler_module` names the module of the instrumentation's span handler on the root dispatcher,
-    `span_attr` the attribute of its open-span entries that holds the OTel span."""
+    `span_map` its map from dispatcher span id to open span, `span_attr` the attribute of that map's entries that
+    holds the OTel span (None: the entry is the OTel span)."""
     import asyncio
 
     import openai
@@ -148,7 +152,7 @@ def run_agents(scenario: str, base_url: str, truth: Truth, handler_module: str, 
     runner = ToolRunner(truth, truth.server_log)
     root = get_dispatcher()
     instrumentation_handler = next(h for h in root.span_handlers if type(h).__module__.startswith(handler_module))
-    handler = _make_truth_handler(instrumentation_handler, span_attr)
+    handler = _make_truth_handler(instrumentation_handler, span_attr, span_map)
     root.add_span_handler(handler)
 
     # LlamaIndex's own retry (tenacity around the request, inside the `achat` span): max_retries=2 = two attempts

@@ -27,11 +27,13 @@ Order and why:
     operation name;
 13. Haystack -- its own tracing's operation names (``haystack.agent.run``, ``haystack.agent.step.tool``...): spans with
     no attribute of another convention, content in Haystack's ``ChatMessage`` trace dicts;
-14. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
-15. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
+14. LlamaIndex's own OpenTelemetry integration -- its instrumentation scope: dispatcher spans with no convention's
+    attributes, the LLM calls' content in span events (:mod:`otel_mapper.mapping.readers.llama_index_otel`);
+15. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
+16. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
     while a span of another instrumentation may carry Langfuse's (set by hand to type it in Langfuse): the other
     convention reads it;
-16. fallback.
+17. fallback.
 
 LangGraph has no spans of its own: its run metadata is read by the OpenInference, OpenLLMetry, LangSmith, Langfuse and
 MLflow readers
@@ -49,6 +51,7 @@ from otel_mapper.mapping.readers.laminar import LaminarReader
 from otel_mapper.mapping.readers.langfuse import LangfuseReader
 from otel_mapper.mapping.readers.langsmith import LangSmithReader
 from otel_mapper.mapping.readers.langtrace import LangtraceReader
+from otel_mapper.mapping.readers.llama_index_otel import LlamaIndexOtelReader
 from otel_mapper.mapping.readers.mcp import MCPReader
 from otel_mapper.mapping.readers.mlflow import MLflowReader
 from otel_mapper.mapping.readers.openai_agents import OpenAIAgentsReader
@@ -69,6 +72,7 @@ __all__ = [
     "LangSmithReader",
     "LangtraceReader",
     "LangfuseReader",
+    "LlamaIndexOtelReader",
     "MCPReader",
     "MLflowReader",
     "OpenAIAgentsReader",
@@ -111,6 +115,7 @@ def default_readers() -> tuple[ConventionReader, ...]:
         LaminarReader(),
         LangtraceReader(),
         HaystackNativeReader(),
+        LlamaIndexOtelReader(),
         GenAIReader(),
         LangfuseReader(),
         FallbackReader(),
