@@ -227,6 +227,14 @@ MATRIX.update({
 MATRIX.update({
     "haystack-native": ("haystack-native", "apps.haystack_native_app", ALL_SCENARIOS),
 })
+# Frameworks AF: the OpenAI Agents SDK traced by OpenInference's Agents SDK instrumentation, its tools on an MCP server in
+# a process of its own reached over stdio (`MCPServerStdio`; the `mcp` SDK's built-in client and server spans, the trace
+# context carried in each request's `_meta`; apps/openinference_openai_agents_mcp_app.py, the agents of apps/agents.py
+# and the server of apps/mcp_app.py; NOTES-frameworks-af.md).
+MATRIX.update({
+    "openinference-openai-agents-mcp": ("openinference-openai-agents-mcp", "apps.openinference_openai_agents_mcp_app",
+                                        AGENTS_SCENARIOS),
+})
 
 def find_python311(explicit: str | None) -> str:
     for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:

@@ -359,7 +359,11 @@ class AgentsAdapter:
         return rec["otel"] if rec else None
 
 
-def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Truth, toolbox=None) -> None:
+    """One scenario. ``toolbox``: where the agents' tools come from when they are not the in-process function tools
+    below: ``agent_kwargs(agent_name, tool_names)`` (the Agent's tool arguments), ``session()`` (an async context the
+    run happens inside) and ``denied()`` (the tools its policy denied), e.g. an MCP server
+    (apps/openinference_openai_agents_mcp_app.py)."""
     import openai
     from agents import (
         Agent,
@@ -446,18 +450,30 @@ def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Trut
     registry = {t.name: t for t in (get_weather, lookup_order, update_record, delete_file, get_file_info,
                                     search_docs)}
     settings = ModelSettings(temperature=0.2)
+
+    def tools_of(agent_name: str, names) -> dict:
+        if toolbox is not None:
+            return toolbox.agent_kwargs(agent_name, list(names))
+        return {"tools": [registry[n] for n in names]}
+
     truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
     if scenario == "handoff":
         billing = Agent(name="billing_agent", instructions=SPECIALIST_PROMPT, model=MODEL, model_settings=settings,
-                        tools=[registry[n] for n in spec["specialist_tools"]])
+                        **tools_of("billing_agent", spec["specialist_tools"]))
         start = Agent(name="triage_agent", instructions=SYSTEM_PROMPT, model=MODEL, model_settings=settings,
-                      tools=[registry[n] for n in spec["tools"]], handoffs=[billing])
+                      **tools_of("triage_agent", spec["tools"]), handoffs=[billing])
         truth.offered_tools.add("transfer_to_billing_agent")
     else:
         start = Agent(name="support_agent", instructions=SYSTEM_PROMPT, model=MODEL, model_settings=settings,
-                      tools=[registry[n] for n in spec["tools"]])
+                      **tools_of("support_agent", spec["tools"]))
 
     async def run_app():
+        if toolbox is None:
+            return await run_traced()
+        async with toolbox.session():
+            return await run_traced()
+
+    async def run_traced():
         # One explicit SDK trace per app run (what Runner.run would open itself), so that the app-level retry after
         # an HTTP 429 (a second Runner.run) lands in the same trace.
         with sdk_trace("Agent workflow"):
@@ -470,6 +486,8 @@ def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Trut
 
     try:
         asyncio.run(run_app())
+        if toolbox is not None:
+            denied.extend(toolbox.denied())
         truth.terminal_status = "policy_violation" if denied else "success"
     except openai.APITimeoutError as exc:
         truth.terminal_status, truth.error = "infra_timeout", repr(exc)
@@ -483,7 +501,7 @@ def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Trut
         truth.terminal_status, truth.error = "error", repr(exc)
 
     # ---- node kinds, agents, handoffs from the SDK's own span records --------------------------------------------
-    kmap = KIND_MAPS[adapter.library]
+    kmap = getattr(adapter, "kind_map", None) or KIND_MAPS[adapter.library]
     counts = {k: 0 for k in ("agent_invocation", "model_call", "tool_execution", "workflow_step", "handoff",
                              "guardrail")}
     agents_rec = []
