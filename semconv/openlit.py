@@ -1,6 +1,6 @@
 """OpenLIT's own names beside the GenAI ones (``openlit`` 1.45, ``openlit/semcov/__init__.py`` and
 ``openlit/instrumentation/openai_agents/utils.py``, ``openlit/instrumentation/crewai/``,
-``openlit/instrumentation/agno/``).
+``openlit/instrumentation/agno/``, ``openlit/instrumentation/ag2/``).
 
 OpenLIT writes GenAI semantic-convention spans; for the OpenAI Agents SDK it records a handoff as an
 ``invoke_agent <target>`` span (the SDK's handoff span type mapped to ``invoke_agent``) whose ``gen_ai.agent.name``
@@ -17,6 +17,35 @@ AGENT_SOURCE: Final = "gen_ai.agent.source"
 """On a handoff's ``invoke_agent`` span: the name of the agent that hands the run over (OpenLIT's
 ``SemanticConvention.GEN_AI_AGENT_SOURCE``; not a GenAI semantic-convention attribute)."""
 
+AG2_SCOPE: Final = "openlit.instrumentation.ag2"
+"""Instrumentation scope of OpenLIT's AG2 wrappers (``instrumentation/ag2``): ``create_agent <name>``
+(``ConversableAgent.__init__``), ``execute_task <agent>`` (``ConversableAgent.run``, ``generate_reply``, ``send``,
+``receive``), ``invoke_workflow GroupChat_<n>_agents`` (``GroupChatManager.run_chat``) and ``invoke_agent
+speaker_selection`` (``GroupChat.select_speaker``). Attributes are written only when the wrapped call returns, so a
+call that raised leaves a span with its name, status ERROR and the exception event alone (see
+:mod:`otel_mapper.mapping.readers.openlit_ag2`)."""
+AG2_AGENT_CALL_OPERATION: Final = "execute_task"
+"""The operation word of the span name OpenLIT gives an AG2 agent's calls (``execute_task <agent>``; its
+``GEN_AI_OPERATION_TYPE_EXECUTE_AGENT_TASK``), read from the name when the call raised and recorded no attribute."""
+AG2_MESSAGE_TYPE: Final = "gen_ai.agent.message_type"
+"""On OpenLIT's AG2 ``execute_task <agent>`` spans, which of the agent's calls the span is (values below); every such
+span says ``gen_ai.operation.name`` ``chat``. On ``send`` / ``receive`` its ``gen_ai.output.messages`` /
+``gen_ai.input.messages`` hold the other agent's name (OpenLIT takes AG2's arguments in each other's places), not GenAI
+message JSON."""
+AG2_GENERATE_REPLY: Final = "generate_reply"
+"""``ConversableAgent.generate_reply``: the agent producing its reply (its model calls or tool runs are inside). Its
+``gen_ai.usage.*`` are the instrumentation's estimate (a quarter of the messages' text length), not a model's count."""
+AG2_SEND: Final = "send"
+"""``ConversableAgent.send``: a message handed to another agent (that agent's ``receive`` is inside)."""
+AG2_RECEIVE: Final = "receive"
+"""``ConversableAgent.receive``: a message taken from another agent (the reply it asks for is inside)."""
+AG2_SPEAKER_SELECTION: Final = "speaker_selection"
+"""The agent name (``gen_ai.agent.name``, and the entity of the span name ``invoke_agent speaker_selection``) of the
+span OpenLIT opens around ``GroupChat.select_speaker``: the group choosing its next speaker, no agent's run."""
+AG2_SELECTOR_ROLE: Final = "selector"
+"""``gen_ai.agent.role`` on that speaker-selection span."""
+AGENT_ROLE: Final = "gen_ai.agent.role"
+"""OpenLIT's role of an agent span (AG2: ``selector`` on the speaker selection)."""
 AGNO_TEAM_AGENTS: Final = "gen_ai.agno.team.agents"
 """On the ``invoke_workflow <team>`` span OpenLIT's Agno instrumentor opens around ``Team.run`` / ``arun``
 (``instrumentation/agno/utils.py``, ``_set_team_attributes``): the names of the team's members, a JSON list. An Agno

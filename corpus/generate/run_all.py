@@ -236,6 +236,14 @@ MATRIX.update({
                                         AGENTS_SCENARIOS),
 })
 
+# Frameworks AG: AG2 (formerly pyautogen) traced by OpenLIT (`openlit.init` with its AG2 instrumentor (ConversableAgent
+# construction, replies, sends and receives, group chat runs and speaker selection) and its OpenAI client instrumentor
+# only; ConversableAgent tool calling and a group chat with handoffs; apps/openlit_ag2_app.py; NOTES-frameworks-ag.md).
+# Own venv: openlit needs openai<3.
+MATRIX.update({
+    "openlit-ag2": ("openlit-ag2", "apps.openlit_ag2_app", ALL_SCENARIOS),
+})
+
 def find_python311(explicit: str | None) -> str:
     for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:
         if cand and shutil.which(cand):

@@ -45,6 +45,7 @@ from otel_mapper.mapping.nodes import (
     proposal_nodes,
     trajectory_bindings,
 )
+from otel_mapper.mapping.openlit_ag2_calls import settle_openlit_ag2_calls
 from otel_mapper.mapping.openlit_crews import settle_openlit_crews
 from otel_mapper.mapping.openlit_graph import settle_openlit_graphs
 from otel_mapper.mapping.own_replays import settle_own_replays
@@ -173,6 +174,7 @@ def map_trace(
     settle_graph_streams(entries, by_span_id, notes)
     settle_openlit_graphs(entries, by_span_id, notes)
     settle_openlit_crews(entries, by_span_id)
+    settle_openlit_ag2_calls(entries)
     settle_anonymous_agents(entries, by_span_id)
     settle_escaped_exceptions(entries, by_span_id)
     settle_failed_answers(entries, by_span_id)

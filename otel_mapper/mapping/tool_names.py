@@ -25,6 +25,7 @@ _PATTERNS: Final = tuple(
         r"use the tool\s+['\"`]?([^,'\"`\n]{1,256}?)['\"`]?,?\s+but it does(?:n't| not) exist",
         r"\bno tool named\s+" + _NAME + r"(?=[\s,;.'\"`]|$)",
         r"\brequested function\s+" + _NAME + r"\s+not found\b",
+        r"^\W*error\W+function\s+" + _NAME + r"\s+not found\b",
     )
 )
 _MARKERS: Final = ("tool not found", "unknown tool", "not found", "not a valid tool", "doesn't exist", "does not exist",

@@ -22,6 +22,7 @@ from tests.support.spans import get_node, map_spans, node_id, span
         "Unknown tool name: 'fetch_invoice'. Available tools: 'get_weather'",  # pydantic-ai
         "Tool 'fetch_invoice' not found. Available tools: get_weather",  # Google ADK
         'Error: Requested function "fetch_invoice" not found.',  # Microsoft Agent Framework
+        "Error: Function fetch_invoice not found.",  # AG2 ConversableAgent.execute_function
         "ERROR: unknown tool 'fetch_invoice'; available tools are listed in the request.",
     ],
 )
@@ -33,7 +34,8 @@ def test_crewai_names_tools_with_spaces() -> None:
     assert unknown_tool_named("You tried to use the tool fetch invoice, but it doesn't exist. You must use") == "fetch invoice"
 
 
-@pytest.mark.parametrize("text", ["file not found", "Sunny, 18C", "The tool was not found in cache", "Tool is not available right now"])
+@pytest.mark.parametrize("text", ["file not found", "Sunny, 18C", "The tool was not found in cache", "Tool is not available right now",
+                                  "The function fetch_invoice not found in the cache"])
 def test_other_texts_are_not_rejections(text: str) -> None:
     assert unknown_tool_named(text) is None
 

@@ -241,3 +241,10 @@ SCENARIOS["handoff"]["agent_tool"] = [
     {"tool_calls": [("billing_agent", {"messages": [
         {"role": "user", "content": "Refund request for order A-1001: check the order and open a refund."}]})]},
     *SCENARIOS["handoff"]["raw"][1:]]
+
+# AG2 group chat with handoffs: the triage agent's LLM condition is offered to the model as the tool
+# `transfer_to_billing_agent_1` (no arguments; AG2 numbers a condition by its place in the agent's list); the group's
+# tool executor runs it, the billing agent runs (lookup_order, answer), and the pattern ends the chat after its answer.
+SCENARIOS["handoff"]["ag2_group"] = [
+    {"tool_calls": [("transfer_to_billing_agent_1", {})]},
+    *SCENARIOS["handoff"]["agents"][1:]]

@@ -36,6 +36,7 @@ class Truth:
         self.tools: list[dict] = []      # executed tools, in execution order
         self.agents: list[dict] = []     # agent invocations (outermost first)
         self.workflows: list[dict] = []
+        self.root_span: str | None = None  # the app's own span around the whole run, where no agent span covers it
         self.handoffs: list[dict] = []
         self.kind_counts: dict[str, int] = {}   # overrides for libraries whose node counts differ from the app's
         self.trace_id: str | None = None
@@ -201,7 +202,9 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         last_usage = {r.get("span"): r.get("usage") for r in delivered}
         recorded_tokens = sum(sum(u or (0, 0)) for u in last_usage.values())
     if total_tokens > MAX_TOTAL_TOKENS:
-        anchor = truth.agents[0]["span_id"] if truth.agents else (truth.workflows[0]["span_id"] if truth.workflows else None)
+        # The run's outermost agent invocation, else the root: the app's span around the run when it recorded one.
+        anchor = (truth.agents[0]["span_id"] if truth.agents
+                  else truth.root_span or (truth.workflows[0]["span_id"] if truth.workflows else None))
         findings.append({"category": "budget_exceeded", "status": "fail" if usage_seen else "indeterminate",
                          "anchor_span": anchor}
                         | ({"in_trace": False} if usage_seen and recorded_tokens <= MAX_TOTAL_TOKENS else {}))

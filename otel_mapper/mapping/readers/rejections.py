@@ -11,7 +11,8 @@ was never offered. The wording is each framework's (read in their sources):
 - LangGraph ``ToolNode``: ``Error: X is not a valid tool, try one of [...]``;
 - CrewAI: ``You tried to use the tool X, but it doesn't exist``;
 - pydantic-ai: ``Unknown tool name: 'X'``; Google ADK: ``Tool 'X' not found``; Microsoft Agent Framework:
-  ``Error: Requested function "X" not found.``; Agno (a result naming no tool): ``Error: The requested tool does not
+  ``Error: Requested function "X" not found.``; AG2 (a ``ConversableAgent`` asked to run a function it does not
+  have): ``Error: Function X not found.``; Agno (a result naming no tool): ``Error: The requested tool does not
   exist or is not available.``; an app's own ``unknown tool 'X'``.
 
 On a span, only a rejection that names a tool counts, and on a tool span only one naming that span's own tool; a
