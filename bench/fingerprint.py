@@ -1,8 +1,14 @@
 """One digest over everything the analysis writes, to prove a refactoring leaves outputs byte-identical.
 
-It maps (``otel-trajectory map``, the offline path that runs the same analysis as ``serve``) every corpus file,
+It maps (``otel-trajectory map``, the offline path that runs the same analysis as ``serve``) every corpus trace,
 every edge case and a set of seeded random agent traces, then hashes the printed table and every file written
 (annotated spans, bundles, ledgers) in a fixed order. Same tree, same digest; a changed byte anywhere changes it.
+
+Each corpus trace is held twice, as OTLP/JSON (``trace.otlp.json``) and as the protobuf requests (``request-<n>.pb``):
+the two forms are mapped as two groups, so that each span is read once per group, as a receiver reads it. (Mapped
+together, every span would arrive twice: the duplicate-span path, with a rule that counts a span's children blind to
+a change.) Digests printed before the two groups were separated (up to ``be1abc38``/``d72ac6ce``) came from that
+doubled input and are not comparable with these.
 
     python bench/fingerprint.py            # prints the digest and one digest per input group
     python bench/fingerprint.py --list     # also one line per written file
@@ -88,10 +94,12 @@ def _random_file(directory: Path) -> Path:
 
 
 def _inputs(directory: Path) -> dict[str, list[Path]]:
-    corpus = sorted(path for path in (ROOT / "corpus" / "traces").rglob("*")
-                    if path.is_file() and path.name.endswith((".otlp.json", ".pb")))
+    traces = ROOT / "corpus" / "traces"
+    corpus_json = sorted(traces.rglob("trace.otlp.json"))
+    corpus_pb = sorted(traces.rglob("request-*.pb"))
     edge = sorted((ROOT / "corpus" / "edge_cases").glob("*.otlp.json"))
-    return {"corpus": corpus, "edge_cases": edge, "random": [_random_file(directory)]}
+    return {"corpus-json": corpus_json, "corpus-pb": corpus_pb, "edge_cases": edge,
+            "random": [_random_file(directory)]}
 
 
 def _digest_group(name: str, paths: list[Path], work: Path, listing: bool) -> str:
