@@ -1,6 +1,7 @@
 """OpenLIT's own names beside the GenAI ones (``openlit`` 1.45, ``openlit/semcov/__init__.py`` and
 ``openlit/instrumentation/openai_agents/utils.py``, ``openlit/instrumentation/crewai/``,
-``openlit/instrumentation/agno/``, ``openlit/instrumentation/ag2/``).
+``openlit/instrumentation/agno/``, ``openlit/instrumentation/ag2/``, ``openlit/instrumentation/google_adk/``,
+``openlit/instrumentation/litellm/``).
 
 OpenLIT writes GenAI semantic-convention spans; for the OpenAI Agents SDK it records a handoff as an
 ``invoke_agent <target>`` span (the SDK's handoff span type mapped to ``invoke_agent``) whose ``gen_ai.agent.name``
@@ -58,11 +59,30 @@ CREWAI_SCOPE: Final = "openlit.instrumentation.crewai"
 (``Flow._execute_method``), ``create_agent <role>`` (``Crew.__init__``). Span names are ``<operation> <entity>``; the
 attributes are written only when the wrapped call returns, so a failed call's span has its name, status and
 ``error.type`` alone (see :mod:`otel_mapper.mapping.readers.openlit_crewai`)."""
+GOOGLE_ADK_SCOPE: Final = "openlit.instrumentation.google_adk"
+"""Instrumentation scope of OpenLIT's Google ADK wrappers (``instrumentation/google_adk``): ``invoke_agent <app>``
+(``Runner.run_async``), ``invoke_agent <agent>`` (``BaseAgent.run_async``), ``create_agent <agent>``
+(``LlmAgent.__init__``). Span names are ``<operation> <entity>``; a run span's attributes, ``gen_ai.operation.name``
+included, are written only when the agent's event stream has been read to its end, so the span of a run whose stream
+was closed early (ADK closes an agent's run when it transfers to another agent) or that raised has its name and
+status alone (see :mod:`otel_mapper.mapping.readers.openlit_crewai`)."""
+LITELLM_SCOPE: Final = "openlit.instrumentation.litellm"
+"""Instrumentation scope of OpenLIT's LiteLLM wrappers (``instrumentation/litellm``): ``chat <requested model>`` around
+``litellm.completion`` / ``acompletion``, every attribute written when the response is processed, so a request that
+raised leaves the span with its name, status ERROR and the exception event alone."""
+NAMED_ONLY_SCOPES: Final = frozenset({CREWAI_SCOPE, GOOGLE_ADK_SCOPE, LITELLM_SCOPE})
+"""OpenLIT scopes whose spans say their operation and entity by their name alone when the wrapped call did not
+return."""
 LANGCHAIN_SCOPE: Final = "openlit.instrumentation.langchain"
 """Instrumentation scope of the spans of OpenLIT's LangChain callback handler."""
 LANGGRAPH_SCOPE: Final = "openlit.instrumentation.langgraph"
 """Instrumentation scope of OpenLIT's LangGraph wrappers (``invoke_workflow <graph>``, ``invoke_agent <node>``,
 ``create_agent <graph>``; see :mod:`otel_mapper.mapping.openlit_graph`)."""
+ROUTING_PROVIDERS: Final = frozenset({"litellm"})
+"""``gen_ai.provider.name`` values that name a client library routing the request to a provider rather than the
+provider: OpenLIT's LiteLLM instrumentor (``instrumentation/litellm``) writes ``litellm`` on the span of each
+``litellm.completion`` / ``acompletion``, whatever provider LiteLLM sends the request to (the provider is the prefix of
+the requested model, ``openai/gpt-4o-mini``)."""
 TOOL_MESSAGE_CALL_ID: Final = "tool_call_id="
 """How the repr of a LangChain ``ToolMessage`` in ``gen_ai.tool.call.result`` names the model's call id
 (``... tool_call_id='call_...'``)."""

@@ -235,6 +235,13 @@ MATRIX.update({
     "openinference-openai-agents-mcp": ("openinference-openai-agents-mcp", "apps.openinference_openai_agents_mcp_app",
                                         AGENTS_SCENARIOS),
 })
+# Frameworks AH: Google ADK traced by OpenLIT (`openlit.init` with its Google ADK instrumentor (LlmAgent / Runner /
+# BaseAgent wrappers around ADK's own spans, which stay on) and its LiteLLM instrumentor only;
+# apps/openlit_google_adk_app.py, the agents of apps/adk_app.py; NOTES-frameworks-ah.md). Own venv: openlit needs openai<3,
+# google-adk OTel <= 1.44.
+MATRIX.update({
+    "openlit-google-adk": ("openlit-google-adk", "apps.openlit_google_adk_app", ALL_SCENARIOS),
+})
 
 # Frameworks AG: AG2 (formerly pyautogen) traced by OpenLIT (`openlit.init` with its AG2 instrumentor (ConversableAgent
 # construction, replies, sends and receives, group chat runs and speaker selection) and its OpenAI client instrumentor

@@ -26,8 +26,13 @@ invocation that does work of its own (a model call or tool run has it as its nea
 wrapper. The OpenTelemetry LangChain instrumentation (``opentelemetry-instrumentation-genai-langchain`` 1.3b0) types a
 LangChain run ``invoke_agent`` when its name holds "agent", so langgraph-supervisor's node function ``call_agent``,
 which runs the billing agent's graph and nothing else, is ``invoke_agent call_agent`` around ``invoke_agent
-billing_agent``. Only facts and parent links are read (an earlier revision's spans are kept without attributes);
-nothing here reads an order.
+billing_agent``. So is one whose one child span is a workflow's run (``gen_ai.operation.name = invoke_workflow``)
+holding such an agent invocation: the caller of a workflow of agents, not an agent. OpenLIT's Google ADK instrumentor
+(``openlit`` 1.45, ``instrumentation/google_adk/utils.py``, ``generate_span_name``) records ``Runner.run_async`` as
+``invoke_agent <app>`` (the app's name as ``gen_ai.agent.name``), around ADK's own ``invoke_workflow <root agent>``,
+which holds the agents that run. A step of another kind in between (the Agents SDK's task span under ``Agent
+workflow``) does not make the outer span a wrapper. Only facts and parent links are read (an earlier revision's spans
+are kept without attributes); nothing here reads an order.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from otel_mapper.mapping.entries import SpanEntry, ancestors
 from otel_mapper.mapping.members import AGENT_INVOCATION as _AGENT_INVOCATION
 from otel_mapper.mapping.members import MODEL_CALL as _MODEL_CALL
 from otel_mapper.mapping.members import TOOL_EXECUTION as _TOOL_EXECUTION
+from otel_mapper.mapping.members import WORKFLOW_STEP as _WORKFLOW_STEP
 from otel_mapper.mapping.run_state import copy_facts
 from semconv.genai import Operation
 from semconv.trajectory import NodeKind
@@ -106,12 +112,20 @@ def _wrappers(
     entries: list[SpanEntry], by_span_id: dict[str, SpanEntry], working: set[str], decided: list[SpanEntry]
 ) -> list[SpanEntry]:
     """Named agent invocations doing no work whose one child span is a named agent invocation doing work
-    (``working``: invocations some model call or tool run has as its nearest agent)."""
+    (``working``: invocations some model call or tool run has as its nearest agent), or a workflow's run (the GenAI
+    ``invoke_workflow`` operation) holding one."""
     children: dict[str, list[SpanEntry]] = {}
     for entry in entries:
         parent = entry.view.parent_span_id
         if parent is not None and parent in by_span_id:
             children.setdefault(parent, []).append(entry)
+    workflows_holding_work = {
+        parent.view.span_id
+        for entry in entries
+        if _is_named_agent(entry) and entry.view.span_id in working
+        for parent in _parents(entry, by_span_id)
+        if parent.facts.kind is _WORKFLOW_STEP and parent.facts.workflow_run
+    }
     already = {entry.view.span_id for entry in decided}
     found: list[SpanEntry] = []
     for entry in entries:
@@ -119,7 +133,10 @@ def _wrappers(
         if not _is_named_agent(entry) or span_id in working or span_id in already:
             continue
         below = children.get(span_id, [])
-        if len(below) == 1 and _is_named_agent(below[0]) and below[0].view.span_id in working:
+        if len(below) != 1:
+            continue
+        child = below[0]
+        if (_is_named_agent(child) and child.view.span_id in working) or child.view.span_id in workflows_holding_work:
             found.append(entry)
     return found
 

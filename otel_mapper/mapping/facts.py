@@ -105,6 +105,9 @@ class SpanFacts:
     run_name: str | None = None
     """The name of the framework run the span records where the span is named otherwise (OpenLLMetry's LangChain
     spans ``execute_task <run>`` of a LangGraph flow: ``traceloop.entity.name``)."""
+    workflow_run: bool = False
+    """The span records a workflow's run by the GenAI operation ``invoke_workflow`` (read while its attributes are at
+    hand: an earlier revision's span is kept without them)."""
     dedup_key: str | None = None
     """Key under which two spans describe the same call (double instrumentation): response id or tool-call id."""
     content_redacted: bool = False

@@ -59,6 +59,7 @@ from otel_mapper.mapping.facts import SpanFacts, absorb_facts
 from otel_mapper.mapping.members import AGENT_INVOCATION, EXECUTION_KINDS, MODEL_CALL
 from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.model import Declaration
+from semconv.openlit import ROUTING_PROVIDERS
 from semconv.trajectory import NodeKind
 
 __all__ = ["merge_nested_runs"]
@@ -170,15 +171,36 @@ def _same_run(outer_entry: SpanEntry, inner_entry: SpanEntry) -> bool:
 
 def _same_model_call(outer: SpanFacts, inner: SpanFacts) -> bool:
     """Both name the provider (compared without case: ``OpenAI`` / ``openai``), and the model too where both name it
-    (a dated response model, ``gpt-4o-mini-2024-07-18``, is the requested ``gpt-4o-mini``)."""
-    if outer.provider is None or inner.provider is None:
+    (a dated response model, ``gpt-4o-mini-2024-07-18``, is the requested ``gpt-4o-mini``; a model named
+    ``<provider>/<model>``, as LiteLLM routes, is ``<model>`` of that provider, and names that provider when the span
+    names none). A provider that is a routing client library (:data:`semconv.openlit.ROUTING_PROVIDERS`: OpenLIT's
+    LiteLLM spans name ``litellm``) stands for the provider the other span names, and then both must name the model."""
+    outer_provider, inner_provider = _provider(outer), _provider(inner)
+    if outer_provider is None or inner_provider is None:
         return False
-    if outer.provider.strip().casefold() != inner.provider.strip().casefold():
+    outer_routes, inner_routes = outer_provider in ROUTING_PROVIDERS, inner_provider in ROUTING_PROVIDERS
+    routed = outer_routes != inner_routes
+    if not routed and outer_provider != inner_provider:
         return False
     if outer.model is None or inner.model is None:
-        return True
-    short, long = sorted((outer.model.strip().casefold(), inner.model.strip().casefold()), key=len)
+        return not routed
+    provider = inner_provider if outer_routes else outer_provider
+    short, long = sorted((_bare_model(outer.model, provider), _bare_model(inner.model, provider)), key=len)
     return long == short or long.startswith(f"{short}-")
+
+
+def _provider(facts: SpanFacts) -> str | None:
+    """The provider the span names, or the one its model names as ``<provider>/<model>`` (LiteLLM's routing)."""
+    if facts.provider is not None:
+        return facts.provider.strip().casefold()
+    prefix, slash, _ = (facts.model or "").strip().casefold().partition("/")
+    return prefix if slash and prefix else None
+
+
+def _bare_model(model: str, provider: str) -> str:
+    """The model name without its provider's routing prefix (``openai/gpt-4o-mini`` of ``openai``: ``gpt-4o-mini``)."""
+    name = model.strip().casefold()
+    return name.removeprefix(f"{provider}/")
 
 
 def _final_keeper(keeper_of: dict[str, tuple[SpanEntry, SpanEntry]], span_id: str) -> SpanEntry:

@@ -43,7 +43,7 @@ from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, 
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
 from otel_mapper.mapping.readers.openlit_ag2 import ag2_kind, ag2_named_operation, is_openlit_ag2, read_ag2_step
 from otel_mapper.mapping.readers.openlit_agno import agno_team_kind, read_agno_team
-from otel_mapper.mapping.readers.openlit_crewai import is_openlit_crewai, named_operation, read_named_entity
+from otel_mapper.mapping.readers.openlit_crewai import is_openlit_named_only, named_operation, read_named_entity
 from otel_mapper.mapping.readers.openlit_langchain import is_openlit_langchain, read_openlit_langchain_tool
 from otel_mapper.mapping.readers.span_events import has_message_events, read_event_content
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, SpanView
@@ -109,8 +109,8 @@ class GenAIReader:
         {genai.OPERATION_NAME, genai.PROVIDER_NAME, genai.SYSTEM, genai.REQUEST_MODEL, genai.WORKFLOW_NAME}
     )
     """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
-    marker_scopes: ClassVar[frozenset[str]] = frozenset({openlit.CREWAI_SCOPE, openlit.AG2_SCOPE})
-    """OpenLIT's CrewAI and AG2 spans of a call that raised carry no GenAI attribute
+    marker_scopes: ClassVar[frozenset[str]] = openlit.NAMED_ONLY_SCOPES | {openlit.AG2_SCOPE}
+    """OpenLIT's CrewAI, Google ADK, LiteLLM and AG2 spans of a call that did not return carry no GenAI attribute
     (:mod:`otel_mapper.mapping.readers.openlit_crewai`, :mod:`otel_mapper.mapping.readers.openlit_ag2`)."""
 
     def claims(self, view: SpanView) -> bool:
@@ -121,7 +121,7 @@ class GenAIReader:
             or genai.SYSTEM in attrs
             or genai.REQUEST_MODEL in attrs
             or genai.WORKFLOW_NAME in attrs
-            or is_openlit_crewai(view)
+            or is_openlit_named_only(view)
             or is_openlit_ag2(view)
         )
 
@@ -191,6 +191,7 @@ def _fill_identity(view: SpanView, facts: SpanFacts) -> None:
     facts.response_id = facts.response_id or view.str_attr(genai.RESPONSE_ID)
     facts.previous_response_id = facts.previous_response_id or view.str_attr(genai.REQUEST_PREVIOUS_RESPONSE_ID)
     facts.finish_reasons = facts.finish_reasons or view.str_list_attr(genai.RESPONSE_FINISH_REASONS) or ()
+    facts.workflow_run = facts.workflow_run or view.str_attr(genai.OPERATION_NAME) == genai.Operation.INVOKE_WORKFLOW.value
 
 
 def _fill_tool(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) -> None:

@@ -1,4 +1,5 @@
-"""OpenLIT's CrewAI spans when the wrapped call raised: the operation and entity the span name holds.
+"""OpenLIT's CrewAI and Google ADK spans when the wrapped call did not return: the operation and entity the span name
+holds.
 
 OpenLIT's CrewAI instrumentor (``openlit`` 1.45, ``instrumentation/crewai/crewai.py`` and ``utils.py``) names each
 span ``<operation> <entity>`` when the call starts (``generate_span_name``: ``invoke_agent <role>``, ``execute_tool
@@ -7,34 +8,45 @@ when the call returns (``process_crewai_response``). A call that raised leaves a
 ``error.type`` and the exception event, and nothing a GenAI reading claims by. Such a span is claimed by its scope
 (:data:`semconv.openlit.CREWAI_SCOPE`), its operation read from the first word of its name and its agent or tool from
 the rest. A span that has its attributes is read from them alone.
+
+OpenLIT's Google ADK instrumentor (``instrumentation/google_adk/async_google_adk.py``) does the same for the runner's
+and each agent's run (``invoke_agent <app>`` around ``Runner.run_async``, ``invoke_agent <agent>`` around
+``BaseAgent.run_async``): their attributes are written after the run's event stream is read to its end. ADK closes the
+stream of an agent that transferred the run to another agent, so that agent's span ends with its name, an UNSET status
+and ``gen_ai.conversation.id`` alone. Its LiteLLM instrumentor (``instrumentation/litellm/async_litellm.py``) names a
+request's span ``chat <requested model>`` and writes its attributes from the response: a request that raised has its
+name alone, read as a model call of the model it names. These scopes are :data:`semconv.openlit.NAMED_ONLY_SCOPES`.
 """
 
 from __future__ import annotations
 
 from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.members import AGENT_INVOCATION as _AGENT_INVOCATION
+from otel_mapper.mapping.members import MODEL_CALL as _MODEL_CALL
 from otel_mapper.mapping.members import TOOL_EXECUTION as _TOOL_EXECUTION
 from otel_mapper.mapping.readers.common import clean_name
 from otel_mapper.mapping.spans import SpanView
 from semconv import genai, openlit
 
-__all__ = ["is_openlit_crewai", "named_operation", "read_named_entity"]
+__all__ = ["is_openlit_named_only", "named_operation", "read_named_entity"]
 
 
-def is_openlit_crewai(view: SpanView) -> bool:
-    return view.scope_name == openlit.CREWAI_SCOPE
+def is_openlit_named_only(view: SpanView) -> bool:
+    """Whether the span is of an OpenLIT scope that may say what it records by its name alone."""
+    return view.scope_name in openlit.NAMED_ONLY_SCOPES
 
 
 def named_operation(view: SpanView) -> str | None:
-    """The operation an OpenLIT CrewAI span's name starts with, when the span recorded none (the call raised)."""
-    if not is_openlit_crewai(view) or view.has(genai.OPERATION_NAME):
+    """The operation such a span's name starts with, when the span recorded none (the call raised or did not end)."""
+    if not is_openlit_named_only(view) or view.has(genai.OPERATION_NAME):
         return None
     operation, _, _ = view.name.partition(" ")
     return operation or None
 
 
 def read_named_entity(view: SpanView, facts: SpanFacts) -> None:
-    """The agent (``invoke_agent``) or tool (``execute_tool``) a failed call's span names, when no attribute did."""
+    """The agent (``invoke_agent``), tool (``execute_tool``) or model (a model call) such a span names, when no
+    attribute did."""
     if named_operation(view) is None:
         return
     _, _, entity = view.name.partition(" ")
@@ -42,3 +54,5 @@ def read_named_entity(view: SpanView, facts: SpanFacts) -> None:
         facts.agent_name = facts.agent_name or clean_name(entity)
     elif facts.kind is _TOOL_EXECUTION:
         facts.tool_name = facts.tool_name or clean_name(entity)
+    elif facts.kind is _MODEL_CALL:
+        facts.model = facts.model or clean_name(entity)
