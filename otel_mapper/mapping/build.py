@@ -166,6 +166,11 @@ def map_trace(
         if options.keep_run
         else ()
     )
+    # A copy of a span that arrived again (at-least-once export) is a reference of its node and nothing more: the
+    # stages below count spans and children, and a copy read as one more span would change what they find.
+    received = entries
+    entries = [entry for entry in received if entry.primary]
+    copied = {entry.node_id: entry for entry in entries if entry.node_id is not None}
     merge_double_instrumentation(entries, by_span_id, notes)
     merge_nested_runs(entries, notes)
     fold_wrapped_model_calls(entries, notes)
@@ -191,7 +196,10 @@ def map_trace(
             nodes_by_id[entry.node_id] = node_draft(entry, entry.node_id, trace_id)
             if entry.view.parent_span_id is None:
                 roots.add(entry.node_id)
-    add_references(entries, nodes_by_id, trace_id)
+    for entry in received:
+        if not entry.primary and entry.node_id in copied:
+            entry.node_id = copied[entry.node_id].node_id  # the node its span's first copy ended in
+    add_references(received, nodes_by_id, trace_id)
     proposals = proposal_nodes(entries, nodes_by_id)
 
     edges = EdgeSet()
@@ -225,7 +233,7 @@ def map_trace(
         notes=notes,
         released_early=options.released_early,
         release_reason=options.release_reason,
-        top_arrived=top_arrived(entries, by_span_id),
+        top_arrived=top_arrived(received, by_span_id),
     )
     trajectory = Trajectory(
         trace_id=trace_id,
@@ -234,9 +242,9 @@ def map_trace(
         nodes=nodes,
         edges=edge_tuple,
         declarations=declarations,
-        bindings=trajectory_bindings(entries, nodes),
+        bindings=trajectory_bindings(received, nodes),
         completeness=completeness,
-        span_count=len(entries),
+        span_count=len(received),
         external_parents=external_parents,
         root_node_ids=tuple(sorted(roots)),
         released_early=options.released_early,
