@@ -1,7 +1,7 @@
 """OpenLIT's own names beside the GenAI ones (``openlit`` 1.45, ``openlit/semcov/__init__.py`` and
 ``openlit/instrumentation/openai_agents/utils.py``, ``openlit/instrumentation/crewai/``,
 ``openlit/instrumentation/agno/``, ``openlit/instrumentation/ag2/``, ``openlit/instrumentation/google_adk/``,
-``openlit/instrumentation/litellm/``).
+``openlit/instrumentation/litellm/``, ``openlit/instrumentation/smolagents/``).
 
 OpenLIT writes GenAI semantic-convention spans; for the OpenAI Agents SDK it records a handoff as an
 ``invoke_agent <target>`` span (the SDK's handoff span type mapped to ``invoke_agent``) whose ``gen_ai.agent.name``
@@ -70,9 +70,6 @@ LITELLM_SCOPE: Final = "openlit.instrumentation.litellm"
 """Instrumentation scope of OpenLIT's LiteLLM wrappers (``instrumentation/litellm``): ``chat <requested model>`` around
 ``litellm.completion`` / ``acompletion``, every attribute written when the response is processed, so a request that
 raised leaves the span with its name, status ERROR and the exception event alone."""
-NAMED_ONLY_SCOPES: Final = frozenset({CREWAI_SCOPE, GOOGLE_ADK_SCOPE, LITELLM_SCOPE})
-"""OpenLIT scopes whose spans say their operation and entity by their name alone when the wrapped call did not
-return."""
 LANGCHAIN_SCOPE: Final = "openlit.instrumentation.langchain"
 """Instrumentation scope of the spans of OpenLIT's LangChain callback handler."""
 LANGGRAPH_SCOPE: Final = "openlit.instrumentation.langgraph"
@@ -83,6 +80,23 @@ ROUTING_PROVIDERS: Final = frozenset({"litellm"})
 provider: OpenLIT's LiteLLM instrumentor (``instrumentation/litellm``) writes ``litellm`` on the span of each
 ``litellm.completion`` / ``acompletion``, whatever provider LiteLLM sends the request to (the provider is the prefix of
 the requested model, ``openai/gpt-4o-mini``)."""
+SMOLAGENTS_SCOPE: Final = "openlit.instrumentation.smolagents"
+"""Instrumentation scope of OpenLIT's smolagents wrappers (``instrumentation/smolagents``): ``create_agent <name>``
+(``MultiStepAgent.__init__``), ``invoke_agent <name>`` (``MultiStepAgent.run``), ``invoke_agent <name> step_<n>``
+(``ToolCallingAgent._step_stream`` / ``CodeAgent._step_stream``: one step of the run, the model call and the tools it
+asked for inside), ``invoke_agent <name> planning`` (``MultiStepAgent._generate_planning_step``) and ``execute_tool
+<tool>`` (``ToolCallingAgent.execute_tool_call``, ``Tool.__call__``). Step spans get their attributes when they start;
+the run and tool wrappers write theirs when the call returns, so a run or tool call that raised leaves a span with its
+name, status ERROR and ``error.type`` alone. A tool span's ``gen_ai.tool.call.id`` is never the model's call id:
+smolagents hands the tool its name and arguments only, and OpenLIT writes the value of an id-like key of the
+arguments, else a new UUID (see :mod:`otel_mapper.mapping.readers.openlit_smolagents`)."""
+SMOLAGENTS_STEP_NUMBER: Final = "gen_ai.smolagents.step_number"
+"""On OpenLIT's smolagents step span (operation ``invoke_agent``): the step's number in the run."""
+SMOLAGENTS_PLANNING: Final = "gen_ai.smolagents.planning"
+"""On OpenLIT's smolagents planning-step span (operation ``invoke_agent``): ``true``."""
+NAMED_ONLY_SCOPES: Final = frozenset({CREWAI_SCOPE, GOOGLE_ADK_SCOPE, LITELLM_SCOPE, SMOLAGENTS_SCOPE})
+"""OpenLIT scopes whose spans say their operation and entity by their name alone when the wrapped call did not
+return."""
 TOOL_MESSAGE_CALL_ID: Final = "tool_call_id="
 """How the repr of a LangChain ``ToolMessage`` in ``gen_ai.tool.call.result`` names the model's call id
 (``... tool_call_id='call_...'``)."""

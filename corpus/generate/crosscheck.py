@@ -222,6 +222,12 @@ def classify(span, graph_runs=frozenset(), wrappers=frozenset(), outer=frozenset
         return {"agent": "agent_invocation", "tool": "tool_execution", "workflow": "workflow_step",
                 "task": "workflow_step", "handoff": "handoff"}.get(tl, "other")
     op = a.get("gen_ai.operation.name")
+    if op == "invoke_agent" and ("gen_ai.smolagents.step_number" in a or "gen_ai.smolagents.planning" in a):
+        return "workflow_step"  # smolagents (OpenLIT): one step of an agent's run (`invoke_agent <agent> step_<n>`)
+    if not op and set(a) == {"error.type"} and span["name"].startswith(("invoke_agent ", "execute_tool ")):
+        # OpenLIT's run and tool wrappers (smolagents, CrewAI) write their attributes when the call returns: a call
+        # that raised has its name, `error.type` and the exception alone
+        return {"invoke_agent": "agent_invocation", "execute_tool": "tool_execution"}[span["name"].split(" ", 1)[0]]
     if op == "invoke_workflow" and "gen_ai.agno.team.agents" in a:
         return "agent_invocation"  # Agno (OpenLIT): a Team's run (`invoke_workflow <team>`), the team leader's agent run
     if "pydantic_ai.model_request.attempt" in a and not op:

@@ -251,6 +251,13 @@ MATRIX.update({
     "openlit-ag2": ("openlit-ag2", "apps.openlit_ag2_app", ALL_SCENARIOS),
 })
 
+# Frameworks AI: smolagents traced by OpenLIT (`openlit.init` with its smolagents instrumentor (agent runs, steps, tool
+# calls, model calls) and its OpenAI client instrumentor only; apps/openlit_smolagents_app.py, the agents of
+# apps/smolagents_app.py; NOTES-frameworks-ai.md). Own venv: openlit needs openai<3.
+MATRIX.update({
+    "openlit-smolagents": ("openlit-smolagents", "apps.openlit_smolagents_app", ALL_SCENARIOS),
+})
+
 def find_python311(explicit: str | None) -> str:
     for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:
         if cand and shutil.which(cand):

@@ -31,12 +31,14 @@ __all__ = [
     "result_text_digest",
     "scan_input_messages",
     "read_output_messages",
+    "replayed_call_ids",
     "unwrap_call_arguments",
 ]
 
 MAX_MESSAGES = 10_000
 SYSTEM_ROLE: Final = "system"
 ASSISTANT_ROLE: Final = "assistant"
+USER_ROLE: Final = "user"
 TOOL_ROLE: Final = "tool"
 MAX_PARTS = 1_000
 _CALL_WRAPPER_KEYS = frozenset({"args", "kwargs"})
@@ -103,6 +105,27 @@ def python_literal(text: str) -> Decoded:
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
     return cast(Decoded, value) if isinstance(value, (dict, list, str, int, float, bool)) else None
+
+
+def replayed_call_ids(text: str) -> list[str]:
+    """Call ids of smolagents' replay of a step's calls as text (``Calling tools:`` and the calls' Python text, read
+    as a literal, never run); the message after it carries their results."""
+    if not text.startswith(smolagents.TOOL_CALL_TEXT_PREFIX):
+        return []
+    calls = python_literal(text[len(smolagents.TOOL_CALL_TEXT_PREFIX):])
+    if not isinstance(calls, list):
+        return []
+    ids = (call.get("id") for call in calls[:256] if isinstance(call, dict))
+    return [name for value in ids if isinstance(value, str) and (name := value.strip()[:MAX_NAME])]
+
+
+def _replayed_ids(parts: list[dict[str, Decoded]]) -> list[str]:
+    """The call ids a message's first text part replays (:func:`replayed_call_ids`)."""
+    for part in parts:
+        if part.get(genai.PART_TYPE) == genai.PART_TEXT:
+            content = part.get("content")
+            return replayed_call_ids(content) if isinstance(content, str) else []
+    return []
 
 
 def arguments_text(arguments: Decoded) -> str | None:
@@ -272,12 +295,14 @@ class InputScan:
     """The last message with tool calls: its position and its calls."""
     results: list[tuple[int, str | None, Decoded]] = field(default_factory=list)
     """Tool results after that message: (position, call id, response)."""
+    replayed: list[str] = field(default_factory=list)
+    """Call ids the last message replayed as text (smolagents), consumed when a user message answers them."""
 
     def copy(self) -> InputScan:
         """A scan that can go on without changing this one (the parsed values themselves are read-only)."""
         return InputScan(
             list(self.consumed), list(self.digests), list(self.system), self.answered, list(self.unanswered),
-            self.last_calls, list(self.results),
+            self.last_calls, list(self.results), list(self.replayed),
         )
 
     def add_messages(self, value: Decoded) -> None:
@@ -302,6 +327,9 @@ class InputScan:
                 self.unanswered.append((position, self.answered, text))
         else:
             self.answered = position if role == ASSISTANT_ROLE else -1
+        if self.replayed and role == USER_ROLE:
+            self.consumed.extend(self.replayed)  # smolagents sends a step's observations as the next user message
+        self.replayed = _replayed_ids(parts) if role == ASSISTANT_ROLE else []
         self.digests.append(_parts_digest(role, normal_parts))
         message_calls: list[_Call] | None = None
         message_results: list[tuple[int, str | None, Decoded]] | None = None

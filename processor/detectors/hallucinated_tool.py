@@ -10,10 +10,12 @@ model call or tool run inside one of that agent's tool executions (CrewAI's cowo
 coworker``, with no agent span of its own) is not judged by it, and neither is a runtime's own handoff tool
 (:mod:`semconv.handoff_tools`) that the runtime ran, which it offers beside that list. When no definitions were
 captured, the runtime's own rejection decides: a span whose error, result or recovery event says the tool does not
-exist (``Node.unknown_tools``). A call that ran as an agent invocation (a smolagents managed agent, called as a tool)
-is a delegation, and so is one that ran as a handoff. Without either the call is not decidable, and neither is a model
-call whose output was not captured (its proposals are invisible): one ``indeterminate`` verifier result says why,
-never a finding. A proposal and its execution are reported once, on the execution.
+exist (``Node.unknown_tools``); without either the call is not decidable, and neither is a model call whose output
+was not captured (its proposals are invisible): one ``indeterminate`` verifier result says why, never a finding. A call
+that ran as an agent invocation (a smolagents managed agent, called as a tool) is a delegation, and so is one that ran
+as a handoff, and a tool execution inside which an agent invocation runs (the managed agent's run inside the tool span
+OpenLIT opens for the call, where the calling agent's own list leaves its managed agents out). A proposal and its
+execution are reported once, on the execution.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class HallucinatedToolDetector:
         undecided = 0
         declared_by_invocation = self._declared_by_invocation(context)
         delegated = _delegated_work(trajectory, context)
+        running_agents = _running_agents(trajectory, context)
         rejected = self._rejections(context)
         reported_proposals: set[str] = set()
         for execution in context.of_kind(NodeKind.TOOL_EXECUTION):
@@ -78,7 +81,7 @@ class HallucinatedToolDetector:
                     undecided += 1
                 else:
                     findings.append(self._rejected(execution, witness, Severity.HIGH, "executed"))
-            elif not _declares(declared, execution.tool_name):
+            elif not _declares(declared, execution.tool_name) and execution.id not in running_agents:
                 findings.append(self._finding(execution, where, declared, Severity.HIGH, "executed"))
         for proposal in context.of_kind(NodeKind.TOOL_PROPOSAL):
             context.check_budget()
@@ -212,6 +215,23 @@ def _delegated_work(trajectory: Trajectory, context: DetectorContext) -> frozens
                 continue  # seen, or inside an agent invocation of its own
             found.add(node.id)
             stack.extend(children.get(node.id, ()))
+    return frozenset(found)
+
+
+def _running_agents(trajectory: Trajectory, context: DetectorContext) -> frozenset[str]:
+    """Tool executions one of whose span children is an agent invocation: the call ran an agent (a delegation)."""
+    executions = context.of_kind(NodeKind.TOOL_EXECUTION)
+    if not executions:
+        return frozenset()
+    children = trajectory.derived(CONTAINMENT_CHILDREN, containment_children)
+    found: set[str] = set()
+    for execution in executions:
+        context.check_budget()
+        for child in children.get(execution.id, ()):
+            node = trajectory.node(child)
+            if node is not None and node.kind is NodeKind.AGENT_INVOCATION:
+                found.add(execution.id)
+                break
     return frozenset(found)
 
 

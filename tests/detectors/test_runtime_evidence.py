@@ -83,6 +83,24 @@ def test_a_proposal_run_as_an_agent_is_a_delegation() -> None:
     assert report(HallucinatedToolDetector(), b.build()).findings == ()
 
 
+def test_a_tool_run_inside_which_an_agent_runs_is_a_delegation() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent(tool_definitions=("search_docs",))  # the agent's own list leaves its managed agent out
+    model = b.model(parent=agent)
+    execution = b.tool("billing_agent", parent=agent, after=[b.proposal("billing_agent", model)])
+    b.agent("billing_agent", parent=execution)
+    assert report(HallucinatedToolDetector(), b.build()).findings == ()
+
+
+def test_a_tool_run_inside_which_only_a_step_runs_is_judged_by_the_agent_s_list() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent(tool_definitions=("search_docs",))
+    model = b.model(parent=agent)
+    execution = b.tool("billing_agent", parent=agent, after=[b.proposal("billing_agent", model)])
+    b.node(NodeKind.WORKFLOW_STEP, "step", parent=execution)
+    assert [f.node_id for f in report(HallucinatedToolDetector(), b.build()).findings] == [execution]
+
+
 def _hidden_output(trajectory: Trajectory, nodes: tuple[str, ...]) -> Trajectory:
     from dataclasses import replace
 

@@ -45,6 +45,7 @@ from otel_mapper.mapping.readers.openlit_ag2 import ag2_kind, ag2_named_operatio
 from otel_mapper.mapping.readers.openlit_agno import agno_team_kind, read_agno_team
 from otel_mapper.mapping.readers.openlit_crewai import is_openlit_named_only, named_operation, read_named_entity
 from otel_mapper.mapping.readers.openlit_langchain import is_openlit_langchain, read_openlit_langchain_tool
+from otel_mapper.mapping.readers.openlit_smolagents import read_smolagents_step, smolagents_kind, tool_call_id_of
 from otel_mapper.mapping.readers.span_events import has_message_events, read_event_content
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, SpanView
 from otel_mapper.otlp.anyvalue import Decoded
@@ -110,8 +111,8 @@ class GenAIReader:
     )
     """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
     marker_scopes: ClassVar[frozenset[str]] = openlit.NAMED_ONLY_SCOPES | {openlit.AG2_SCOPE}
-    """OpenLIT's CrewAI, Google ADK, LiteLLM and AG2 spans of a call that did not return carry no GenAI attribute
-    (:mod:`otel_mapper.mapping.readers.openlit_crewai`, :mod:`otel_mapper.mapping.readers.openlit_ag2`)."""
+    """OpenLIT's CrewAI, Google ADK, LiteLLM, smolagents and AG2 spans of a call that did not return carry no GenAI
+    attribute (:mod:`otel_mapper.mapping.readers.openlit_crewai`, :mod:`otel_mapper.mapping.readers.openlit_ag2`)."""
 
     def claims(self, view: SpanView) -> bool:
         attrs = view.attrs
@@ -128,7 +129,7 @@ class GenAIReader:
     def classify(self, view: SpanView) -> NodeKind:
         operation = view.str_attr(genai.OPERATION_NAME) or named_operation(view) or ag2_named_operation(view)
         if operation:
-            kind = ag2_kind(view, kind_of_operation(operation))
+            kind = smolagents_kind(view, ag2_kind(view, kind_of_operation(operation)))
             if kind is _TOOL_EXECUTION and view.has(genai.TRANSFER_TARGET_NAME):
                 return _HANDOFF
             if kind is _AGENT_INVOCATION and view.has(openlit.AGENT_SOURCE):
@@ -148,6 +149,7 @@ class GenAIReader:
         read_named_entity(view, facts)
         read_agno_team(view, facts)
         read_ag2_step(view, facts)
+        read_smolagents_step(view, facts)
         return facts
 
 
@@ -196,7 +198,7 @@ def _fill_identity(view: SpanView, facts: SpanFacts) -> None:
 
 def _fill_tool(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) -> None:
     facts.tool_name = facts.tool_name or view.str_attr(genai.TOOL_NAME)
-    facts.tool_call_id = facts.tool_call_id or view.str_attr(genai.TOOL_CALL_ID)
+    facts.tool_call_id = facts.tool_call_id or tool_call_id_of(view)
     if genai.TOOL_CALL_ARGUMENTS in attrs:
         facts.arguments = arguments_text(view.json_attr(genai.TOOL_CALL_ARGUMENTS))
         facts.arguments_visible = True

@@ -8,7 +8,7 @@ import re
 from typing import Final
 
 from otel_mapper.mapping.facts import SpanFacts
-from otel_mapper.mapping.messages import python_literal
+from otel_mapper.mapping.messages import replayed_call_ids
 from otel_mapper.mapping.readers.common import clean_name
 from otel_mapper.mapping.readers.openinference_messages import FlatMessage
 from otel_mapper.mapping.spans import SpanView
@@ -58,14 +58,7 @@ def smolagents_replayed_ids(message: FlatMessage) -> list[str]:
     literal, never run): the ``tool-response`` message after it carries their results."""
     if message.fields.get(oi.MESSAGE_ROLE) != smolagents.ROLE_TOOL_CALL or not message.texts:
         return []
-    text = message.texts[min(message.texts)]
-    if not text.startswith(smolagents.TOOL_CALL_TEXT_PREFIX):
-        return []
-    calls = python_literal(text[len(smolagents.TOOL_CALL_TEXT_PREFIX):])
-    if not isinstance(calls, list):
-        return []
-    ids = [call.get("id") for call in calls[:256] if isinstance(call, dict)]
-    return [name for value in ids if isinstance(value, str) and (name := clean_name(value))]
+    return replayed_call_ids(message.texts[min(message.texts)])
 
 
 def smolagents_response_id(message: FlatMessage) -> str | None:
