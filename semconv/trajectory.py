@@ -262,6 +262,17 @@ class DeclarationCategory(StrEnum):
     EARLY_RELEASE = "early_release"
 
 
+REDELIVERED_QUALIFIER: Final = "redelivered"
+"""Qualifier of a ``duplicate_span_id`` declaration that counts byte-identical copies of spans received again
+(at-least-once export): each copy is a reference of its node, nothing of the causal record is lost, so that
+declaration is not material (AT-6.2c). ``kept_apart`` (distinct spans sharing an id) is."""
+
+
+def is_immaterial_declaration(category: str, qualifier: str | None) -> bool:
+    """Whether a declaration of a material category loses nothing of the causal record: redelivered copies."""
+    return category == DeclarationCategory.DUPLICATE_SPAN_ID.value and qualifier == REDELIVERED_QUALIFIER
+
+
 class DeclarationEffect(StrEnum):
     """Whether a declared category was lost entirely or only approximated."""
 

@@ -17,7 +17,7 @@ from otel_mapper.bundle.common import DIAGNOSIS_EXTENSION, IMPLEMENTATION, MATER
 from otel_mapper.bundle.redact import SCRUBBER_VERSION, ContentMode, label, scrub
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.model import CompletenessStatus, Declaration, Trajectory
-from semconv.trajectory import DeclarationEffect, NodeKind, NodeStatus
+from semconv.trajectory import DeclarationEffect, NodeKind, NodeStatus, is_immaterial_declaration
 
 __all__ = [
     "MAX_LIST",
@@ -123,7 +123,8 @@ def _declaration(declaration: Declaration) -> dict[str, object]:
         "reason": label(declaration.reason),
         "count": declaration.count,
         "nodes": list(declaration.nodes[:MAX_LIST]),
-        "material": declaration.category.value in MATERIAL_CATEGORIES,
+        "material": declaration.category.value in MATERIAL_CATEGORIES
+        and not is_immaterial_declaration(declaration.category.value, declaration.qualifier),
     }
 
 

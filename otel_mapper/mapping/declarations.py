@@ -22,7 +22,7 @@ from otel_mapper.mapping.members import (
     TOOL_EXECUTION as _TOOL_EXECUTION,
 )
 from otel_mapper.model import Completeness, CompletenessStatus, Declaration, Edge, ExternalParent, Node
-from semconv.trajectory import DeclarationCategory, DeclarationEffect
+from semconv.trajectory import DeclarationCategory, DeclarationEffect, is_immaterial_declaration
 
 __all__ = ["declare", "count_unordered_sibling_pairs"]
 
@@ -222,7 +222,13 @@ def _completeness(declarations: list[Declaration], released_early: bool, top_arr
         return Completeness(status=CompletenessStatus.OPEN, qualifier="released before the trace reached a terminal cut")
     if not top_arrived:
         return Completeness(status=CompletenessStatus.OPEN, qualifier="no root span yet: the run may still be under way")
-    lost = sorted({d.category.value for d in declarations if d.category in _MAKES_PARTIAL})
+    lost = sorted(
+        {
+            d.category.value
+            for d in declarations
+            if d.category in _MAKES_PARTIAL and not is_immaterial_declaration(d.category.value, d.qualifier)
+        }
+    )
     if lost:
         return Completeness(status=CompletenessStatus.PARTIAL, qualifier="missing: " + ", ".join(lost))
     return Completeness(

@@ -20,7 +20,7 @@ from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from otel_mapper.model import Declaration, derived_node_id, span_node_id
 from otel_mapper.otlp.envelopes import SpanEnvelope
 from semconv import genai
-from semconv.trajectory import DeclarationCategory, DeclarationEffect
+from semconv.trajectory import REDELIVERED_QUALIFIER, DeclarationCategory, DeclarationEffect
 
 __all__ = [
     "MAX_ANCESTORS",
@@ -158,7 +158,7 @@ def assign_node_ids(entries: list[SpanEntry], notes: list[Declaration]) -> dict[
             Declaration(
                 category=DeclarationCategory.DUPLICATE_SPAN_ID,
                 effect=DeclarationEffect.APPROXIMATED,
-                qualifier="redelivered",
+                qualifier=REDELIVERED_QUALIFIER,
                 reason="byte-identical copies of a span were received; each copy is a reference of one node",
                 count=redelivered,
             )

@@ -22,6 +22,7 @@ from otel_mapper.bundle.common import (
 )
 from otel_mapper.validate.problems import Problem
 from otel_mapper.validate.schema_check import pointer
+from semconv.trajectory import is_immaterial_declaration
 
 __all__ = ["semantic_problems"]
 
@@ -196,8 +197,15 @@ def _completeness(document: Mapping[str, object], nodes: set[str], problems: lis
         _refs(loss.get("nodes"), nodes, f"/transform/lossy_mappings/{position}/nodes", "AT-15c", "declared node",
               problems)
         category = loss.get("category")
-        # The flag is the producer's word; a category we know to be material counts even when unflagged.
-        if loss.get("material") is True or (isinstance(category, str) and category in MATERIAL_CATEGORIES):
+        # The flag is the producer's word; a category we know to be material counts even when unflagged, unless the
+        # declaration is one that loses nothing (copies of spans received again).
+        qualifier = loss.get("qualifier")
+        known_material = (
+            isinstance(category, str)
+            and category in MATERIAL_CATEGORIES
+            and not is_immaterial_declaration(category, qualifier if isinstance(qualifier, str) else None)
+        )
+        if loss.get("material") is True or known_material:
             material.append(str(category)[:40])
     if completeness.get("status") == "complete" and material:
         problems.append(

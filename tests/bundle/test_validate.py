@@ -290,3 +290,23 @@ def test_validation_does_not_modify_the_document() -> None:
     before = copy.deepcopy(document)
     validate_document(document)
     assert document == before
+
+
+def _only_duplicate_loss(qualifier: str, material: bool) -> Callable[[Doc], None]:
+    def change(doc: Doc) -> None:
+        doc["completeness"] = {"status": "complete", "qualifier": "every span mapped", "material_losses": []}
+        doc["transform"]["lossy_mappings"] = [
+            {"category": "duplicate_span_id", "effect": "approximated", "qualifier": qualifier, "reason": "test",
+             "count": 1, "nodes": [], "material": material}
+        ]
+
+    return change
+
+
+def test_copies_of_spans_received_again_are_no_material_loss() -> None:
+    """A bundle may be complete when its only ``duplicate_span_id`` declaration counts redelivered copies (AT-6.2c);
+    distinct spans sharing an id are a material loss whatever the flag says."""
+    redelivered = validate_bundle(mutated(_only_duplicate_loss("redelivered", False)))
+    assert not [p for p in redelivered if p.check_id == "AT-6.2c"], redelivered
+    kept_apart = validate_bundle(mutated(_only_duplicate_loss("kept_apart", False)))
+    assert [p for p in kept_apart if p.check_id == "AT-6.2c" and "duplicate_span_id" in p.message]

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from otel_mapper.mapping.build import map_trace
-from otel_mapper.model import Trajectory
+from otel_mapper.model import CompletenessStatus, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope, split_request
 from otel_mapper.otlp.json_codec import decode_json_lines
 from semconv.trajectory import DeclarationCategory
+from tests.support.spans import envelopes, span
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "traces"
 TRACES = sorted(path.parent for path in CORPUS.glob("*/*/labels.json"))
@@ -51,3 +52,20 @@ def test_every_span_delivered_twice_maps_as_delivered_once(directory: Path) -> N
     assert [note.count for note in redelivered] == [len(envelopes)]
     node_ids = {node.id for node in twice.trajectory.nodes}
     assert all(node_id is None or node_id in node_ids for node_id in twice.node_of_span)
+
+
+def test_copies_of_spans_received_again_lose_nothing() -> None:
+    """Copies are declared (``duplicate_span_id``, ``redelivered``) but lose nothing: a complete run stays complete."""
+    spans = envelopes([span(1, "root"), span(2, "child", parent=1)])
+    once = map_trace(spans).trajectory
+    twice = map_trace([*spans, *spans]).trajectory
+    assert once.completeness.status is CompletenessStatus.COMPLETE
+    assert twice.completeness == once.completeness
+    duplicates = [d for d in twice.declarations if d.category is DeclarationCategory.DUPLICATE_SPAN_ID]
+    assert [(d.qualifier, d.count) for d in duplicates] == [("redelivered", 2)]
+
+
+def test_distinct_spans_sharing_a_span_id_make_the_run_partial() -> None:
+    trajectory = map_trace(envelopes([span(1, "root"), span(2, "child", parent=1), span(2, "other", parent=1)])).trajectory
+    assert trajectory.completeness.status is CompletenessStatus.PARTIAL
+    assert "duplicate_span_id" in trajectory.completeness.qualifier
