@@ -1,7 +1,8 @@
 """OpenLIT's own names beside the GenAI ones (``openlit`` 1.45, ``openlit/semcov/__init__.py`` and
 ``openlit/instrumentation/openai_agents/utils.py``, ``openlit/instrumentation/crewai/``,
 ``openlit/instrumentation/agno/``, ``openlit/instrumentation/ag2/``, ``openlit/instrumentation/google_adk/``,
-``openlit/instrumentation/litellm/``, ``openlit/instrumentation/smolagents/``).
+``openlit/instrumentation/litellm/``, ``openlit/instrumentation/smolagents/``,
+``openlit/instrumentation/pydantic_ai/``).
 
 OpenLIT writes GenAI semantic-convention spans; for the OpenAI Agents SDK it records a handoff as an
 ``invoke_agent <target>`` span (the SDK's handoff span type mapped to ``invoke_agent``) whose ``gen_ai.agent.name``
@@ -100,3 +101,21 @@ return."""
 TOOL_MESSAGE_CALL_ID: Final = "tool_call_id="
 """How the repr of a LangChain ``ToolMessage`` in ``gen_ai.tool.call.result`` names the model's call id
 (``... tool_call_id='call_...'``)."""
+PYDANTIC_AI_SCOPE: Final = "openlit.instrumentation.pydantic_ai"
+"""Instrumentation scope of OpenLIT's Pydantic AI wrappers (``instrumentation/pydantic_ai``): ``create_agent <name>``
+(``Agent.__init__``), ``execute_task <name>`` (``Agent.run`` / ``run_sync``: the agent's run, operation
+``execute_task``), ``invoke_workflow <name>`` (``Agent.iter``), ``user_prompt_processing <model>``,
+``model_request <model>`` and ``execute_tool <model>`` (``UserPromptNode.run``, ``ModelRequestNode.run``,
+``CallToolsNode.run``). The last four are synchronous wrappers of an async context manager and of coroutine
+functions: each span opens and closes around creating the object, before anything of it runs (see
+:mod:`otel_mapper.mapping.readers.openlit_pydantic_ai`)."""
+AGENT_LIFECYCLE_PHASE: Final = "gen_ai.agent.lifecycle.phase"
+"""OpenLIT's phase of an agent's life the span records (``create``, ``execute``, ``graph_execution``, ...; its
+``SemanticConvention.GEN_AI_AGENT_LIFECYCLE_PHASE``)."""
+PYDANTIC_AI_RUN_PHASE: Final = "execute"
+"""The :data:`AGENT_LIFECYCLE_PHASE` of OpenLIT's span of a Pydantic AI agent's run (``execute_task <name>``)."""
+PYDANTIC_AI_NODE_PHASES: Final = frozenset(
+    {"graph_execution", "user_prompt_processing", "model_request", "tool_execution"}
+)
+"""The :data:`AGENT_LIFECYCLE_PHASE` values of OpenLIT's Pydantic AI spans that hold nothing of what they name
+(``Agent.iter`` and the graph nodes' ``run``: the span ends when the context manager or coroutine is created)."""

@@ -76,3 +76,10 @@ AGENT_RUN_SPAN: Final = "agent run"
 """Data version 2 agent span name (v3+: ``invoke_agent {agent}``)."""
 RUNNING_TOOL_SPAN: Final = "running tool"
 """Data version 2 tool span name (v3+: ``execute_tool {tool}``)."""
+
+# --- Messages ----------------------------------------------------------------------------------------------
+
+RETRY_PROMPT_SUFFIX: Final = "Fix the errors and try again."
+"""The sentence Pydantic AI ends a retry prompt with (``RetryPromptPart.model_response``, 2.31 and 2.68): the result
+the model receives for a tool call whose tool raised ``ModelRetry`` or whose arguments failed validation, and, worded
+``Unknown tool name: ...``, for a call of a tool the agent does not have."""

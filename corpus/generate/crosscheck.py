@@ -228,6 +228,11 @@ def classify(span, graph_runs=frozenset(), wrappers=frozenset(), outer=frozenset
         # OpenLIT's run and tool wrappers (smolagents, CrewAI) write their attributes when the call returns: a call
         # that raised has its name, `error.type` and the exception alone
         return {"invoke_agent": "agent_invocation", "execute_tool": "tool_execution"}[span["name"].split(" ", 1)[0]]
+    if a.get("gen_ai.provider.name") == "pydantic_ai" and "gen_ai.agent.lifecycle.phase" in a:
+        # Pydantic AI (OpenLIT): `execute_task <agent>` is the agent's run; its `Agent.iter` and graph-node wrappers end
+        # before what they name runs (spans of no node kind); `create_agent` builds an agent
+        phase = a["gen_ai.agent.lifecycle.phase"]
+        return "agent_invocation" if phase == "execute" else "other"
     if op == "invoke_workflow" and "gen_ai.agno.team.agents" in a:
         return "agent_invocation"  # Agno (OpenLIT): a Team's run (`invoke_workflow <team>`), the team leader's agent run
     if "pydantic_ai.model_request.attempt" in a and not op:

@@ -258,6 +258,14 @@ MATRIX.update({
     "openlit-smolagents": ("openlit-smolagents", "apps.openlit_smolagents_app", ALL_SCENARIOS),
 })
 
+# Frameworks AJ: Pydantic AI traced by OpenLIT (`openlit.init` with its Pydantic AI instrumentor (Agent construction and
+# runs, graph iteration and node wrappers) and its OpenAI client instrumentor only; Pydantic AI's own instrumentation
+# off; apps/openlit_pydantic_ai_app.py, the agents of apps/pydantic_ai_app.py; NOTES-frameworks-aj.md). Own venv:
+# openlit needs openai<3, so Pydantic AI 2.31.1 (the newest whose `openai` extra accepts openai 2.x).
+MATRIX.update({
+    "openlit-pydantic-ai": ("openlit-pydantic-ai", "apps.openlit_pydantic_ai_app", ALL_SCENARIOS),
+})
+
 def find_python311(explicit: str | None) -> str:
     for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:
         if cand and shutil.which(cand):

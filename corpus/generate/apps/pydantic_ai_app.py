@@ -95,19 +95,54 @@ async def _amark(request) -> None:
 
 
 def make_client(base_url: str):
-    import httpx2
     import openai
 
+    # openai 3.x is built on httpx2, openai 2.x (the one OpenLIT accepts) on httpx.
+    if int(openai.__version__.split(".")[0]) >= 3:
+        import httpx2 as http
+    else:
+        import httpx as http
     http_client = openai.DefaultAsyncHttpxClient(event_hooks={"request": [_amark]},
-                                                 limits=httpx2.Limits(max_keepalive_connections=0))
+                                                 limits=http.Limits(max_keepalive_connections=0))
     return openai.AsyncOpenAI(base_url=base_url, api_key="sk-corpus-fake", max_retries=0, timeout=CLIENT_TIMEOUT_S,
                               http_client=http_client)
 
 
+def _retry_rate_limit_once(hooks, retried: list) -> str:
+    """One more attempt at a model request after its first rate limit (HTTP 429). Where Pydantic AI has
+    `RetryModelRequest` (2.68) a `model_request_error` hook asks for it and Pydantic AI records the failed attempt; where it has neither
+    that nor `ModelRateLimitError` (2.31) a `model_request` wrap hook calls the request handler again."""
+    try:
+        from pydantic_ai import RetryModelRequest
+        from pydantic_ai.exceptions import ModelRateLimitError
+    except ImportError:
+        from pydantic_ai.exceptions import ModelHTTPError
+
+        @hooks.on.model_request
+        async def retry_rate_limit_wrap(ctx, *, request_context, handler):
+            try:
+                return await handler(request_context)
+            except ModelHTTPError as error:
+                if error.status_code != 429 or retried:
+                    raise
+                retried.append(error)
+                return await handler(request_context)
+
+        return "a model_request wrap hook called the request handler once more after HTTP 429"
+
+    @hooks.on.model_request_error
+    def retry_rate_limit(ctx, request_context, error):
+        if isinstance(error, ModelRateLimitError) and not retried:
+            retried.append(error)
+            raise RetryModelRequest()
+        raise error
+
+    return "a model_request_error hook raised RetryModelRequest once after HTTP 429"
+
+
 def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, truth: Truth) -> None:
-    from pydantic_ai import Agent, ModelRetry, RetryModelRequest, Tool
+    from pydantic_ai import Agent, ModelRetry, Tool
     from pydantic_ai.capabilities import Hooks
-    from pydantic_ai.exceptions import ModelRateLimitError
     from pydantic_ai.models.instrumented import InstrumentationSettings
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
@@ -117,7 +152,8 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
     runner = ToolRunner(truth, truth.server_log)
     client = make_client(base_url)
     model = OpenAIChatModel(MODEL, provider=OpenAIProvider(openai_client=client))
-    Agent.instrument_all(InstrumentationSettings(tracer_provider=adapter.provider))
+    if getattr(adapter, "pydantic_ai_instrumentation", True):
+        Agent.instrument_all(InstrumentationSettings(tracer_provider=adapter.provider))
 
     def run_tool(ctx: RunContext, name: str, args: dict) -> str:
         try:
@@ -158,12 +194,7 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
 
         if scenario == "model_429":
             # The app's own retry, through Pydantic AI's request hooks: one more attempt after a rate limit.
-            @hooks.on.model_request_error
-            def retry_rate_limit(ctx, request_context, error):
-                if isinstance(error, ModelRateLimitError) and not retried:
-                    retried.append(error)
-                    raise RetryModelRequest()
-                raise error
+            retry_note[:] = [_retry_rate_limit_once(hooks, retried)]
 
         return hooks
 
@@ -171,6 +202,7 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
         return Agent(model, name=name, instructions=instructions, tools=tool_list, model_settings=ModelSettings(temperature=0.2), capabilities=[agent_hooks(name)])
 
     retried: list[BaseException] = []
+    retry_note: list[str] = []
     truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
     delegations: list[dict] = []
     if scenario == "handoff":
@@ -196,7 +228,7 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
         exc = e
     terminal_status_for(truth, runner, exc)
     if retried:
-        truth.notes.append("a model_request_error hook raised RetryModelRequest once after HTTP 429")
+        truth.notes.append(retry_note[0] if retry_note else "")
     for dlg in delegations:
         # Agent delegation: the billing agent's run is nested inside the delegating tool span, a plain tool execution
         # of the triage agent (as Agno's, CrewAI's and Agent Framework's delegations): the handoff is labelled from

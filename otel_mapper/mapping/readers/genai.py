@@ -45,6 +45,7 @@ from otel_mapper.mapping.readers.openlit_ag2 import ag2_kind, ag2_named_operatio
 from otel_mapper.mapping.readers.openlit_agno import agno_team_kind, read_agno_team
 from otel_mapper.mapping.readers.openlit_crewai import is_openlit_named_only, named_operation, read_named_entity
 from otel_mapper.mapping.readers.openlit_langchain import is_openlit_langchain, read_openlit_langchain_tool
+from otel_mapper.mapping.readers.openlit_pydantic_ai import pydantic_ai_kind, read_pydantic_ai_node
 from otel_mapper.mapping.readers.openlit_smolagents import read_smolagents_step, smolagents_kind, tool_call_id_of
 from otel_mapper.mapping.readers.span_events import has_message_events, read_event_content
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, SpanView
@@ -129,7 +130,7 @@ class GenAIReader:
     def classify(self, view: SpanView) -> NodeKind:
         operation = view.str_attr(genai.OPERATION_NAME) or named_operation(view) or ag2_named_operation(view)
         if operation:
-            kind = smolagents_kind(view, ag2_kind(view, kind_of_operation(operation)))
+            kind = pydantic_ai_kind(view, smolagents_kind(view, ag2_kind(view, kind_of_operation(operation))))
             if kind is _TOOL_EXECUTION and view.has(genai.TRANSFER_TARGET_NAME):
                 return _HANDOFF
             if kind is _AGENT_INVOCATION and view.has(openlit.AGENT_SOURCE):
@@ -150,6 +151,7 @@ class GenAIReader:
         read_agno_team(view, facts)
         read_ag2_step(view, facts)
         read_smolagents_step(view, facts)
+        read_pydantic_ai_node(view, facts)
         return facts
 
 
