@@ -95,7 +95,7 @@ SMOLAGENTS_STEP_NUMBER: Final = "gen_ai.smolagents.step_number"
 """On OpenLIT's smolagents step span (operation ``invoke_agent``): the step's number in the run."""
 SMOLAGENTS_PLANNING: Final = "gen_ai.smolagents.planning"
 """On OpenLIT's smolagents planning-step span (operation ``invoke_agent``): ``true``."""
-NAMED_ONLY_SCOPES: Final = frozenset({CREWAI_SCOPE, GOOGLE_ADK_SCOPE, LITELLM_SCOPE, SMOLAGENTS_SCOPE})
+NAMED_ONLY_SCOPES: Final = frozenset({AG2_SCOPE, CREWAI_SCOPE, GOOGLE_ADK_SCOPE, LITELLM_SCOPE, SMOLAGENTS_SCOPE})
 """OpenLIT scopes whose spans say their operation and entity by their name alone when the wrapped call did not
 return."""
 TOOL_MESSAGE_CALL_ID: Final = "tool_call_id="

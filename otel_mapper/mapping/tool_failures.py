@@ -40,8 +40,12 @@ _FIRST_OR_SPACE: Final = frozenset({prefix[0] for prefix in _PREFIXES} | set(" \
 def tool_failure(text: str) -> str | None:
     """The head of ``text`` when it is a runtime's report of a failed tool, else ``None``."""
     if text[-(len(RETRY_PROMPT_SUFFIX) + 64):].rstrip().endswith(RETRY_PROMPT_SUFFIX):
-        return text[: MAX_FAILURE_TEXT * 4].lstrip()[:MAX_FAILURE_TEXT]
+        return _head(text)
     if text[:1] not in _FIRST_OR_SPACE:  # most results: JSON or plain text that starts otherwise
         return None
-    head = text[: MAX_FAILURE_TEXT * 4].lstrip()[:MAX_FAILURE_TEXT]
+    head = _head(text)
     return head if head.startswith(_PREFIXES) else None
+
+
+def _head(text: str) -> str:
+    return text[: MAX_FAILURE_TEXT * 4].lstrip()[:MAX_FAILURE_TEXT]

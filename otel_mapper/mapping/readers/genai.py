@@ -41,7 +41,7 @@ from otel_mapper.mapping.messages import (
 )
 from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, read_usage
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
-from otel_mapper.mapping.readers.openlit_ag2 import ag2_kind, ag2_named_operation, is_openlit_ag2, read_ag2_step
+from otel_mapper.mapping.readers.openlit_ag2 import ag2_kind, read_ag2_step
 from otel_mapper.mapping.readers.openlit_agno import agno_team_kind, read_agno_team
 from otel_mapper.mapping.readers.openlit_crewai import is_openlit_named_only, named_operation, read_named_entity
 from otel_mapper.mapping.readers.openlit_langchain import is_openlit_langchain, read_openlit_langchain_tool
@@ -111,9 +111,9 @@ class GenAIReader:
         {genai.OPERATION_NAME, genai.PROVIDER_NAME, genai.SYSTEM, genai.REQUEST_MODEL, genai.WORKFLOW_NAME}
     )
     """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
-    marker_scopes: ClassVar[frozenset[str]] = openlit.NAMED_ONLY_SCOPES | {openlit.AG2_SCOPE}
-    """OpenLIT's CrewAI, Google ADK, LiteLLM, smolagents and AG2 spans of a call that did not return carry no GenAI
-    attribute (:mod:`otel_mapper.mapping.readers.openlit_crewai`, :mod:`otel_mapper.mapping.readers.openlit_ag2`)."""
+    marker_scopes: ClassVar[frozenset[str]] = openlit.NAMED_ONLY_SCOPES
+    """OpenLIT's AG2, CrewAI, Google ADK, LiteLLM and smolagents spans of a call that did not return carry no GenAI
+    attribute (:mod:`otel_mapper.mapping.readers.openlit_crewai`)."""
 
     def claims(self, view: SpanView) -> bool:
         attrs = view.attrs
@@ -124,11 +124,10 @@ class GenAIReader:
             or genai.REQUEST_MODEL in attrs
             or genai.WORKFLOW_NAME in attrs
             or is_openlit_named_only(view)
-            or is_openlit_ag2(view)
         )
 
     def classify(self, view: SpanView) -> NodeKind:
-        operation = view.str_attr(genai.OPERATION_NAME) or named_operation(view) or ag2_named_operation(view)
+        operation = view.str_attr(genai.OPERATION_NAME) or named_operation(view)
         if operation:
             kind = pydantic_ai_kind(view, smolagents_kind(view, ag2_kind(view, kind_of_operation(operation))))
             if kind is _TOOL_EXECUTION and view.has(genai.TRANSFER_TARGET_NAME):

@@ -13,7 +13,8 @@ group choosing its next speaker, a step too. The instrumentor's ``gen_ai.usage.*
 messages' text length, not a model's count (a step's usage is never counted).
 
 A call that raised leaves a span with its name, status ERROR and the exception alone: its operation is read from the
-first word of its name, as for OpenLIT's CrewAI spans (:mod:`otel_mapper.mapping.readers.openlit_crewai`). Such an
+first word of its name, as for OpenLIT's CrewAI spans (the scope is one of :data:`semconv.openlit.NAMED_ONLY_SCOPES`,
+read by :mod:`otel_mapper.mapping.readers.openlit_crewai`). Such an
 ``execute_task`` span may be any of the four calls: it is read as a step here, and the ones that are no model call's
 parent (a ``send`` or ``receive`` around the failed reply) are settled afterwards
 (:mod:`otel_mapper.mapping.openlit_ag2_calls`).
@@ -23,25 +24,18 @@ from __future__ import annotations
 
 from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.members import WORKFLOW_STEP as _WORKFLOW_STEP
+from otel_mapper.mapping.readers.openlit_crewai import named_operation
 from otel_mapper.mapping.spans import SpanView
 from semconv import genai, openlit
 from semconv.trajectory import NodeKind
 
-__all__ = ["ag2_kind", "ag2_named_operation", "is_openlit_ag2", "is_unread_ag2_call", "read_ag2_step"]
+__all__ = ["ag2_kind", "is_openlit_ag2", "is_unread_ag2_call", "read_ag2_step"]
 
 _MESSAGE_PASSING = frozenset({openlit.AG2_SEND, openlit.AG2_RECEIVE})
 
 
 def is_openlit_ag2(view: SpanView) -> bool:
     return view.scope_name == openlit.AG2_SCOPE
-
-
-def ag2_named_operation(view: SpanView) -> str | None:
-    """The operation an OpenLIT AG2 span's name starts with, when the span recorded none (the call raised)."""
-    if not is_openlit_ag2(view) or view.has(genai.OPERATION_NAME):
-        return None
-    operation, _, _ = view.name.partition(" ")
-    return operation or None
 
 
 def _is_speaker_selection(view: SpanView) -> bool:
@@ -52,7 +46,7 @@ def _is_speaker_selection(view: SpanView) -> bool:
 
 def is_unread_ag2_call(view: SpanView) -> bool:
     """An AG2 agent call's span (``execute_task <agent>``) that recorded no attribute: the call raised."""
-    return ag2_named_operation(view) == openlit.AG2_AGENT_CALL_OPERATION
+    return is_openlit_ag2(view) and named_operation(view) == openlit.AG2_AGENT_CALL_OPERATION
 
 
 def ag2_kind(view: SpanView, kind: NodeKind) -> NodeKind:
