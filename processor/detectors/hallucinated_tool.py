@@ -20,6 +20,8 @@ execution are reported once, on the execution.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from otel_mapper.diagnosis import Finding
 from otel_mapper.mapping.edges import CONTAINMENT_CHILDREN, containment_children
 from otel_mapper.mapping.tool_names import function_style
@@ -198,13 +200,20 @@ def _ran_handoff_tool(node: Node) -> str | None:
     return name if ran and name and function_style(name) in HANDOFF_TOOL_TARGETS else None
 
 
+def _executions_with_children(
+    trajectory: Trajectory, context: DetectorContext
+) -> tuple[Sequence[Node], Mapping[str, Sequence[str]]]:
+    """The trajectory's tool executions and its span-containment children (none derived when nothing ran)."""
+    executions = context.of_kind(NodeKind.TOOL_EXECUTION)
+    if not executions:
+        return (), {}
+    return executions, trajectory.derived(CONTAINMENT_CHILDREN, containment_children)
+
+
 def _delegated_work(trajectory: Trajectory, context: DetectorContext) -> frozenset[str]:
     """Nodes that run inside a tool execution of their own agent invocation (no agent invocation between them and
     the tool's): work the tool delegated, not the agent's own calls."""
-    executions = context.of_kind(NodeKind.TOOL_EXECUTION)
-    if not executions:
-        return frozenset()
-    children = trajectory.derived(CONTAINMENT_CHILDREN, containment_children)
+    executions, children = _executions_with_children(trajectory, context)
     found: set[str] = set()
     for execution in executions:
         stack = list(children.get(execution.id, ()))
@@ -220,10 +229,7 @@ def _delegated_work(trajectory: Trajectory, context: DetectorContext) -> frozens
 
 def _running_agents(trajectory: Trajectory, context: DetectorContext) -> frozenset[str]:
     """Tool executions one of whose span children is an agent invocation: the call ran an agent (a delegation)."""
-    executions = context.of_kind(NodeKind.TOOL_EXECUTION)
-    if not executions:
-        return frozenset()
-    children = trajectory.derived(CONTAINMENT_CHILDREN, containment_children)
+    executions, children = _executions_with_children(trajectory, context)
     found: set[str] = set()
     for execution in executions:
         context.check_budget()
