@@ -1,7 +1,8 @@
 """Vercel AI SDK legacy telemetry (``ai.*`` spans): the names we read.
 
 Pinned to npm ``ai@6.0.326`` (``dist/index.js``, ``docs/03-ai-sdk-core/60-telemetry.mdx``), the same shape as
-``ai@7.0.173``'s ``LegacyOpenTelemetry``. v7's ``@ai-sdk/otel`` integration uses the GenAI names instead.
+``ai@7``'s ``LegacyOpenTelemetry`` (``@ai-sdk/otel``; observed with ``ai@7.0.185`` and ``@ai-sdk/otel`` 1.0.185 in the
+corpus directory ``vercel-ai-sdk``). v7's ``OpenTelemetry`` integration uses the GenAI names instead.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ PROMPT: Final = "ai.prompt"
 PROMPT_MESSAGES: Final = "ai.prompt.messages"
 """JSON array of AI SDK messages; tool results are ``{type: "tool-result", toolCallId, ...}`` parts."""
 PROMPT_TOOLS: Final = "ai.prompt.tools"
+"""Array of JSON texts, one per tool offered to the model call: ``{type: "function", name, description, inputSchema}``
+(provider tools: ``{type: "provider", name, id, args}``)."""
 
 USAGE_INPUT_TOKENS: Final = ("ai.usage.inputTokens", "ai.usage.promptTokens")
 USAGE_OUTPUT_TOKENS: Final = ("ai.usage.outputTokens", "ai.usage.completionTokens")

@@ -160,6 +160,11 @@ def classify(span, graph_runs=frozenset(), wrappers=frozenset(), outer=frozenset
         return _HAYSTACK_KINDS[span["name"]]
     if "mlflow.spanType" in a:
         return _mlflow_kind(span, a)
+    if "ai.operationId" in a:
+        # the Vercel AI SDK's `ai.*` spans: a generateText call (an agent's run), its steps (one model call each) and
+        # its tool calls
+        return {"ai.generateText": "agent_invocation", "ai.generateText.doGenerate": "model_call",
+                "ai.toolCall": "tool_execution"}.get(a["ai.operationId"], "other")
     if "lmnr.span.type" in a:
         return _laminar_kind(span, a)
     if span["spanId"] in wrappers:

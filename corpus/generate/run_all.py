@@ -2,7 +2,9 @@
 """Rebuild the whole trace corpus: `python corpus/generate/run_all.py` (stdlib only; any Python >= 3.9 to start).
 
 1. Creates one venv per conflicting library set under corpus/generate/.venvs/<name> (Python 3.11) and installs
-   requirements-<name>.txt into it (skipped when the requirements file has not changed since the last install).
+   requirements-<name>.txt into it (skipped when the requirements file has not changed since the last install);
+   for a library whose agent is a Node.js app (NODE_APPS), `npm ci` in its folder (skipped while its
+   package-lock.json has not changed).
 2. Runs every (library, scenario) as its own process inside the library's venv: the app starts a scripted fake
    OpenAI server and an OTLP/gRPC capture server on 127.0.0.1, runs the agent, flushes, and writes
    corpus/traces/<library>/<scenario>/{trace.otlp.json, request-<n>.pb, labels.json}.
@@ -266,6 +268,18 @@ MATRIX.update({
     "openlit-pydantic-ai": ("openlit-pydantic-ai", "apps.openlit_pydantic_ai_app", ALL_SCENARIOS),
 })
 
+# Frameworks AK: the Vercel AI SDK (npm `ai` 7, `generateText` with tools on `@ai-sdk/openai`'s chat model) traced by its
+# own telemetry (`@ai-sdk/otel`'s `LegacyOpenTelemetry`: the `ai.*` spans) through the OpenTelemetry JS SDK's OTLP/gRPC
+# exporter. A JavaScript app (js/vercel_ai_sdk_app.mjs) hosted by apps/vercel_ai_sdk_app.py, which runs the tool bodies;
+# its npm packages (js/package-lock.json) are installed with `npm ci` (NODE_APPS); NOTES-frameworks-ak.md.
+MATRIX.update({
+    "vercel-ai-sdk": ("vercel-ai-sdk", "apps.vercel_ai_sdk_app", ALL_SCENARIOS),
+})
+# Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
+NODE_APPS = {
+    "vercel-ai-sdk": HERE / "js",
+}
+
 def find_python311(explicit: str | None) -> str:
     for cand in [explicit, "python3.11", sys.executable if sys.version_info[:2] == (3, 11) else None]:
         if cand and shutil.which(cand):
@@ -292,6 +306,18 @@ def ensure_venv(name: str, python: str, install: bool) -> Path:
     return py
 
 
+def ensure_node_modules(folder: Path, install: bool) -> None:
+    """`npm ci` in a Node.js app's folder (re-run only when its package-lock.json changes)."""
+    lock = folder / "package-lock.json"
+    digest = hashlib.sha256(lock.read_bytes()).hexdigest()
+    stamp = folder / "node_modules" / ".package-lock.sha256"
+    if stamp.exists() and (not install or stamp.read_text() == digest):
+        return
+    print(f"[install] {folder.name}: npm ci", flush=True)
+    subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], check=True, cwd=folder)
+    stamp.write_text(digest)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", default="")
@@ -310,6 +336,8 @@ def main() -> int:
         venv, module, scenarios = MATRIX[lib]
         try:
             py = ensure_venv(venv, python, not a.no_install)
+            if lib in NODE_APPS:
+                ensure_node_modules(NODE_APPS[lib], not a.no_install)
         except subprocess.CalledProcessError as exc:
             failures.append((lib, "*", f"install failed: {exc}"))
             continue

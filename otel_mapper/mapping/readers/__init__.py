@@ -11,7 +11,8 @@ Order and why:
 2. MLflow Tracing -- ``mlflow.spanType``, JSON-text values, no GenAI attribute;
 3. OpenInference -- ``openinference.span.kind`` is the most specific marker;
 4. OpenLLMetry -- its spans carry ``gen_ai.*`` too, but tool arguments live in ``traceloop.entity.input``;
-5. Vercel AI SDK legacy -- ``ai.operationId``; its model spans carry ``gen_ai.system`` too;
+5. Vercel AI SDK legacy -- ``ai.operationId`` (``ai`` 3.3 to 6 built in, ``ai`` 7's ``LegacyOpenTelemetry``); its model
+   spans carry ``gen_ai.system`` too;
 6. Google ADK -- legacy ``gcp.vertex.agent.*`` content next to GenAI attributes;
 7. MCP -- ``mcp.method.name``: client spans with no GenAI attribute, server spans keyed to them;
 8. OpenAI Agents SDK (OTel contrib) -- ``agent_handoff`` / ``guardrail_check`` spans;

@@ -6,7 +6,9 @@ Recovers: kind from ``ai.operationId`` (``ai.generateText`` = agent run, ``.doGe
 call, ``ai.toolCall`` = tool execution, embed / rerank = retrieval); model, provider, usage (agent-level usage
 is an aggregate), response id; proposals from ``ai.response.toolCalls`` joined on ``toolCallId`` to
 ``ai.toolCall.id``; consumed call ids from ``tool-result`` parts of ``ai.prompt.messages``; message digests in
-the GenAI parts shape; tool arguments. The ``gen_ai.*`` attributes these spans also carry are read too.
+the GenAI parts shape; tool arguments; the tools a model call was offered from ``ai.prompt.tools`` (one JSON text
+per tool, ``{type, name, description, inputSchema}``). The ``gen_ai.*`` attributes these spans also carry are read
+too. Observed on ``ai@7.0.185`` with ``@ai-sdk/otel`` 1.0.185 ``LegacyOpenTelemetry`` (corpus ``vercel-ai-sdk``).
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.messages import MAX_MESSAGES, MAX_PARTS, arguments_text, message_digest
 from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part, tool_result_part
 from otel_mapper.mapping.readers.common import clean_name, read_usage
-from otel_mapper.mapping.readers.genai import fill_genai_facts
-from otel_mapper.mapping.spans import SpanView
+from otel_mapper.mapping.readers.genai import fill_genai_facts, read_tool_definitions
+from otel_mapper.mapping.spans import SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import vercel as ai
 from semconv.trajectory import NodeKind
@@ -29,6 +31,8 @@ __all__ = ["CONVENTION", "VercelAIReader"]
 logger = logging.getLogger(__name__)
 
 CONVENTION: Final = "vercel_ai"
+MAX_TOOLS: Final = 1024
+"""Tool definitions read from one model call's ``ai.prompt.tools`` (as the GenAI reader's bound)."""
 
 
 def _kind(operation: str) -> NodeKind:
@@ -91,7 +95,18 @@ def _call_args(call: dict[str, Decoded]) -> Decoded:
     return next((call[key] for key in ai.CALL_ARGS_KEYS if key in call), None)
 
 
+def _offered_tools(view: SpanView, facts: SpanFacts) -> None:
+    """``ai.prompt.tools``: an array of JSON texts, one per tool offered to this call (an input: absent without input
+    recording, and on a call offered no tools)."""
+    tools = view.json_attr(ai.PROMPT_TOOLS)
+    if isinstance(tools, list):
+        definitions = [parse_json_text(item) if isinstance(item, str) else item for item in tools[:MAX_TOOLS]]
+        facts.tool_definitions, facts.tool_definition_digests = read_tool_definitions(definitions)
+
+
 def _read_model_content(view: SpanView, facts: SpanFacts) -> None:
+    if ai.PROMPT_TOOLS in view.attrs:
+        _offered_tools(view, facts)
     output_keys = (ai.RESPONSE_TOOL_CALLS, ai.RESPONSE_TEXT, ai.RESPONSE_OBJECT)
     if any(key in view.attrs for key in output_keys):
         facts.proposals = []

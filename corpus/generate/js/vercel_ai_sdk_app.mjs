@@ -1,0 +1,184 @@
+// The Vercel AI SDK (`ai`, `generateText` with tools and a step limit) on `@ai-sdk/openai`'s chat-completions model
+// against the fake server, traced by the SDK's telemetry (`@ai-sdk/otel`'s `LegacyOpenTelemetry`: the `ai.*` spans)
+// and exported by the OpenTelemetry JS SDK (NodeTracerProvider + BatchSpanProcessor + OTLP/gRPC exporter).
+//
+//     node vercel_ai_sdk_app.mjs --endpoint 127.0.0.1:PORT --base-url http://127.0.0.1:PORT/v1 --spec SPEC.json
+//
+// Started by apps/vercel_ai_sdk_app.py, which owns the fake model server, the capture server and the ground truth.
+// The two talk over stdin/stdout: each line this app writes that starts with `@corpus ` is a JSON message; the host
+// answers messages that carry an `id` with one JSON line on stdin.
+//   tool    {name, args, call_id, span_id}  -> {result} | {error}   a tool body (the host runs corpusgen's tools)
+//   record  {name, args, call_id, span_id}  -> {}                   a tool whose body is the app's (the handoff)
+//   agent   {name, span_id, trace_id}                               an agent run, the span of its generateText call
+//   end     {error}                                                 how the top-level run ended
+//
+// Span ids, never read back from the exported trace: the model call is the span current when the provider's `fetch`
+// sends the request (the `ai.generateText.doGenerate` span the integration makes current around the provider call),
+// sent to the fake server in the `x-corpus-otel-span` header; an agent run is that span's parent (the run's
+// `ai.generateText` span), taken at the run's first request; a tool execution is the span current inside `execute`
+// (the `ai.toolCall` span the integration makes current around it).
+import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+import { trace } from '@opentelemetry/api';
+import { NodeTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { APICallError, generateText, isStepCount, jsonSchema, registerTelemetry, tool } from 'ai';
+import { LegacyOpenTelemetry } from '@ai-sdk/otel';
+import { createOpenAI } from '@ai-sdk/openai';
+
+const MODEL = 'gpt-4o-mini';
+const REQUEST_TIMEOUT_MS = 1000; // the other apps' 1 s client timeout, as the SDK's per-step timeout
+const MAX_STEPS = 10;
+const MARK = '@corpus ';
+
+const { values: opts } = parseArgs({
+  options: { endpoint: { type: 'string' }, 'base-url': { type: 'string' }, spec: { type: 'string' } },
+});
+const spec = JSON.parse(readFileSync(opts.spec, 'utf8'));
+
+// -- the host (apps/vercel_ai_sdk_app.py) ---------------------------------------------------------------------------
+const pending = new Map();
+let nextId = 1;
+const stdin = createInterface({ input: process.stdin });
+stdin.on('line', (line) => {
+  const reply = JSON.parse(line);
+  const resolve = pending.get(reply.id);
+  pending.delete(reply.id);
+  resolve?.(reply);
+});
+
+function tell(op, payload) {
+  process.stdout.write(MARK + JSON.stringify({ op, ...payload }) + '\n');
+}
+
+function ask(op, payload) {
+  const id = nextId++;
+  return new Promise((resolve) => {
+    pending.set(id, resolve);
+    process.stdout.write(MARK + JSON.stringify({ id, op, ...payload }) + '\n');
+  });
+}
+
+// -- OpenTelemetry and the SDK's telemetry integration --------------------------------------------------------------
+const provider = new NodeTracerProvider({
+  resource: resourceFromAttributes({ 'service.name': 'corpus-vercel-ai-sdk', 'deployment.environment.name': 'corpus' }),
+  spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `http://${opts.endpoint}` }))],
+});
+provider.register(); // global tracer provider + AsyncLocalStorage context manager
+registerTelemetry(new LegacyOpenTelemetry());
+
+function currentSpanId() {
+  const span = trace.getActiveSpan();
+  return span ? span.spanContext().spanId : null;
+}
+
+// -- model ----------------------------------------------------------------------------------------------------------
+/** A chat model whose requests carry the current span; the run's first request records the agent (the span's parent). */
+function modelFor(agentName) {
+  let recorded = false;
+  const markingFetch = async (url, init = {}) => {
+    const span = trace.getActiveSpan();
+    const headers = new Headers(init.headers);
+    if (span) {
+      headers.set('x-corpus-otel-span', span.spanContext().spanId);
+      if (!recorded) {
+        recorded = true;
+        tell('agent', {
+          name: agentName,
+          span_id: span.parentSpanContext?.spanId ?? null,
+          trace_id: span.spanContext().traceId,
+        });
+      }
+    }
+    return fetch(url, { ...init, headers });
+  };
+  const openai = createOpenAI({ baseURL: opts['base-url'], apiKey: 'sk-corpus-fake', fetch: markingFetch });
+  return openai.chat(MODEL);
+}
+
+// -- tools ----------------------------------------------------------------------------------------------------------
+class ToolFailure extends Error {
+  name = 'ToolFailure';
+}
+
+function inputSchema(name) {
+  return jsonSchema(spec.definitions[name].parameters);
+}
+
+function hostedTool(name) {
+  return tool({
+    description: spec.definitions[name].description,
+    inputSchema: inputSchema(name),
+    execute: async (args, { toolCallId }) => {
+      const reply = await ask('tool', { name, args, call_id: toolCallId, span_id: currentSpanId() });
+      if (reply.error != null) throw new ToolFailure(reply.error);
+      return reply.result;
+    },
+  });
+}
+
+/** Agent delegation: the billing agent runs inside the tool's execute and its answer is the tool's result. */
+function handoffTool(name, runBilling) {
+  return tool({
+    description: spec.definitions[name].description,
+    inputSchema: inputSchema(name),
+    execute: async (args, { toolCallId }) => {
+      await ask('record', { name, args, call_id: toolCallId, span_id: currentSpanId() });
+      return await runBilling(args.reason);
+    },
+  });
+}
+
+// -- agents ---------------------------------------------------------------------------------------------------------
+async function runAgent(name, instructions, prompt, tools) {
+  const result = await generateText({
+    model: modelFor(name),
+    instructions,
+    prompt,
+    tools,
+    stopWhen: isStepCount(MAX_STEPS),
+    temperature: 0.2,
+    // The app retries a rate-limited request once where the scenario says so, through the SDK's own retry; elsewhere a
+    // failed request ends the run.
+    maxRetries: spec.scenario === 'model_429' ? 1 : 0,
+    timeout: { stepMs: REQUEST_TIMEOUT_MS },
+    telemetry: { isEnabled: true, recordInputs: true, recordOutputs: true, functionId: name },
+  });
+  return result.text;
+}
+
+function describe(error) {
+  const chain = [];
+  // the error, what caused it, and the last attempt's error of a RetryError (bounded: causes may form a cycle)
+  for (let e = error; e != null && chain.length < 10; e = e.cause ?? e.lastError) chain.push(e);
+  const status = chain.map((e) => (APICallError.isInstance(e) ? e.statusCode : undefined)).find((s) => s != null);
+  const timedOut = chain.some((e) => e?.name === 'TimeoutError' || e?.name === 'AbortError');
+  const kind = timedOut ? 'infra_timeout' : status === 429 ? 'rate_limited' : 'error';
+  return { kind, status: status ?? null, name: error?.name ?? null, message: String(error?.message ?? error).slice(0, 2000) };
+}
+
+async function main() {
+  const tools = Object.fromEntries(spec.tools.map((name) => [name, hostedTool(name)]));
+  let agentName = 'support_agent';
+  if (spec.scenario === 'handoff') {
+    const billingTools = Object.fromEntries(spec.specialist_tools.map((name) => [name, hostedTool(name)]));
+    const runBilling = (task) => runAgent('billing_agent', spec.specialist_prompt, task, billingTools);
+    tools.handoff_to_billing_agent = handoffTool('handoff_to_billing_agent', runBilling);
+    agentName = 'triage_agent';
+  }
+  let error = null;
+  try {
+    await runAgent(agentName, spec.system_prompt, spec.user, tools);
+  } catch (e) {
+    error = describe(e);
+  }
+  tell('end', { error });
+  await provider.forceFlush();
+  await provider.shutdown();
+  stdin.close();
+}
+
+await main();
