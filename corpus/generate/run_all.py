@@ -268,6 +268,13 @@ MATRIX.update({
     "openlit-pydantic-ai": ("openlit-pydantic-ai", "apps.openlit_pydantic_ai_app", ALL_SCENARIOS),
 })
 
+# Frameworks AM: the raw agent loop of apps/raw.py traced by the Langfuse Python SDK's own instrumentation (`@observe`
+# with typed observations: the workflow a chain, each agent run an agent, each tool call a tool; its OpenAI drop-in
+# `langfuse.openai` for the model calls, as generations); Langfuse's span processor exports through the corpus OTLP
+# exporter, no Langfuse server (apps/langfuse_openai_app.py; NOTES-frameworks-am.md).
+MATRIX.update({
+    "langfuse-openai": ("langfuse-openai", "apps.langfuse_openai_app", ALL_SCENARIOS),
+})
 # Frameworks AK: the Vercel AI SDK (npm `ai` 7, `generateText` with tools on `@ai-sdk/openai`'s chat model) traced by its
 # own telemetry (`@ai-sdk/otel`'s `LegacyOpenTelemetry`: the `ai.*` spans) through the OpenTelemetry JS SDK's OTLP/gRPC
 # exporter. A JavaScript app (js/vercel_ai_sdk_app.mjs) hosted by apps/vercel_ai_sdk_app.py, which runs the tool bodies;

@@ -10,15 +10,15 @@ instrumentation differs. The handler opens one Langfuse observation per LangChai
 the tracer `langfuse-sdk` with `langfuse.*` attributes, parented on the parent run's observation and attached as the
 current OTel context from its start callback to its end callback.
 
-How the spans reach the capture server, with no Langfuse server (read in `langfuse/_client/client.py`,
-`resource_manager.py`, `span_processor.py`): `Langfuse(...)` accepts `tracer_provider` and `span_exporter`. It adds one
-`LangfuseSpanProcessor` (a `BatchSpanProcessor` that drops spans failing its export filter and wraps the exporter in its
-media/masking transform) to the provider it is given; with no `span_exporter` that processor builds an OTLP/HTTP
-exporter to `<base_url>/api/public/otel/v1/traces`. Here it is given a TracerProvider of its own (the corpus resource,
-no other processor) and the corpus OTLP/gRPC exporter to the capture server as `span_exporter`: the capture receives
-what Langfuse's own processor exports. `base_url` is an unused loopback address (the API clients for scores, media and
-prompts are built but never called: no scores, no media, no prompts). Sampling at its default (rate 1.0), tracing on,
-content (input/output) captured as by default; Langfuse has no usage telemetry.
+How the spans reach the capture server, with no Langfuse server (`corpusgen.harness.init_langfuse_local`; read in
+`langfuse/_client/client.py`, `resource_manager.py`, `span_processor.py`): `Langfuse(...)` accepts `tracer_provider` and
+`span_exporter`. It adds one `LangfuseSpanProcessor` (a `BatchSpanProcessor` that drops spans failing its export filter
+and wraps the exporter in its media/masking transform) to the provider it is given; with no `span_exporter` that
+processor builds an OTLP/HTTP exporter to `<base_url>/api/public/otel/v1/traces`. Here it is given a TracerProvider of
+its own (the corpus resource, no other processor) and the corpus OTLP/gRPC exporter to the capture server as
+`span_exporter`: the capture receives what Langfuse's own processor exports. `base_url` is an unused loopback address
+(the API clients for scores, media and prompts are built but never called: no scores, no media, no prompts). Sampling at
+its default (rate 1.0), tracing on, content (input/output) captured as by default; Langfuse has no usage telemetry.
 
 Ground truth: the run records of `run_langgraph`'s callback handler, each run's span read from Langfuse's handler
 (`CallbackHandler._runs[run_id]._otel_span`, held from its start callback to its end callback). Runs it opens no span for
@@ -27,26 +27,17 @@ are noted and not labelled.
 
 from __future__ import annotations
 
-import socket
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpusgen.harness import run_one  # noqa: E402
+from corpusgen.harness import init_langfuse_local, run_one  # noqa: E402
 
 from apps.langgraph_app import run_langgraph  # noqa: E402
 
 LIBRARY = "langfuse-langgraph"
 PUBLIC_KEY = "pk-lf-corpus"
-
-
-def _unused_loopback_url() -> str:
-    """An http URL on 127.0.0.1 whose port nothing listens on (bound once to pick it, then released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
 
 
 class LangfuseLangGraphAdapter:
@@ -55,29 +46,9 @@ class LangfuseLangGraphAdapter:
     content = True
 
     def setup(self, endpoint):
-        from langfuse import Langfuse
         from langfuse.langchain import CallbackHandler
-        from opentelemetry import trace
-        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
-        from opentelemetry.sdk.resources import Resource
-        from opentelemetry.sdk.trace import TracerProvider
 
-        # The corpus resource (as corpusgen.harness.otlp_sdk_pipeline), without its export processor: Langfuse's
-        # processor is the one that exports.
-        self.provider = TracerProvider(resource=Resource.create({"service.name": f"corpus-{self.library}",
-                                                                 "deployment.environment.name": "corpus"}))
-        trace.set_tracer_provider(self.provider)
-        self.client = Langfuse(
-            public_key=PUBLIC_KEY,
-            secret_key="sk-lf-corpus",
-            base_url=_unused_loopback_url(),
-            tracing_enabled=True,
-            sample_rate=1.0,
-            tracer_provider=self.provider,
-            span_exporter=OTLPSpanExporter(endpoint=endpoint, insecure=True),
-        )
-        if self.client._resources is None or self.client._resources.tracer_provider is not self.provider:
-            raise RuntimeError("Langfuse did not set up tracing on the corpus TracerProvider")
+        self.provider, self.client = init_langfuse_local(endpoint, f"corpus-{self.library}", PUBLIC_KEY)
         self.handler = CallbackHandler(public_key=PUBLIC_KEY)
 
     def callbacks(self):

@@ -57,6 +57,35 @@ def init_openlit_local(service_name: str, only: tuple[str, ...] = ()) -> Path:
     return pricing
 
 
+def init_langfuse_local(endpoint: str, service_name: str, public_key: str):
+    """The Langfuse Python SDK's tracing with its spans sent to the capture server, no Langfuse server: a
+    TracerProvider of its own (the corpus resource, as :func:`otlp_sdk_pipeline`, with no export processor), installed
+    as the global provider, and ``Langfuse(tracer_provider=..., span_exporter=<the corpus OTLP/gRPC exporter>)``, so
+    that Langfuse's own ``LangfuseSpanProcessor`` is the one that exports. ``base_url`` is an unused loopback address
+    (the API clients for scores, media and prompts are built but never called). Sampling at its default (rate 1.0),
+    content (input / output) captured as by default. Returns ``(provider, client)``."""
+    import socket
+
+    from langfuse import Langfuse
+    from opentelemetry import trace
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+
+    with socket.socket() as s:  # a port nothing listens on: bound once to pick it, then released
+        s.bind(("127.0.0.1", 0))
+        unused = f"http://127.0.0.1:{s.getsockname()[1]}"
+    provider = TracerProvider(resource=Resource.create({"service.name": service_name,
+                                                        "deployment.environment.name": "corpus"}))
+    trace.set_tracer_provider(provider)
+    client = Langfuse(public_key=public_key, secret_key="sk-lf-corpus", base_url=unused, tracing_enabled=True,
+                      sample_rate=1.0, tracer_provider=provider,
+                      span_exporter=OTLPSpanExporter(endpoint=endpoint, insecure=True))
+    if client._resources is None or client._resources.tracer_provider is not provider:
+        raise RuntimeError("Langfuse did not set up tracing on the corpus TracerProvider")
+    return provider, client
+
+
 def run_one(meta: dict, adapter, app_fn, out_dir: Path, family: str = "raw") -> int:
     scenario = meta["scenario"]
     capture = CaptureServer().start()
