@@ -2,7 +2,7 @@
 ``openlit/instrumentation/openai_agents/utils.py``, ``openlit/instrumentation/crewai/``,
 ``openlit/instrumentation/agno/``, ``openlit/instrumentation/ag2/``, ``openlit/instrumentation/google_adk/``,
 ``openlit/instrumentation/litellm/``, ``openlit/instrumentation/smolagents/``,
-``openlit/instrumentation/pydantic_ai/``).
+``openlit/instrumentation/pydantic_ai/``, ``openlit/instrumentation/haystack/``).
 
 OpenLIT writes GenAI semantic-convention spans; for the OpenAI Agents SDK it records a handoff as an
 ``invoke_agent <target>`` span (the SDK's handoff span type mapped to ``invoke_agent``) whose ``gen_ai.agent.name``
@@ -95,9 +95,33 @@ SMOLAGENTS_STEP_NUMBER: Final = "gen_ai.smolagents.step_number"
 """On OpenLIT's smolagents step span (operation ``invoke_agent``): the step's number in the run."""
 SMOLAGENTS_PLANNING: Final = "gen_ai.smolagents.planning"
 """On OpenLIT's smolagents planning-step span (operation ``invoke_agent``): ``true``."""
-NAMED_ONLY_SCOPES: Final = frozenset({AG2_SCOPE, CREWAI_SCOPE, GOOGLE_ADK_SCOPE, LITELLM_SCOPE, SMOLAGENTS_SCOPE})
+HAYSTACK_SCOPE: Final = "openlit.instrumentation.haystack"
+"""Instrumentation scope of OpenLIT's Haystack wrappers (``instrumentation/haystack``): ``invoke_workflow pipeline``
+(``Pipeline.run``, ``AsyncPipeline.run_async``) and ``<operation> <component>`` around six component classes' ``run``,
+``chat openai_chat_generator`` among them (``OpenAIChatGenerator.run``: a component's run with no model, message or
+usage; the request is the client's span inside it). The span is named when the call starts; every attribute is
+written only after the wrapped call returned (``process_haystack_response``), inside a ``try`` whose ``except``
+records the instrumentation's own failure as the span's error (``handle_exception``) and ends with status OK
+otherwise."""
+HAYSTACK_PROVIDER: Final = "haystack"
+"""The ``gen_ai.provider.name`` OpenLIT writes on every span of :data:`HAYSTACK_SCOPE` (the framework, not the model
+provider a request goes to)."""
+NAMED_ONLY_SCOPES: Final = frozenset(
+    {AG2_SCOPE, CREWAI_SCOPE, GOOGLE_ADK_SCOPE, HAYSTACK_SCOPE, LITELLM_SCOPE, SMOLAGENTS_SCOPE}
+)
 """OpenLIT scopes whose spans say their operation and entity by their name alone when the wrapped call did not
 return."""
+COMPONENT_NAMED_SCOPES: Final = frozenset({HAYSTACK_SCOPE})
+"""Of :data:`NAMED_ONLY_SCOPES`, those whose span name ends with the wrapped component's name, not a model's
+(``chat openai_chat_generator``)."""
+RETURN_RECORDED_SCOPES: Final = frozenset({HAYSTACK_SCOPE})
+"""OpenLIT scopes whose spans get their GenAI attributes only after the wrapped call returned, and an ERROR status
+after that only from the instrumentation's own failure to record the response: a span of them that has
+``gen_ai.operation.name`` records a call that returned, whatever its status."""
+FRAMEWORK_PROVIDERS: Final = frozenset({HAYSTACK_PROVIDER})
+"""``gen_ai.provider.name`` values that name an agent framework, not a model provider: a model-call span naming one is
+the framework's component around the client call (OpenLIT's Haystack generator span), and the client's span inside
+it, of whichever provider, records the request."""
 TOOL_MESSAGE_CALL_ID: Final = "tool_call_id="
 """How the repr of a LangChain ``ToolMessage`` in ``gen_ai.tool.call.result`` names the model's call id
 (``... tool_call_id='call_...'``)."""

@@ -26,6 +26,8 @@ _TRACELOOP_LLAMA_INDEX_TOOL = re.compile(r"^\w*Tool\.task$")
 # workflow step's tags a step (an LLM method that sends nothing, `_prepare_chat_with_tools`, is none).
 _LLAMA_INDEX_OTEL_TOOL = re.compile(r"^\w*Tool\.a?call$")
 _LLAMA_INDEX_OTEL_CHAT_EVENTS = ("LLMChatStartEvent", "LLMChatEndEvent")
+# Haystack (OpenLIT): its pipeline and chat generator spans, as named when the call starts.
+_OPENLIT_HAYSTACK_SPANS = ("invoke_workflow pipeline", "chat openai_chat_generator")
 
 
 def _attrs(span):
@@ -238,6 +240,10 @@ def classify(span, graph_runs=frozenset(), wrappers=frozenset(), outer=frozenset
         # before what they name runs (spans of no node kind); `create_agent` builds an agent
         phase = a["gen_ai.agent.lifecycle.phase"]
         return "agent_invocation" if phase == "execute" else "other"
+    if a.get("gen_ai.provider.name") == "haystack" or (not a and span["name"] in _OPENLIT_HAYSTACK_SPANS):
+        # Haystack (OpenLIT): the pipeline's run a step, a generator component's run (around the client's request span)
+        # no node of its own; attributes written when the call returns, so a call that raised has its name alone
+        return "workflow_step" if span["name"] == "invoke_workflow pipeline" else "other"
     if op == "invoke_workflow" and "gen_ai.agno.team.agents" in a:
         return "agent_invocation"  # Agno (OpenLIT): a Team's run (`invoke_workflow <team>`), the team leader's agent run
     if "pydantic_ai.model_request.attempt" in a and not op:

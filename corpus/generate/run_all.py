@@ -268,6 +268,13 @@ MATRIX.update({
     "openlit-pydantic-ai": ("openlit-pydantic-ai", "apps.openlit_pydantic_ai_app", ALL_SCENARIOS),
 })
 
+# Frameworks AL: Haystack traced by OpenLIT (`openlit.init` with its Haystack instrumentor (Pipeline.run and the OpenAI
+# generators' run: no agent or tool span) and its OpenAI client instrumentor only; apps/openlit_haystack_app.py, the
+# agents of apps/haystack_app.py run as the one component of a Pipeline as under OpenLLMetry; NOTES-frameworks-al.md).
+# Own venv: openlit needs openai<3.
+MATRIX.update({
+    "openlit-haystack": ("openlit-haystack", "apps.openlit_haystack_app", ALL_SCENARIOS),
+})
 # Frameworks AM: the raw agent loop of apps/raw.py traced by the Langfuse Python SDK's own instrumentation (`@observe`
 # with typed observations: the workflow a chain, each agent run an agent, each tool call a tool; its OpenAI drop-in
 # `langfuse.openai` for the model calls, as generations); Langfuse's span processor exports through the corpus OTLP

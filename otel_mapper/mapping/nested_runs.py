@@ -28,7 +28,12 @@ One model call is recorded the same way: OpenLLMetry's Haystack instrumentation
 records the request the generator's client sends inside it (``openai.chat``, GenAI attributes). A span read as a model
 call whose only child span is a model call read with another convention, with the same provider where both name one
 and the same model where both name one, records the same call. The inner span keeps the node: the request itself, with
-what it sent and answered, its usage and its failure.
+what it sent and answered, its usage and its failure. A framework's component span around the client call says the
+same within one convention: OpenLIT's Haystack instrumentation (``openlit`` 1.45) opens ``chat openai_chat_generator``
+around ``OpenAIChatGenerator.run`` (provider ``haystack``, no model, message or usage), and OpenLIT's OpenAI
+instrumentation records the request inside it. A model-call span naming a framework as its provider
+(:data:`semconv.openlit.FRAMEWORK_PROVIDERS`) whose only child span is a model call of a model provider records that
+call, whichever convention read the two, when the model is the same where both name one.
 
 One tool call sent through two client layers is recorded the same way within one convention: Pydantic AI's MCP toolset
 calls the FastMCP client (``fastmcp`` 4.2, ``fastmcp/client/telemetry.py``), whose CLIENT span ``tools/call <tool>``
@@ -59,7 +64,7 @@ from otel_mapper.mapping.facts import SpanFacts, absorb_facts
 from otel_mapper.mapping.members import AGENT_INVOCATION, EXECUTION_KINDS, MODEL_CALL
 from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.model import Declaration
-from semconv.openlit import ROUTING_PROVIDERS
+from semconv.openlit import FRAMEWORK_PROVIDERS, ROUTING_PROVIDERS
 from semconv.trajectory import NodeKind
 
 __all__ = ["merge_nested_runs"]
@@ -160,7 +165,9 @@ def _same_run(outer_entry: SpanEntry, inner_entry: SpanEntry) -> bool:
     outer, inner = outer_entry.facts, inner_entry.facts
     if outer.kind is not inner.kind:
         return False
-    if outer.convention == inner.convention and not _client_layers(outer_entry, inner_entry):
+    if outer.convention == inner.convention and not (
+        _client_layers(outer_entry, inner_entry) or _framework_component(outer)
+    ):
         return False
     if outer.kind is NodeKind.AGENT_INVOCATION:
         return outer.agent_name is not None and outer.agent_name == inner.agent_name
@@ -178,15 +185,28 @@ def _same_model_call(outer: SpanFacts, inner: SpanFacts) -> bool:
     outer_provider, inner_provider = _provider(outer), _provider(inner)
     if outer_provider is None or inner_provider is None:
         return False
+    if outer_provider in FRAMEWORK_PROVIDERS:
+        return inner_provider not in FRAMEWORK_PROVIDERS and (
+            outer.model is None or inner.model is None or _same_model(outer.model, inner.model, inner_provider)
+        )
     outer_routes, inner_routes = outer_provider in ROUTING_PROVIDERS, inner_provider in ROUTING_PROVIDERS
     routed = outer_routes != inner_routes
     if not routed and outer_provider != inner_provider:
         return False
     if outer.model is None or inner.model is None:
         return not routed
-    provider = inner_provider if outer_routes else outer_provider
-    short, long = sorted((_bare_model(outer.model, provider), _bare_model(inner.model, provider)), key=len)
+    return _same_model(outer.model, inner.model, inner_provider if outer_routes else outer_provider)
+
+
+def _same_model(first: str, second: str, provider: str) -> bool:
+    """One model, named bare or dated (``gpt-4o-mini`` / ``gpt-4o-mini-2024-07-18``), with or without ``provider/``."""
+    short, long = sorted((_bare_model(first, provider), _bare_model(second, provider)), key=len)
     return long == short or long.startswith(f"{short}-")
+
+
+def _framework_component(facts: SpanFacts) -> bool:
+    """A model-call span naming a framework, not a model provider, as its provider."""
+    return facts.kind is MODEL_CALL and _provider(facts) in FRAMEWORK_PROVIDERS
 
 
 def _provider(facts: SpanFacts) -> str | None:

@@ -123,7 +123,10 @@ def pipeline_runner(truth: Truth):
     return run_top
 
 
-def run_traceloop_haystack(adapter: TraceloopHaystackAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+def run_pipeline_agents(scenario: str, base_url: str, truth: Truth) -> None:
+    """Runs the scenario's agents with the top Agent the one component of a Pipeline, for an instrumentation that traces
+    the pipeline's run and each chat generator run (no Agent, no Tool): the labels of such a run (the pipeline a
+    workflow step, no agent or tool span, the generator's span around each request `other`)."""
     agent_runs: list[tuple[str, str | None]] = []
 
     def on_agent(name: str) -> None:
@@ -149,9 +152,13 @@ def run_traceloop_haystack(adapter: TraceloopHaystackAdapter, scenario: str, bas
     if run.handoffs:
         truth.notes.append("the triage agent delegated to the billing agent (AgentTool): neither has a span, no "
                            "handoff is labelled")
-    truth.notes.append(f"OpenLLMetry's Haystack wrappers applied to: {adapter.wrapped}")
     # The generator's span around each model request (one per OpenAIChatGenerator.run): the same call once more.
     truth.kind_counts["other"] = len(run.generator_runs)
+
+
+def run_traceloop_haystack(adapter: TraceloopHaystackAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+    run_pipeline_agents(scenario, base_url, truth)
+    truth.notes.append(f"OpenLLMetry's Haystack wrappers applied to: {adapter.wrapped}")
 
 
 def main() -> int:

@@ -44,6 +44,7 @@ from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, re
 from otel_mapper.mapping.readers.openlit_ag2 import ag2_kind, read_ag2_step
 from otel_mapper.mapping.readers.openlit_agno import agno_team_kind, read_agno_team
 from otel_mapper.mapping.readers.openlit_crewai import is_openlit_named_only, named_operation, read_named_entity
+from otel_mapper.mapping.readers.openlit_haystack import read_openlit_haystack
 from otel_mapper.mapping.readers.openlit_langchain import is_openlit_langchain, read_openlit_langchain_tool
 from otel_mapper.mapping.readers.openlit_pydantic_ai import pydantic_ai_kind, read_pydantic_ai_node
 from otel_mapper.mapping.readers.openlit_smolagents import read_smolagents_step, smolagents_kind, tool_call_id_of
@@ -112,8 +113,8 @@ class GenAIReader:
     )
     """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
     marker_scopes: ClassVar[frozenset[str]] = openlit.NAMED_ONLY_SCOPES
-    """OpenLIT's AG2, CrewAI, Google ADK, LiteLLM and smolagents spans of a call that did not return carry no GenAI
-    attribute (:mod:`otel_mapper.mapping.readers.openlit_crewai`)."""
+    """OpenLIT's AG2, CrewAI, Google ADK, Haystack, LiteLLM and smolagents spans of a call that did not return carry no
+    GenAI attribute (:mod:`otel_mapper.mapping.readers.openlit_crewai`)."""
 
     def claims(self, view: SpanView) -> bool:
         attrs = view.attrs
@@ -147,6 +148,7 @@ class GenAIReader:
         facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
         fill_genai_facts(view, facts)
         read_named_entity(view, facts)
+        read_openlit_haystack(view, facts)
         read_agno_team(view, facts)
         read_ag2_step(view, facts)
         read_smolagents_step(view, facts)

@@ -45,8 +45,8 @@ def named_operation(view: SpanView) -> str | None:
 
 
 def read_named_entity(view: SpanView, facts: SpanFacts) -> None:
-    """The agent (``invoke_agent``), tool (``execute_tool``) or model (a model call) such a span names, when no
-    attribute did."""
+    """The agent (``invoke_agent``), tool (``execute_tool``) or model (a model call, unless the scope names the
+    component there: :data:`semconv.openlit.COMPONENT_NAMED_SCOPES`) such a span names, when no attribute did."""
     if named_operation(view) is None:
         return
     _, _, entity = view.name.partition(" ")
@@ -54,5 +54,5 @@ def read_named_entity(view: SpanView, facts: SpanFacts) -> None:
         facts.agent_name = facts.agent_name or clean_name(entity)
     elif facts.kind is _TOOL_EXECUTION:
         facts.tool_name = facts.tool_name or clean_name(entity)
-    elif facts.kind is _MODEL_CALL:
+    elif facts.kind is _MODEL_CALL and view.scope_name not in openlit.COMPONENT_NAMED_SCOPES:
         facts.model = facts.model or clean_name(entity)
