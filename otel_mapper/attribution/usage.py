@@ -3,7 +3,10 @@
 The mapper already keeps aggregate usage off agent and workflow nodes (Strands, smolagents, pydantic-ai and the
 Vercel AI SDK put their children's totals on the agent or root span). What can still repeat is a model-call node
 that contains other model calls with usage (a wrapper span read as a model call, a framework's "generation" around
-the client's own span): only model calls with no model call carrying usage inside them are summed.
+the client's own span): only model calls with no model call carrying usage inside them are summed. A model call
+that runs other work inside its span (the Vercel AI SDK's step span stays open around the step's tool runs, and a
+tool may run another agent) repeats nothing of what that work spent: a tool execution or an agent invocation between
+two model calls ends the inner call's claim on the outer one.
 """
 
 from __future__ import annotations
@@ -14,6 +17,9 @@ from otel_mapper.model import Node, Trajectory
 from semconv.trajectory import NodeKind
 
 __all__ = ["UsageTotals", "counted_model_calls", "usage_totals"]
+
+_WORK_BOUNDARIES = frozenset({NodeKind.TOOL_EXECUTION, NodeKind.AGENT_INVOCATION})
+"""Nodes whose model calls are work run inside an outer span, not a layer of an outer model call."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -32,8 +38,9 @@ def counted_model_calls(
     """Model-call nodes whose usage is summed (sorted by id), the number of repeating aggregates skipped, and the
     nodes with model calls carrying usage inside them (``parent_of``: span child -> span parent).
 
-    Each model call with usage marks its containment ancestors; a walk stops at the first ancestor already marked
-    (its own ancestors are marked too), so every node is marked once: O(nodes) however deep the tree.
+    Each model call with usage marks its containment ancestors up to the first tool execution or agent invocation
+    (work run inside an outer span, not a layer of one call); a walk stops at the first ancestor already marked (its
+    own ancestors up to that boundary are marked too), so every node is marked once: O(nodes) however deep the tree.
     """
     carriers = [node for node in trajectory.nodes if node.kind is NodeKind.MODEL_CALL and node.usage is not None]
     marked: set[str] = set()
@@ -42,6 +49,9 @@ def counted_model_calls(
         parent = parent_of.get(node.id)
         steps = 0
         while parent is not None and parent not in marked and steps <= limit:  # the bound only guards a cycle
+            ancestor = trajectory.node(parent)
+            if ancestor is not None and ancestor.kind in _WORK_BOUNDARIES:
+                break
             marked.add(parent)
             parent = parent_of.get(parent)
             steps += 1

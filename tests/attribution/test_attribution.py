@@ -108,6 +108,22 @@ def test_a_model_call_repeating_the_model_calls_inside_it_is_not_added() -> None
     assert wrapper not in attribution.structure.counted_calls
 
 
+def test_a_model_call_around_a_tool_that_runs_another_agent_keeps_its_own_usage() -> None:
+    # The Vercel AI SDK's step span stays open around the step's tool runs; a handoff tool runs the next agent there.
+    b = TrajectoryBuilder()
+    triage = b.agent()
+    step = b.model(parent=triage, tokens=(186, 31))
+    handoff = b.tool("handoff_to_billing_agent", parent=step, after=[step])
+    billing = b.agent(parent=handoff)
+    first = b.model(parent=billing, tokens=(107, 27))
+    second = b.model(parent=billing, tokens=(205, 23))
+    last = b.model(parent=triage, after=[handoff], tokens=(283, 18))
+    attribution = attribute(_with_containment(b.build()))
+    assert (attribution.usage.input_tokens, attribution.usage.output_tokens) == (781, 99)
+    assert attribution.usage.repeated_aggregates == 0
+    assert set(attribution.structure.counted_calls) == {step, first, second, last}
+
+
 def test_agent_nodes_with_usage_are_never_summed() -> None:
     b = TrajectoryBuilder()
     agent = b.agent(usage=TokenUsage(input_tokens=10**6, output_tokens=10**6))
