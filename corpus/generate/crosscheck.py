@@ -260,7 +260,9 @@ def classify(span, graph_runs=frozenset(), wrappers=frozenset(), outer=frozenset
             "invoke_workflow": "workflow_step", "unknown": "workflow_step", "agent_handoff": "handoff",
             "guardrail_check": "guardrail",
             # Strands: one span per event-loop cycle, one per multi-agent (Swarm) run
-            "execute_event_loop_cycle": "workflow_step", "invoke_swarm": "workflow_step"}.get(op, "other")
+            "execute_event_loop_cycle": "workflow_step", "invoke_swarm": "workflow_step",
+            # the Vercel AI SDK (`@ai-sdk/otel`'s OpenTelemetry): one span per step of a run (`step <n>`)
+            "agent_step": "workflow_step"}.get(op, "other")
 
 
 def main(libraries=()):

@@ -289,9 +289,18 @@ MATRIX.update({
 MATRIX.update({
     "vercel-ai-sdk": ("vercel-ai-sdk", "apps.vercel_ai_sdk_app", ALL_SCENARIOS),
 })
+
+# Frameworks AN: the same Vercel AI SDK app traced by `@ai-sdk/otel`'s `OpenTelemetry` integration (the one the SDK's
+# documentation registers: the OpenTelemetry GenAI conventions, `invoke_agent` / `step <n>` / `chat` / `execute_tool`
+# spans), chosen by the host from the library directory (`INTEGRATIONS` in apps/vercel_ai_sdk_app.py); same venv and npm
+# packages as vercel-ai-sdk; NOTES-frameworks-an.md.
+MATRIX.update({
+    "vercel-ai-sdk-genai": ("vercel-ai-sdk", "apps.vercel_ai_sdk_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
+    "vercel-ai-sdk-genai": HERE / "js",
 }
 
 def find_python311(explicit: str | None) -> str:

@@ -1,8 +1,11 @@
 // The Vercel AI SDK (`ai`, `generateText` with tools and a step limit) on `@ai-sdk/openai`'s chat-completions model
-// against the fake server, traced by the SDK's telemetry (`@ai-sdk/otel`'s `LegacyOpenTelemetry`: the `ai.*` spans)
-// and exported by the OpenTelemetry JS SDK (NodeTracerProvider + BatchSpanProcessor + OTLP/gRPC exporter).
+// against the fake server, traced by one of the SDK's telemetry integrations from `@ai-sdk/otel` (`--telemetry`):
+// `legacy`, `LegacyOpenTelemetry` (the `ai.*` spans), or `genai`, `OpenTelemetry` (the OpenTelemetry GenAI
+// conventions: `invoke_agent`, `step <n>`, `chat`, `execute_tool` spans), and exported by the OpenTelemetry JS SDK
+// (NodeTracerProvider + BatchSpanProcessor + OTLP/gRPC exporter).
 //
-//     node vercel_ai_sdk_app.mjs --endpoint 127.0.0.1:PORT --base-url http://127.0.0.1:PORT/v1 --spec SPEC.json
+//     node vercel_ai_sdk_app.mjs --endpoint 127.0.0.1:PORT --base-url http://127.0.0.1:PORT/v1 --spec SPEC.json \
+//         --telemetry legacy|genai --service-name NAME
 //
 // Started by apps/vercel_ai_sdk_app.py, which owns the fake model server, the capture server and the ground truth.
 // The two talk over stdin/stdout: each line this app writes that starts with `@corpus ` is a JSON message; the host
@@ -10,13 +13,18 @@
 //   tool    {name, args, call_id, span_id}  -> {result} | {error}   a tool body (the host runs corpusgen's tools)
 //   record  {name, args, call_id, span_id}  -> {}                   a tool whose body is the app's (the handoff)
 //   agent   {name, span_id, trace_id}                               an agent run, the span of its generateText call
+//   step    {span_id, trace_id}                                     a step of a run, a span between it and a request
 //   end     {error}                                                 how the top-level run ended
 //
 // Span ids, never read back from the exported trace: the model call is the span current when the provider's `fetch`
-// sends the request (the `ai.generateText.doGenerate` span the integration makes current around the provider call),
-// sent to the fake server in the `x-corpus-otel-span` header; an agent run is that span's parent (the run's
-// `ai.generateText` span), taken at the run's first request; a tool execution is the span current inside `execute`
-// (the `ai.toolCall` span the integration makes current around it).
+// sends the request (the span the integration makes current around the provider call: legacy
+// `ai.generateText.doGenerate`, genai `chat <model>`), sent to the fake server in the `x-corpus-otel-span` header; an
+// agent run is the ancestor of that span opened directly under the context current where the run's `generateText` was
+// called (legacy `ai.generateText`, genai `invoke_agent <model>`; each span's parent is recorded by a span processor as
+// the SDK starts it), taken at the run's first request; a tool execution is the span current inside `execute` (the tool
+// span the integration makes current around it: legacy `ai.toolCall`, genai `execute_tool <name>`); a step of a run is
+// a span strictly between the run's span and a request's span (genai `step <n>`; legacy opens none: its step span is
+// the request's own).
 import { createInterface } from 'node:readline';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -26,17 +34,28 @@ import { NodeTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { APICallError, generateText, isStepCount, jsonSchema, registerTelemetry, tool } from 'ai';
-import { LegacyOpenTelemetry } from '@ai-sdk/otel';
+import { LegacyOpenTelemetry, OpenTelemetry } from '@ai-sdk/otel';
 import { createOpenAI } from '@ai-sdk/openai';
 
 const MODEL = 'gpt-4o-mini';
 const REQUEST_TIMEOUT_MS = 1000; // the other apps' 1 s client timeout, as the SDK's per-step timeout
 const MAX_STEPS = 10;
 const MARK = '@corpus ';
+const MAX_ANCESTORS = 100; // a walk up the recorded parents; the SDK nests a few spans per run
+// The telemetry integrations of `@ai-sdk/otel`, each with its default options (the documentation registers
+// `new OpenTelemetry()`).
+const INTEGRATIONS = { legacy: () => new LegacyOpenTelemetry(), genai: () => new OpenTelemetry() };
 
 const { values: opts } = parseArgs({
-  options: { endpoint: { type: 'string' }, 'base-url': { type: 'string' }, spec: { type: 'string' } },
+  options: {
+    endpoint: { type: 'string' },
+    'base-url': { type: 'string' },
+    spec: { type: 'string' },
+    telemetry: { type: 'string', default: 'legacy' },
+    'service-name': { type: 'string', default: 'corpus-vercel-ai-sdk' },
+  },
 });
+if (!(opts.telemetry in INTEGRATIONS)) throw new Error(`--telemetry: one of ${Object.keys(INTEGRATIONS).join(', ')}`);
 const spec = JSON.parse(readFileSync(opts.spec, 'utf8'));
 
 // -- the host (apps/vercel_ai_sdk_app.py) ---------------------------------------------------------------------------
@@ -63,34 +82,63 @@ function ask(op, payload) {
 }
 
 // -- OpenTelemetry and the SDK's telemetry integration --------------------------------------------------------------
+/** Records the parent of every span this process starts (the ground truth of which span a run opened). */
+const parents = new Map();
+const parentRecorder = {
+  onStart(span) {
+    parents.set(span.spanContext().spanId, span.parentSpanContext?.spanId ?? null);
+  },
+  onEnd() {},
+  forceFlush: async () => {},
+  shutdown: async () => {},
+};
+
 const provider = new NodeTracerProvider({
-  resource: resourceFromAttributes({ 'service.name': 'corpus-vercel-ai-sdk', 'deployment.environment.name': 'corpus' }),
-  spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `http://${opts.endpoint}` }))],
+  resource: resourceFromAttributes({ 'service.name': opts['service-name'], 'deployment.environment.name': 'corpus' }),
+  spanProcessors: [parentRecorder, new BatchSpanProcessor(new OTLPTraceExporter({ url: `http://${opts.endpoint}` }))],
 });
 provider.register(); // global tracer provider + AsyncLocalStorage context manager
-registerTelemetry(new LegacyOpenTelemetry());
+registerTelemetry(INTEGRATIONS[opts.telemetry]());
 
 function currentSpanId() {
   const span = trace.getActiveSpan();
   return span ? span.spanContext().spanId : null;
 }
 
+/** `spanId` and its ancestors up to the one whose parent is `callerSpanId` (the span a run opened under its
+ * caller), nearest first; empty when the walk does not reach the caller. */
+function chainToRun(spanId, callerSpanId) {
+  const chain = [];
+  for (let id = spanId; id != null && chain.length < MAX_ANCESTORS; ) {
+    chain.push(id);
+    const parent = parents.get(id) ?? null;
+    if (parent === callerSpanId) return chain;
+    id = parent;
+  }
+  return [];
+}
+
 // -- model ----------------------------------------------------------------------------------------------------------
-/** A chat model whose requests carry the current span; the run's first request records the agent (the span's parent). */
-function modelFor(agentName) {
+/** A chat model whose requests carry the current span; the run's first request records the agent (the span its
+ * `generateText` opened under `callerSpanId`, the span current where it was called). */
+function modelFor(agentName, callerSpanId) {
   let recorded = false;
+  const steps = new Set();
   const markingFetch = async (url, init = {}) => {
     const span = trace.getActiveSpan();
     const headers = new Headers(init.headers);
     if (span) {
-      headers.set('x-corpus-otel-span', span.spanContext().spanId);
+      const { spanId, traceId } = span.spanContext();
+      headers.set('x-corpus-otel-span', spanId);
+      const chain = chainToRun(spanId, callerSpanId);
       if (!recorded) {
         recorded = true;
-        tell('agent', {
-          name: agentName,
-          span_id: span.parentSpanContext?.spanId ?? null,
-          trace_id: span.spanContext().traceId,
-        });
+        tell('agent', { name: agentName, span_id: chain.at(-1) ?? null, trace_id: traceId });
+      }
+      for (const stepId of chain.slice(1, -1)) {
+        if (steps.has(stepId)) continue;
+        steps.add(stepId);
+        tell('step', { span_id: stepId, trace_id: traceId });
       }
     }
     return fetch(url, { ...init, headers });
@@ -135,7 +183,7 @@ function handoffTool(name, runBilling) {
 // -- agents ---------------------------------------------------------------------------------------------------------
 async function runAgent(name, instructions, prompt, tools) {
   const result = await generateText({
-    model: modelFor(name),
+    model: modelFor(name, currentSpanId()),
     instructions,
     prompt,
     tools,
