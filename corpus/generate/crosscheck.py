@@ -167,6 +167,11 @@ def classify(span, graph_runs=frozenset(), wrappers=frozenset(), outer=frozenset
         # its tool calls
         return {"ai.generateText": "agent_invocation", "ai.generateText.doGenerate": "model_call",
                 "ai.toolCall": "tool_execution"}.get(a["ai.operationId"], "other")
+    if "mastra.span.type" in a:
+        # Mastra (its OpenTelemetry exporter): a run, a step's provider call (`chat`) and a tool's run are nodes; the
+        # loop, a step (a layer of its call), output chunks, data mappings and client tool call markers are none
+        return {"agent_run": "agent_invocation", "model_inference": "model_call",
+                "tool_call": "tool_execution"}.get(a["mastra.span.type"], "no node")
     if "lmnr.span.type" in a:
         return _laminar_kind(span, a)
     if span["spanId"] in wrappers:

@@ -297,10 +297,18 @@ MATRIX.update({
 MATRIX.update({
     "vercel-ai-sdk-genai": ("vercel-ai-sdk", "apps.vercel_ai_sdk_app", ALL_SCENARIOS),
 })
+# Frameworks AO: Mastra (npm `@mastra/core` 1.71: an Agent with `createTool` tools and a sub-agent through its `agents`
+# option, on `@ai-sdk/openai`'s chat model) traced by Mastra's observability and exported by `@mastra/otel-exporter`
+# (OTLP/gRPC, GenAI attributes). A JavaScript app (js-mastra/mastra_app.mjs; its own folder and lock: the exporter's peer
+# range wants the OTLP exporters 0.218, js/ pins 0.223) hosted by apps/mastra_app.py; NOTES-frameworks-ao.md.
+MATRIX.update({
+    "mastra": ("mastra", "apps.mastra_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
     "vercel-ai-sdk-genai": HERE / "js",
+    "mastra": HERE / "js-mastra",
 }
 
 def find_python311(explicit: str | None) -> str:

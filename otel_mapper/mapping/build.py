@@ -31,6 +31,7 @@ from otel_mapper.mapping.entries import (
     read_spans,
     reader_failures_declaration,
 )
+from otel_mapper.mapping.error_finishes import settle_error_finishes
 from otel_mapper.mapping.escaped_exceptions import settle_escaped_exceptions
 from otel_mapper.mapping.facts import ConventionReader
 from otel_mapper.mapping.failed_answers import settle_failed_answers
@@ -182,6 +183,7 @@ def map_trace(
     settle_openlit_ag2_calls(entries)
     settle_anonymous_agents(entries, by_span_id)
     settle_escaped_exceptions(entries, by_span_id)
+    settle_error_finishes(entries, by_span_id)
     settle_failed_answers(entries, by_span_id)
     settle_transfer_tools(entries)
     conversation_prefix_proposals(entries, notes)

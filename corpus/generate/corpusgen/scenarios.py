@@ -248,3 +248,11 @@ SCENARIOS["handoff"]["agent_tool"] = [
 SCENARIOS["handoff"]["ag2_group"] = [
     {"tool_calls": [("transfer_to_billing_agent_1", {})]},
     *SCENARIOS["handoff"]["agents"][1:]]
+
+# Mastra's sub-agents (an Agent's `agents` option): the triage agent calls the billing agent as the tool
+# `agent-billing_agent` with a `prompt`; the billing agent runs inside that call (lookup_order, answer), then the
+# triage agent answers.
+SCENARIOS["handoff"]["mastra_agents"] = [
+    {"tool_calls": [("agent-billing_agent",
+                     {"prompt": "Refund request for order A-1001: check the order and open a refund."})]},
+    *SCENARIOS["handoff"]["raw"][1:]]

@@ -41,6 +41,7 @@ from otel_mapper.mapping.messages import (
 )
 from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, read_usage
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
+from otel_mapper.mapping.readers.mastra import mastra_kind, read_mastra_span
 from otel_mapper.mapping.readers.openlit_ag2 import ag2_kind, read_ag2_step
 from otel_mapper.mapping.readers.openlit_agno import agno_team_kind, read_agno_team
 from otel_mapper.mapping.readers.openlit_crewai import is_openlit_named_only, named_operation, read_named_entity
@@ -130,7 +131,7 @@ class GenAIReader:
     def classify(self, view: SpanView) -> NodeKind:
         operation = view.str_attr(genai.OPERATION_NAME) or named_operation(view)
         if operation:
-            kind = pydantic_ai_kind(view, smolagents_kind(view, ag2_kind(view, kind_of_operation(operation))))
+            kind = mastra_kind(view, pydantic_ai_kind(view, smolagents_kind(view, ag2_kind(view, kind_of_operation(operation)))))
             if kind is _TOOL_EXECUTION and view.has(genai.TRANSFER_TARGET_NAME):
                 return _HANDOFF
             if kind is _AGENT_INVOCATION and view.has(openlit.AGENT_SOURCE):
@@ -153,6 +154,7 @@ class GenAIReader:
         read_ag2_step(view, facts)
         read_smolagents_step(view, facts)
         read_pydantic_ai_node(view, facts)
+        read_mastra_span(view, facts)
         return facts
 
 
@@ -303,7 +305,8 @@ def _fill_from_events(view: SpanView, attrs: Mapping[str, AnyValue], facts: Span
 
 
 def read_tool_definitions(value: object) -> tuple[tuple[str, ...] | None, dict[str, str]]:
-    """Names of declared tools (``FunctionToolDefinition`` or OpenAI ``{"type":"function","function":{...}}``)."""
+    """Names of declared tools (``FunctionToolDefinition`` or OpenAI ``{"type":"function","function":{...}}``; a
+    bare name, as Mastra's exporter writes an agent's tools, declares that name without a definition)."""
     from otel_mapper.bundle.canonical import digest
 
     if not isinstance(value, list):
@@ -311,6 +314,10 @@ def read_tool_definitions(value: object) -> tuple[tuple[str, ...] | None, dict[s
     names: list[str] = []
     digests: dict[str, str] = {}
     for definition in value[:1024]:
+        if isinstance(definition, str):
+            if definition:
+                names.append(definition[:MAX_NAME])
+            continue
         if not isinstance(definition, dict):
             continue
         name = definition.get("name")
