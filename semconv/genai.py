@@ -97,6 +97,8 @@ PART_TYPE: Final = "type"
 PART_TOOL_CALL: Final = "tool_call"
 PART_TOOL_CALL_RESPONSE: Final = "tool_call_response"
 PART_TEXT: Final = "text"
+MESSAGE_FINISH_REASON: Final = "finish_reason"
+"""An output message's finish reason (required in gen_ai-output-messages.json; one message per choice)."""
 
 
 class Operation(StrEnum):

@@ -304,6 +304,13 @@ MATRIX.update({
 MATRIX.update({
     "mastra": ("mastra", "apps.mastra_app", ALL_SCENARIOS),
 })
+# Frameworks AQ: the raw agent loop of apps/raw.py with every model request streamed (`stream=True`, each stream read to
+# its end and the tool calls assembled from the deltas; no `stream_options`, so no usage chunk), under the setups of
+# openai-v2-content-on and openinference-openai in their venvs (apps/raw_stream_app.py; NOTES-frameworks-aq.md).
+MATRIX.update({
+    "openai-v2-stream": ("genai", "apps.raw_stream_app", ALL_SCENARIOS),
+    "openinference-openai-stream": ("openinference", "apps.raw_stream_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -1,5 +1,6 @@
 """A scripted fake OpenAI-compatible server (`POST /v1/chat/completions`; `"stream": true` gets the same answer as
-server-sent events, one content chunk, then a usage chunk when `stream_options.include_usage` asks for it).
+server-sent events in the API's chunk shapes (`_sse`), then a usage chunk when `stream_options.include_usage` asks for
+it; an error status or a delay comes before any event, as the API refuses or stalls a request before it streams).
 
 Each request is answered with the next step of the scenario's script. Everything the server receives and answers
 is logged: that log is the ground truth for model calls (which request proposed which tool-call id, which request
@@ -51,19 +52,42 @@ def _render_fields(fields: dict, as_json: bool) -> str:
     return "\n\n".join([*parts, "[[ ## completed ## ]]"])
 
 
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
 def _sse(payload: dict, include_usage: bool) -> bytes:
-    """A chat completion as `chat.completion.chunk` events: the whole message in one delta (tool calls indexed)."""
+    """A chat completion as `chat.completion.chunk` events, in the shape the API streams: a first delta with the role
+    (and empty content when the answer has text), the text in fragments, each tool call opened by a delta with its
+    `index`, `id`, type and name (arguments empty), its arguments in fragments carrying only the `index`, then an empty
+    delta with the finish reason; with `stream_options.include_usage` every chunk has `"usage": null` and one more
+    chunk without choices carries the usage."""
     choice = payload["choices"][0]
     message = choice["message"]
-    delta: dict = {"role": "assistant", "content": message.get("content")}
-    if message.get("tool_calls"):
-        delta["tool_calls"] = [dict(c, index=i) for i, c in enumerate(message["tool_calls"])]
     base = {k: payload[k] for k in ("id", "created", "model", "system_fingerprint", "service_tier")}
     base["object"] = "chat.completion.chunk"
-    chunks = [dict(base, choices=[{"index": 0, "delta": delta, "logprobs": None,
-                                   "finish_reason": choice["finish_reason"]}])]
+    deltas: list[dict] = []
+    text = message.get("content")
+    first: dict = {"role": "assistant", "content": "" if text else None, "refusal": None}
+    if text:
+        deltas.append(first)
+        deltas += [{"content": piece} for piece in _pieces(text, 12)]
+    for i, call in enumerate(message.get("tool_calls") or []):
+        opening = {"index": i, "id": call["id"], "type": "function",
+                   "function": {"name": call["function"]["name"], "arguments": ""}}
+        if deltas:
+            deltas.append({"tool_calls": [opening]})
+        else:
+            deltas.append(dict(first, tool_calls=[opening]))
+        deltas += [{"tool_calls": [{"index": i, "function": {"arguments": piece}}]}
+                   for piece in _pieces(call["function"]["arguments"], 6)]
+    if not deltas:
+        deltas.append(first)
+    finals = [None] * len(deltas) + [choice["finish_reason"]]
+    chunks = [dict(base, choices=[{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}])
+              for delta, finish in zip([*deltas, {}], finals, strict=True)]
     if include_usage:
-        chunks.append(dict(base, choices=[], usage=payload["usage"]))
+        chunks = [dict(c, usage=None) for c in chunks] + [dict(base, choices=[], usage=payload["usage"])]
     return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
 
 

@@ -4,12 +4,15 @@ An adapter supplies the library's spans around the app's own units of work:
   adapter.workflow(name, fn)               -> fn()        (invoke_workflow / CHAIN / @workflow)
   adapter.agent(name, fn)                  -> fn()        (invoke_agent / AGENT / @agent)
   adapter.tool(name, call_id, args, fn)    -> fn(**args)  (execute_tool / TOOL / @tool)
-The model-call spans come from the library's OpenAI instrumentation.
+The model-call spans come from the library's OpenAI instrumentation. With `stream=True` every request is streamed
+(`"stream": true`, no `stream_options`: the client's default, which asks for no usage chunk) and each stream is read to
+its end, the answer's text and tool calls assembled from the deltas, as a chat application does.
 """
 from __future__ import annotations
 
 import json
 import time
+from types import SimpleNamespace
 
 import openai
 
@@ -33,7 +36,30 @@ def make_client(base_url: str) -> openai.OpenAI:
                          http_client=openai.DefaultHttpxClient(event_hooks={"request": [_span_header_hook]}))
 
 
-def run_raw(adapter, scenario: str, base_url: str, truth: Truth) -> None:
+def read_stream(stream) -> SimpleNamespace:
+    """The assistant message of a streamed answer (first choice): text deltas joined, each tool call's id and name from
+    its first delta and its arguments joined from the fragments, keyed by the delta's `index`."""
+    text: list[str] = []
+    calls: dict[int, dict] = {}
+    for chunk in stream:  # to the end: the instrumentation ends its span when the stream is exhausted
+        for choice in chunk.choices or []:
+            if choice.index != 0 or choice.delta is None:
+                continue
+            if choice.delta.content:
+                text.append(choice.delta.content)
+            for tc in choice.delta.tool_calls or []:
+                call = calls.setdefault(tc.index, {"id": None, "name": None, "arguments": []})
+                call["id"] = call["id"] or tc.id
+                if tc.function is not None:
+                    call["name"] = call["name"] or tc.function.name
+                    call["arguments"].append(tc.function.arguments or "")
+    tool_calls = [SimpleNamespace(id=c["id"], function=SimpleNamespace(name=c["name"],
+                                                                      arguments="".join(c["arguments"])))
+                  for _, c in sorted(calls.items())]
+    return SimpleNamespace(content="".join(text) if text else None, tool_calls=tool_calls or None)
+
+
+def run_raw(adapter, scenario: str, base_url: str, truth: Truth, stream: bool = False) -> None:
     spec = SCENARIOS[scenario]
     client = make_client(base_url)
     truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
@@ -44,8 +70,11 @@ def run_raw(adapter, scenario: str, base_url: str, truth: Truth) -> None:
     def call_model(messages, tool_defs):
         for attempt in (1, 2):
             try:
+                if stream:
+                    return read_stream(client.chat.completions.create(model=MODEL, messages=messages,
+                                                                      tools=tool_defs, temperature=0.2, stream=True))
                 return client.chat.completions.create(model=MODEL, messages=messages, tools=tool_defs,
-                                                      temperature=0.2)
+                                                      temperature=0.2).choices[0].message
             except openai.RateLimitError:
                 if attempt == 2:
                     raise
@@ -94,8 +123,7 @@ def run_raw(adapter, scenario: str, base_url: str, truth: Truth) -> None:
             truth.record_agent(agent_name)
             messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
             for _ in range(max_turns):
-                resp = call_model(messages, tool_defs)
-                msg = resp.choices[0].message
+                msg = call_model(messages, tool_defs)
                 assistant = {"role": "assistant", "content": msg.content}
                 if msg.tool_calls:
                     assistant["tool_calls"] = [{"id": tc.id, "type": "function", "function": {

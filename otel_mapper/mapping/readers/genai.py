@@ -56,6 +56,8 @@ from semconv import genai, langgraph, mcp, openlit, strands
 from semconv.trajectory import NodeKind
 
 CONVENTION = "otel_genai"
+_MAX_FINISH_REASONS: Final = 16
+"""Output messages whose finish reason is kept (one per choice; the bundle keeps as many)."""
 
 _INPUT_TOKENS = (genai.USAGE_INPUT_TOKENS, genai.USAGE_PROMPT_TOKENS)
 _OUTPUT_TOKENS = (genai.USAGE_OUTPUT_TOKENS, genai.USAGE_COMPLETION_TOKENS)
@@ -229,9 +231,14 @@ def _fill_tool(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) 
 
 def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) -> None:
     if genai.OUTPUT_MESSAGES in attrs:
-        proposals, digests = read_output_messages(view.json_attr(genai.OUTPUT_MESSAGES))
+        outputs = view.json_attr(genai.OUTPUT_MESSAGES)
+        proposals, digests = read_output_messages(outputs)
         facts.proposals = proposals
         facts.messages.outputs = digests
+        if facts.kind is _MODEL_CALL and not facts.finish_reasons:
+            # A streamed call's span can lack gen_ai.response.finish_reasons while each output message names its own
+            # (opentelemetry-instrumentation-openai-v2 fills only the messages from the chunks).
+            facts.finish_reasons = _output_finish_reasons(outputs)
     if genai.INPUT_MESSAGES in attrs:
         model = facts.kind is _MODEL_CALL
         consumed, digests = _input_scan(view).facts(
@@ -302,6 +309,17 @@ def _fill_from_events(view: SpanView, attrs: Mapping[str, AnyValue], facts: Span
         facts.consumed_call_ids.extend(consumed)
         facts.input_content_captured = True
         facts.message_evidence = events.evidence
+
+
+def _output_finish_reasons(value: Decoded) -> tuple[str, ...]:
+    """The ``finish_reason`` of each output message, in message order (a single message may come as an object)."""
+    messages = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
+    reasons: list[str] = []
+    for message in messages[:_MAX_FINISH_REASONS]:
+        reason = message.get(genai.MESSAGE_FINISH_REASON) if isinstance(message, dict) else None
+        if isinstance(reason, str) and reason:
+            reasons.append(reason[:MAX_NAME])
+    return tuple(reasons)
 
 
 def read_tool_definitions(value: object) -> tuple[tuple[str, ...] | None, dict[str, str]]:
