@@ -196,6 +196,8 @@ def classify(span, graph_runs=frozenset(), wrappers=frozenset(), outer=frozenset
             return "agent_invocation"
         if oi == "LLM" and a.get("gen_ai.operation.name") == "chat":
             return "model_call"  # Pydantic AI (OpenInference): its own chat span, whose request failed records no input
+        if oi == "LLM" and (span.get("status") or {}).get("code") == 2:
+            return "model_call"  # a failed request (the Agents SDK's `response` span records its input only on success)
         if oi == "LLM" and not any(k.startswith(("llm.input_messages.", "llm.token_count.")) for k in a):
             return "other"  # an LLM-kind span that sent no request (LlamaIndex's `_prepare_chat_with_tools`)
         return {"AGENT": "agent_invocation", "LLM": "model_call", "TOOL": "tool_execution",

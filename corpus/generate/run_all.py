@@ -304,6 +304,14 @@ MATRIX.update({
 MATRIX.update({
     "mastra": ("mastra", "apps.mastra_app", ALL_SCENARIOS),
 })
+# Frameworks AP: the OpenAI Agents SDK on its default model API, the Responses API (`OpenAIResponsesModel`, `POST
+# /v1/responses`, answered by the fake server's Responses face, corpusgen/fake_responses.py, from the same scripts),
+# traced by OpenInference's Agents SDK instrumentation, the versions of openinference-openai-agents
+# (apps/openinference_openai_agents_responses_app.py, the agents of apps/agents.py; NOTES-frameworks-ap.md).
+MATRIX.update({
+    "openinference-openai-agents-responses": ("openinference-openai-agents-responses",
+                                              "apps.openinference_openai_agents_responses_app", AGENTS_SCENARIOS),
+})
 # Frameworks AQ: the raw agent loop of apps/raw.py with every model request streamed (`stream=True`, each stream read to
 # its end and the tool calls assembled from the deltas; no `stream_options`, so no usage chunk), under the setups of
 # openai-v2-content-on and openinference-openai in their venvs (apps/raw_stream_app.py; NOTES-frameworks-aq.md).

@@ -1,5 +1,5 @@
-"""OpenAI Agents SDK (`openai-agents`, switched to Chat Completions) against the fake server, one instrumentation
-per run. Run inside that library's venv:
+"""OpenAI Agents SDK (`openai-agents`, switched to Chat Completions unless the adapter's `model_api` is "responses")
+against the fake server, one instrumentation per run. Run inside that library's venv:
 
     .venvs/<venv>/bin/python -m apps.agents --lib openinference-openai-agents --scenario handoff --out DIR
 
@@ -400,7 +400,9 @@ def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Trut
     client = openai.AsyncOpenAI(base_url=base_url, api_key="sk-corpus-fake", max_retries=0, timeout=1.0,
                                 http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [hook]}))
     set_default_openai_client(client, use_for_tracing=False)
-    set_default_openai_api("chat_completions")
+    if getattr(adapter, "model_api", "chat_completions") == "chat_completions":
+        set_default_openai_api("chat_completions")
+    # else the SDK's default model API, the Responses API (apps/openinference_openai_agents_responses_app.py)
 
     def run_tool(ctx: ToolContext, name: str, args: dict) -> str:
         sdk_span = get_current_span()

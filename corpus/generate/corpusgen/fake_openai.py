@@ -11,6 +11,11 @@ that is current when the HTTP request is sent, i.e. the instrumentation's model-
 `POST /v1/messages` answers the same script in the Anthropic Messages API shape (see `fake_anthropic.py`): content
 blocks `text` / `tool_use` (ids `toolu_<scenario>_<n>`), `stop_reason` `tool_use` / `end_turn`, usage as
 `input_tokens` / `output_tokens`, and Anthropic-style error bodies for 429 / 500.
+
+`POST /v1/responses` answers it in the OpenAI Responses API shape (see `fake_responses.py`, non-streaming): a
+`response` whose `output` holds a `message` item and / or `function_call` items (the same call ids
+`call_<scenario>_<k>`), usage as `input_tokens` / `output_tokens`, tool results read from `function_call_output` input
+items.
 """
 from __future__ import annotations
 
@@ -166,6 +171,9 @@ class ScriptedServer:
         if path.endswith("/messages"):
             from .fake_anthropic import answer_messages
             return answer_messages(self, path, body, headers)
+        if path.endswith("/responses"):
+            from .fake_responses import answer_responses
+            return answer_responses(self, path, body, headers)
         with self._lock:
             seq = len(self.log) + 1
             messages = body.get("messages") or []

@@ -48,6 +48,7 @@ from otel_mapper.mapping.readers.openinference_messages import (
     FlatMessage,
     calls_of,
     group_messages,
+    merge_call_runs,
     message_digest_of,
     results_of,
 )
@@ -197,7 +198,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
         facts.input_content_captured = True
         last_calls: tuple[int, FlatMessage] | None = None
         results: list[tuple[int, str, Decoded]] = []
-        ordered = [inputs[index] for index in sorted(inputs)]
+        ordered = merge_call_runs([inputs[index] for index in sorted(inputs)])
         for position, message in enumerate(ordered):
             call_id = clean_name(message.fields.get(oi.MESSAGE_TOOL_CALL_ID)) or smolagents_response_id(message)
             if call_id:

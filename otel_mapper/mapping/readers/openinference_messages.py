@@ -9,14 +9,14 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from otel_mapper.mapping.facts import ToolCallFact
-from otel_mapper.mapping.messages import arguments_text, message_digest
+from otel_mapper.mapping.messages import ASSISTANT_ROLE, arguments_text, message_digest
 from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part, tool_result_part
 from otel_mapper.mapping.readers.common import clean_name, json_content
 from otel_mapper.mapping.spans import SpanView
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import openinference as oi
 
-__all__ = ["FlatMessage", "calls_of", "group_messages", "message_digest_of", "results_of"]
+__all__ = ["FlatMessage", "calls_of", "group_messages", "merge_call_runs", "message_digest_of", "results_of"]
 
 MAX_INDEX: Final = 10_000
 MAX_TOOLS: Final = 1024
@@ -115,6 +115,46 @@ def results_of(message: FlatMessage) -> list[tuple[str, Decoded]]:
     found = [message.results[index] for index in sorted(message.results)]
     found.extend((message.content_call_ids[index], message.texts.get(index)) for index in sorted(message.content_call_ids))
     return found
+
+
+def _calls_only(message: FlatMessage) -> bool:
+    """An assistant message that holds tool calls and nothing else (no text, result or call id of its own)."""
+    fields = message.fields
+    return (
+        bool(message.calls)
+        and fields.get(oi.MESSAGE_ROLE) == ASSISTANT_ROLE
+        and not fields.get(oi.MESSAGE_CONTENT)
+        and not fields.get(oi.MESSAGE_TOOL_CALL_ID)
+        and not message.texts
+        and not message.results
+        and not message.content_call_ids
+    )
+
+
+def merge_call_runs(messages: list[FlatMessage]) -> list[FlatMessage]:
+    """The messages with each run of consecutive call-only assistant messages read as one message holding their calls
+    in order.
+
+    The OpenAI Responses API replays a model turn's function calls as one ``function_call`` input item each, and
+    OpenInference writes each item as its own assistant message, while the output that proposed them holds them in one
+    message. A chat protocol answers every assistant message's calls before the next assistant turn, so consecutive
+    call-only assistant messages are one turn recorded an item at a time: merged, the message digests as the output
+    that proposed it, and the turn's calls are all the last replayed turn's (conversation-prefix evidence)."""
+    merged: list[FlatMessage] = []
+    run: FlatMessage | None = None
+    for message in messages:
+        if not _calls_only(message):
+            merged.append(message)
+            run = None
+            continue
+        if run is None:
+            run = FlatMessage(fields=dict(message.fields), calls={})
+            merged.append(run)
+        for position in sorted(message.calls):
+            if len(run.calls) >= MAX_INDEX:
+                break
+            run.calls[len(run.calls)] = message.calls[position]
+    return merged
 
 
 def calls_of(message: FlatMessage) -> list[ToolCallFact]:
