@@ -324,7 +324,9 @@ def _output_finish_reasons(value: Decoded) -> tuple[str, ...]:
 
 def read_tool_definitions(value: object) -> tuple[tuple[str, ...] | None, dict[str, str]]:
     """Names of declared tools (``FunctionToolDefinition`` or OpenAI ``{"type":"function","function":{...}}``; a
-    bare name, as Mastra's exporter writes an agent's tools, declares that name without a definition)."""
+    bare name, as Mastra's exporter writes an agent's tools, declares that name without a definition). A recorded list
+    of which no entry names a tool is a shape not read, not a declaration of nothing: ``None`` (undecidable), never
+    ``()``, which an empty list alone means."""
     from otel_mapper.bundle.canonical import digest
 
     if not isinstance(value, list):
@@ -348,6 +350,8 @@ def read_tool_definitions(value: object) -> tuple[tuple[str, ...] | None, dict[s
                 digests[name[:MAX_NAME]] = digest(definition)
             except TypeError:
                 pass
+    if value and not names:
+        return None, {}
     return tuple(sorted(set(names))), digests
 
 

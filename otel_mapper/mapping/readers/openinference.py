@@ -234,7 +234,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
             if tool:
                 names.append(tool)
                 facts.tool_definition_digests[tool] = digest(schema)
-        if _complete(tools):
+        if _complete(tools) and names:  # schemas none of which names a tool: a shape not read, not "no tools"
             facts.tool_definitions = tuple(sorted(set(names)))
     redacted = oi.REDACTED
     if any(view.str_attr(key, limit=len(redacted) + 1) == redacted for key in (oi.INPUT_VALUE, oi.OUTPUT_VALUE)):
