@@ -40,3 +40,26 @@ CHAT_FUNCTION_ARGUMENTS: Final = "arguments"
 CHAT_CONTENT: Final = "content"
 """Chat Completions message fields: contrib 0.1.0 writes the ``repr`` of such a message dict as the text of the
 output message of tool-calling chat spans (observed, corpus README)."""
+
+# A streamed Chat Completions call (``OpenAIChatCompletionsModel.stream_response``): the SDK assembles the stream into a
+# Responses API ``Response`` and sets its generation span's output to ``[response.model_dump()]``
+# (``agents/models/_trace.py`` ``populate_generation_span``), not the chat message of an unstreamed call; OpenInference
+# 2.6.0 writes it as ``output.value`` and, finding no ``role``, no ``llm.output_messages``.
+RESPONSE_OBJECT: Final = "object"
+RESPONSE_OBJECT_VALUE: Final = "response"
+"""``{"id", "object": "response", "output": [items], ...}``: the Responses API's response object."""
+RESPONSE_OUTPUT: Final = "output"
+RESPONSE_ITEM_TYPE: Final = "type"
+RESPONSE_ITEM_MESSAGE: Final = "message"
+"""``{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text"}]}``."""
+RESPONSE_ITEM_CONTENT: Final = "content"
+RESPONSE_TEXT_TYPE: Final = "output_text"
+RESPONSE_TEXT: Final = "text"
+RESPONSE_ITEM_FUNCTION_CALL: Final = "function_call"
+"""``{"type": "function_call", "call_id", "name", "arguments"}``; ``id`` is the SDK's placeholder ``__fake_id__``."""
+RESPONSE_CALL_ID: Final = "call_id"
+RESPONSE_CALL_NAME: Final = "name"
+RESPONSE_CALL_ARGUMENTS: Final = "arguments"
+EMPTY_ARGUMENTS: Final = "{}"
+"""OpenInference leaves a tool call's arguments out when they are ``{}`` (``_get_attributes_from_chat_completions_tool
+_call_dict``): so does the output read from a response object, to digest as the replayed call does."""

@@ -319,6 +319,14 @@ MATRIX.update({
     "openai-v2-stream": ("genai", "apps.raw_stream_app", ALL_SCENARIOS),
     "openinference-openai-stream": ("openinference", "apps.raw_stream_app", ALL_SCENARIOS),
 })
+# Frameworks AS: the OpenAI Agents SDK on Chat Completions with a streamed run (`Runner.run_streamed`, its events consumed
+# to the end), traced by OpenInference's Agents SDK instrumentation, the setup and venv of openinference-openai-agents
+# (apps/openinference_openai_agents_stream_app.py, the agents of apps/agents.py with the adapter's `stream` option; the
+# SDK asks for no usage chunk from a base URL other than api.openai.com; NOTES-frameworks-as.md).
+MATRIX.update({
+    "openinference-openai-agents-stream": ("openinference", "apps.openinference_openai_agents_stream_app",
+                                           AGENTS_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -1,5 +1,6 @@
-"""OpenAI Agents SDK (`openai-agents`, switched to Chat Completions unless the adapter's `model_api` is "responses")
-against the fake server, one instrumentation per run. Run inside that library's venv:
+"""OpenAI Agents SDK (`openai-agents`, switched to Chat Completions unless the adapter's `model_api` is "responses"; run
+with `Runner.run`, or `Runner.run_streamed` when the adapter's `stream` is set) against the fake server, one
+instrumentation per run. Run inside that library's venv:
 
     .venvs/<venv>/bin/python -m apps.agents --lib openinference-openai-agents --scenario handoff --out DIR
 
@@ -315,7 +316,7 @@ class AgentsAdapter:
         else:
             provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
             set_trace_processors([])  # drop the SDK's default uploader to OpenAI
-            if self.library == "openinference-openai-agents":
+            if self.convention == "openinference":  # openinference-openai-agents and its streamed run
                 from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
                 OpenAIAgentsInstrumentor().instrument(tracer_provider=provider)
             else:
@@ -383,7 +384,14 @@ def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Trut
     tp = adapter.truth_proc
     denied: list[str] = []
 
+    stream = getattr(adapter, "stream", False)
+    wire: list[tuple] = []  # (stream, stream_options) of each Chat Completions request the SDK sent
+
     async def hook(request):
+        if stream and request.url.path.endswith("/chat/completions"):
+            import json
+            body = json.loads(request.content or b"{}")
+            wire.append((bool(body.get("stream")), json.dumps(body.get("stream_options"))))
         sdk_span = get_current_span()
         if sdk_span is not None and getattr(sdk_span, "span_id", None):
             request.headers["x-corpus-sdk-span"] = sdk_span.span_id
@@ -475,16 +483,26 @@ def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Trut
         async with toolbox.session():
             return await run_traced()
 
+    async def run_once():
+        if not stream:
+            return await Runner.run(start, spec["user"], max_turns=10)
+        # A streamed run (apps/openinference_openai_agents_stream_app.py), its events consumed to the end as a chat UI
+        # does; an exception the run raised comes out of stream_events() once the events before it are drained.
+        result = Runner.run_streamed(start, spec["user"], max_turns=10)
+        async for _event in result.stream_events():
+            pass
+        return result
+
     async def run_traced():
         # One explicit SDK trace per app run (what Runner.run would open itself), so that the app-level retry after
         # an HTTP 429 (a second Runner.run) lands in the same trace.
         with sdk_trace("Agent workflow"):
             try:
-                return await Runner.run(start, spec["user"], max_turns=10)
+                return await run_once()
             except openai.RateLimitError:
                 truth.notes.append("app retried the run once after HTTP 429")
                 await asyncio.sleep(0.1)
-                return await Runner.run(start, spec["user"], max_turns=10)
+                return await run_once()
 
     try:
         asyncio.run(run_app())
@@ -542,6 +560,12 @@ def run_agents(adapter: AgentsAdapter, scenario: str, base_url: str, truth: Trut
         # The SDK executes the model's transfer_to_<agent> call as its handoff span (one handoff per run here).
         truth.flow_overrides["call_handoff_1"] = {"executed_by_span": handoff_recs[0]["otel"]}
     truth.notes.append("sdk spans: " + ", ".join(f"{r['type']}:{r['name']}" for r in tp.sdk_spans))
+    if stream:
+        truth.notes.append("chat completions requests (stream, stream_options): "
+                           + ", ".join(sorted({f"{st}, {so}" for st, so in wire})))
+        if not wire or any(not st for st, _ in wire):
+            raise RuntimeError(f"expected every Chat Completions request streamed, the SDK sent {wire}")
+        adapter.wire = wire  # checked against the label rules the app declares (usage_recorded)
 
 
 def main() -> int:

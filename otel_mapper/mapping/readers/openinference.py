@@ -52,6 +52,7 @@ from otel_mapper.mapping.readers.openinference_messages import (
     message_digest_of,
     results_of,
 )
+from otel_mapper.mapping.readers.openinference_response_output import response_output_messages
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import adk, beeai, dspy, genai, haystack, langgraph, llama_index, smolagents
@@ -186,6 +187,8 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
             facts.response_id = match.group(1)
             facts.dedup_key = f"response:{facts.response_id}"
     inputs, outputs, tools = group_messages(view)
+    if outputs is None:  # the Agents SDK's streamed generation: a response object, no flattened output messages
+        outputs = response_output_messages(view)
     if outputs is not None and view.scope_name == haystack.SCOPE_NAME:
         fill_haystack_call_ids(view, outputs)
     if outputs is not None:
