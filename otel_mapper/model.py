@@ -130,6 +130,9 @@ class Node:
     its own status: proposing and running stay apart (AT-4.5a)."""
     result_error: str | None = None
     """The head of that tool result when it reports the tool failed."""
+    returned_answer: bool = False
+    """Agent invocations: the span records the answer its run returned, written only when the run returned (MLflow's
+    class-patching autologs); a failure inside it did not end the run."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, order=True)

@@ -6,7 +6,9 @@ writes is JSON text (a string attribute ``"AGENT"`` is written ``"\\"AGENT\\""``
 agent spans, the tool's for tool spans, ``Generation`` for the SDK's model step, ``AsyncCompletions`` /
 ``Completions`` for the OpenAI client call inside it, ``Handoff``, ``Unknown`` for the SDK's turn spans. Its LangChain
 autologging (``mlflow/langchain/langchain_tracer.py``) opens one span per LangChain run, named after the run: ``CHAIN``,
-``CHAT_MODEL`` / ``LLM``, ``TOOL``, ``RETRIEVER``.
+``CHAT_MODEL`` / ``LLM``, ``TOOL``, ``RETRIEVER``. Its smolagents autologging (``mlflow/smolagents/autolog.py``)
+patches methods and names each span after the method: ``ToolCallingAgent.run`` (``AGENT``), ``SimpleTool.__call__``
+(``TOOL``), ``<Model>.__call__`` (``CHAT_MODEL``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,15 @@ RUN_METADATA: Final = "metadata"
 """LangChain runs (``mlflow.langchain.autolog()``, ``mlflow/langchain/langchain_tracer.py``): the run's callback
 metadata as a JSON object, LangGraph's run metadata (:mod:`semconv.langgraph`) among it. The tracer writes every extra
 keyword of LangChain's start callback as an attribute of that name (``invocation_params``, ``tool_call_id``, ...)."""
+INSTANCE_NAME: Final = "name"
+"""Framework autologs that patch a class's methods (``mlflow.smolagents``, ``mlflow.crewai``) name the span
+``<Class>.<method>`` and write the instance's fields as attributes: an agent's ``name`` field is its name."""
+TOOL_FUNCTION: Final = "function"
+"""Those autologs' tool spans: ``{"name", "description"}`` of the tool, when the tool instance holds them as its own
+fields (smolagents' ``@tool`` tools hold them on the class: no attribute, the span names no tool)."""
+RETURN_VALUE: Final = "_value"
+"""Those autologs record a returned object's ``__dict__``: smolagents' tools return their text as an ``AgentText``
+(a ``str`` subclass keeping it in ``_value``), so a tool span's outputs are ``{"_value": <text>}``."""
 TOOL_CALL_ID: Final = "tool_call_id"
 """LangChain tool runs: the id of the model's tool call the run executes (a JSON string)."""
 

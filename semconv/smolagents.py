@@ -30,3 +30,5 @@ ROLE_TOOL_CALL: Final = "tool-call"
 TOOL_CALL_TEXT_PREFIX: Final = "Calling tools:\n"
 """A ``tool-call`` message replays the step's calls as the Python text of a list of
 ``{'id', 'type': 'function', 'function': {'name', 'arguments'}}`` dicts after this prefix."""
+OBSERVATION_TEXT_PREFIX: Final = "Observation:\n"
+"""The message after a ``Calling tools:`` replay holds the calls' results after this prefix (``ToolCallingAgent``)."""

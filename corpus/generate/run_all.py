@@ -259,6 +259,14 @@ MATRIX.update({
 MATRIX.update({
     "openlit-smolagents": ("openlit-smolagents", "apps.openlit_smolagents_app", ALL_SCENARIOS),
 })
+# Frameworks AT: smolagents traced by MLflow Tracing (`mlflow-tracing`, `mlflow.smolagents.autolog()`: its patches of
+# MultiStepAgent.run and Tool.__call__, + `mlflow.openai.autolog()` for OpenAIServerModel's client calls; MLflow's own
+# OTLP exporter; apps/mlflow_smolagents_app.py, the agents of apps/smolagents_app.py; NOTES-frameworks-at.md).
+# (CrewAI first: mlflow-tracing 3.17.2's CrewAI autolog patches nothing on crewai 1.15, whose executor module it imports
+# is gone.)
+MATRIX.update({
+    "mlflow-smolagents": ("mlflow-smolagents", "apps.mlflow_smolagents_app", ALL_SCENARIOS),
+})
 
 # Frameworks AJ: Pydantic AI traced by OpenLIT (`openlit.init` with its Pydantic AI instrumentor (Agent construction and
 # runs, graph iteration and node wrappers) and its OpenAI client instrumentor only; Pydantic AI's own instrumentation

@@ -38,6 +38,7 @@ from otel_mapper.mapping.failed_answers import settle_failed_answers
 from otel_mapper.mapping.graph import CausalIndex, seed_causal_index
 from otel_mapper.mapping.graph_runs import settle_graph_agent_runs
 from otel_mapper.mapping.graph_streams import settle_graph_streams
+from otel_mapper.mapping.nameless_tools import settle_nameless_tools
 from otel_mapper.mapping.nested_runs import merge_nested_runs
 from otel_mapper.mapping.nodes import (
     add_references,
@@ -190,6 +191,7 @@ def map_trace(
     conversation_prefix_results(entries)
     settle_own_replays(entries, by_span_id)
     drop_replayed_proposals(entries, by_span_id)
+    settle_nameless_tools(entries)
 
     nodes_by_id: dict[str, NodeDraft] = {}
     roots: set[str] = set()

@@ -56,11 +56,12 @@ class NodeDraft:
     tool_local_name: str | None = None
     result_status: NodeStatus | None = None
     result_error: str | None = None
+    returned_answer: bool = False
 
     def freeze(self) -> Node:
         """The frozen node: equal to ``Node(**fields)``, at about half the cost.
 
-        A frozen dataclass's ``__init__`` sets each of Node's 30 fields with ``object.__setattr__``, a generic
+        A frozen dataclass's ``__init__`` sets each of Node's 31 fields with ``object.__setattr__``, a generic
         attribute lookup per field, for 1.5 nodes per span. Here the draft's values are read in one call and each
         of Node's slots is set through its member descriptor, which is where that lookup ends.
         """

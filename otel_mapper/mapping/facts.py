@@ -135,6 +135,13 @@ class SpanFacts:
     """A model call recorded at a framework method around the call's own span (Langtrace's wrappers of a LangChain
     chat model's ``invoke`` / ``generate``): one layer of the call, folded into the span it wraps
     (:mod:`otel_mapper.mapping.wrapped_model_calls`)."""
+    replayed_results: list[tuple[str, str]] = field(default_factory=list)
+    """Calls whose result the model input replays as text after the call (smolagents' ``Calling tools:`` message of one
+    call, then ``Observation:``): (call id, digest of the result text, :func:`~otel_mapper.mapping.messages.
+    result_text_digest`); joins a tool run that records no call id to its call by the result it returned."""
+    returned_answer: bool = False
+    """An agent invocation's span records the answer its run returned, written only when the run returned (MLflow's
+    class-patching autologs: :attr:`otel_mapper.model.Node.returned_answer`)."""
 
     def __setstate__(self, state: tuple[None, dict[str, object]]) -> None:
         """Restore pickled facts (a spilled run's kept spans, pickled slot by slot); facts written by a version with
@@ -169,6 +176,7 @@ def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
         keeper.graph_parent_evidence = other.graph_parent_evidence
     keeper.arguments_visible = keeper.arguments_visible or other.arguments_visible
     keeper.result_visible = keeper.result_visible or other.result_visible
+    keeper.returned_answer = keeper.returned_answer or other.returned_answer
     keeper.input_content_captured = keeper.input_content_captured or other.input_content_captured
     keeper.failed = keeper.failed or other.failed
     keeper.content_redacted = keeper.content_redacted or other.content_redacted

@@ -117,6 +117,7 @@ def node_draft(entry: SpanEntry, node_id: str, trace_id: str) -> NodeDraft:
         arguments_json=facts.arguments_json,
         unknown_tools=(facts.unknown_tool,) if facts.unknown_tool else (),
         tool_local_name=local_name(facts.tool_name, facts.tool_namespace_separator),
+        returned_answer=facts.returned_answer,
     )
 
 

@@ -10,7 +10,9 @@ raises) are local roots.
 A failure inside an outer invocation that stayed OK ends the run too when the causal graph shows nothing after it:
 every model call and tool execution of that invocation is inside the failed node or causally before it (the
 OpenAI Agents SDK marks only the turn span when a model calls a tool that does not exist and the run aborts). When
-some call is not ordered against the failure, nothing is concluded.
+some call is not ordered against the failure, nothing is concluded; nor when the outer invocation records the answer
+it returned (``returned_answer``): a run that returned an answer was not ended by a failure inside it, even where what
+came after the failure was not traced (MLflow's autolog traces nothing more of a run once a traced call in it raised).
 
 A failed end takes the class of the ranked findings' first unrecovered failure; when none has one, the class of the
 failure the outer node itself records (a timeout or a rate limit named in its own error), else ``error``. That reads
@@ -142,6 +144,8 @@ def _last_failures(trajectory: Trajectory, context: DetectorContext, outer: list
     for invocation in outer:
         if invocation.kind is not NodeKind.AGENT_INVOCATION or invocation.status is not NodeStatus.COMMITTED:
             continue
+        if invocation.returned_answer:
+            continue  # it recorded the answer it returned: the run went on past any failure inside it
         if children is None:
             children = trajectory.derived(CONTAINMENT_CHILDREN, containment_children)
         within = _subtree(invocation, children)

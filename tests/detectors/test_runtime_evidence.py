@@ -209,3 +209,21 @@ def test_a_timeout_whose_text_mentions_cancellation_is_not_a_cancelled_run() -> 
     b.agent(status=NodeStatus.FAILED, error_type="APITimeoutError",
             error_message="Request timed out or interrupted. This could be due to a network timeout, dropped connection, or request cancellation.")
     assert _terminal(b.build()) is not TerminalStatus.CANCELLED
+
+
+def test_an_ok_agent_that_recorded_its_answer_was_not_ended_by_a_failure_inside_it() -> None:
+    """MLflow's autolog traces nothing of a run after a traced call raised: the failed tool is the last node, and the
+    agent's recorded answer says the run went on."""
+    b = TrajectoryBuilder()
+    agent = b.agent(returned_answer=True)
+    m1 = b.model(parent=agent)
+    b.tool("lookup_order", parent=agent, status=NodeStatus.FAILED, after=[b.proposal("lookup_order", m1)])
+    assert _terminal(b.build()) is TerminalStatus.SUCCESS
+
+
+def test_an_ok_agent_without_its_answer_still_ends_at_the_last_failure() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    m1 = b.model(parent=agent)
+    b.tool("lookup_order", parent=agent, status=NodeStatus.FAILED, after=[b.proposal("lookup_order", m1)])
+    assert _terminal(b.build()) is TerminalStatus.ERROR

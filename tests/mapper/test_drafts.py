@@ -50,6 +50,7 @@ def _every_field_set() -> dict[str, object]:
         "tool_local_name": "search_docs",
         "result_status": NodeStatus.FAILED,
         "result_error": "Error executing tool: down",
+        "returned_answer": True,
     }
 
 

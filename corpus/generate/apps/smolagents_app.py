@@ -50,7 +50,9 @@ class SmolagentsAdapter:
         self.provider.shutdown()
 
 
-def run_smolagents(adapter: SmolagentsAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+def run_smolagents(adapter: SmolagentsAdapter, scenario: str, base_url: str, truth: Truth, http_client=None) -> None:
+    """One scenario. ``http_client``: the model's HTTP client when the request's span is not the current one when it
+    is sent (default: `sync_http_client`, which marks each request with the current span)."""
     import smolagents
     from smolagents import ActionStep, OpenAIServerModel, ToolCallingAgent, tool
     from smolagents.monitoring import LogLevel
@@ -69,7 +71,7 @@ def run_smolagents(adapter: SmolagentsAdapter, scenario: str, base_url: str, tru
         model_id=MODEL,
         api_base=base_url,
         api_key="sk-corpus-fake",
-        client_kwargs={"max_retries": 0, "timeout": CLIENT_TIMEOUT_S, "http_client": sync_http_client()},
+        client_kwargs={"max_retries": 0, "timeout": CLIENT_TIMEOUT_S, "http_client": http_client or sync_http_client()},
         temperature=0.2,
     )
     # smolagents retries rate-limit errors itself (3 attempts, 60 s base wait): keep its retry, one retry, no wait.

@@ -8,7 +8,9 @@ model call, ``CHAIN`` a step (the SDK's ``Handoff`` chain, ``{"from_agent"}`` in
 ``RETRIEVER`` / ``EMBEDDING`` a retrieval, ``GUARDRAIL`` a guardrail. A LangChain run's span (a ``metadata``
 attribute: the run's metadata) is completed from the run's data by :mod:`otel_mapper.mapping.readers.mlflow_langchain`
 (LangGraph's run metadata, agent graph runs, the tool run's call id, langgraph-supervisor's handoff, routing
-exceptions).
+exceptions). The autologs that patch a framework's classes (smolagents) name a span ``<Class>.<method>``: an agent
+span's own name is then its ``name`` field, and a tool span names its tool only by its ``function`` fields; a tool
+span that names none gets its name from the proposal it ran (:mod:`otel_mapper.mapping.nameless_tools`).
 
 The Agents SDK's generation span (``mlflow.message.format`` ``openai-agent``: Chat Completions message lists in and
 out, the usage) holds the OpenAI client's call (format ``openai``: the request with its ``messages`` and ``tools``,
@@ -19,10 +21,11 @@ under one parent that is no generation span share a key too but are not nested, 
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar, Final
 
 from otel_mapper.mapping.facts import SpanFacts
-from otel_mapper.mapping.messages import arguments_text
+from otel_mapper.mapping.messages import arguments_text, replayed_call_ids, result_text_digest
 from otel_mapper.mapping.readers.common import clean_name, fill_chat_completions, fill_error
 from otel_mapper.mapping.readers.genai import read_tool_definitions
 from otel_mapper.mapping.readers.mlflow_langchain import read_langchain_run, run_metadata
@@ -30,6 +33,7 @@ from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from otel_mapper.model import TokenUsage
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import mlflow as ml
+from semconv import smolagents as smol
 from semconv.trajectory import NodeKind
 
 __all__ = ["CONVENTION", "MLflowReader"]
@@ -46,6 +50,11 @@ _KINDS: Final[dict[str, NodeKind]] = {
     ml.GUARDRAIL: NodeKind.GUARDRAIL,
 }
 _GENERATION_KEY: Final = "mlflow-generation:"
+MAX_MESSAGES: Final = 1024
+"""Input messages searched for replayed results."""
+_METHOD_NAME: Final = re.compile(r"[A-Z][A-Za-z0-9_]{0,127}\.[A-Za-z_][A-Za-z0-9_]{0,127}")
+"""``<Class>.<method>``: the name a class-patching autolog gives a span (``ToolCallingAgent.run``,
+``SimpleTool.__call__``); an agent or tool name does not look like that."""
 
 
 class MLflowReader:
@@ -65,13 +74,22 @@ class MLflowReader:
         if kind is NodeKind.WORKFLOW_STEP and view.span.name == ml.HANDOFF_SPAN and _has(inputs, ml.HANDOFF_FROM):
             kind = NodeKind.HANDOFF
         facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
+        method_named = _METHOD_NAME.fullmatch(view.span.name) is not None
         if kind is NodeKind.AGENT_INVOCATION:
-            facts.agent_name = clean_name(view.span.name)
+            own = _text(view, ml.INSTANCE_NAME) if method_named else None
+            facts.agent_name = clean_name(own or view.span.name)
+            # The answer the run returned: a patched method's span gets its outputs only when the method returned
+            # (the Agents SDK processor's agent spans copy the SDK's span data, written whether or not the run failed).
+            facts.returned_answer = method_named and outputs is not None
             tools = view.json_attr(ml.AGENT_TOOLS) if ml.AGENT_TOOLS in view.attrs else None
             if isinstance(tools, list) and all(isinstance(item, str) for item in tools):
                 facts.tool_definitions = tuple(sorted({name for item in tools if (name := clean_name(str(item)))}))
         elif kind is NodeKind.TOOL_EXECUTION:
-            facts.tool_name = clean_name(view.span.name)
+            # A span named after the patched method names no tool unless the tool's fields say which.
+            facts.tool_name = _tool_field(view) if method_named else clean_name(view.span.name)
+            returned = outputs.get(ml.RETURN_VALUE) if method_named and isinstance(outputs, dict) else None
+            if isinstance(returned, str):
+                facts.result_digest = result_text_digest(returned)
             if inputs is not None:
                 facts.arguments = arguments_text(inputs)
                 facts.arguments_visible = facts.arguments is not None
@@ -107,7 +125,8 @@ def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs:
     else:
         if view.parent_span_id:
             facts.dedup_key = _GENERATION_KEY + view.parent_span_id
-        input_messages = inputs.get("messages") if isinstance(inputs, dict) else None
+        input_messages = _one_text_part(inputs.get("messages")) if isinstance(inputs, dict) else None
+        facts.replayed_results = _replayed_results(input_messages)
         output_messages = None
         if isinstance(outputs, dict):
             response_id = outputs.get("id")
@@ -116,6 +135,50 @@ def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs:
             if isinstance(choices, list):
                 output_messages = [choice.get("message") for choice in choices if isinstance(choice, dict)]
     fill_chat_completions(facts, input_messages, output_messages)
+
+
+def _replayed_results(messages: Decoded) -> list[tuple[str, str]]:
+    """smolagents' replay of one call as text and the message after it holding its result (``Calling tools:`` then
+    ``Observation:``): (call id, digest of the result text). A replay of several calls has one text for all results."""
+    if not isinstance(messages, list):
+        return []
+    texts = [_message_text(message) for message in messages[:MAX_MESSAGES]]
+    found: list[tuple[str, str]] = []
+    for text, after in zip(texts, texts[1:], strict=False):
+        if text is None or after is None or not after.startswith(smol.OBSERVATION_TEXT_PREFIX):
+            continue
+        ids = replayed_call_ids(text)
+        if len(ids) == 1:
+            found.append((ids[0], result_text_digest(after[len(smol.OBSERVATION_TEXT_PREFIX):])))
+    return found
+
+
+def _one_text_part(messages: Decoded) -> Decoded:
+    """Chat Completions messages whose content is one text part (``[{"type": "text", "text": ...}]``, as smolagents
+    sends every message) with that text as their content, the shape the message reader reads."""
+    if not isinstance(messages, list):
+        return messages
+    flat: list[Decoded] = []
+    for message in messages[:MAX_MESSAGES]:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(message, dict) and isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict) \
+                and content[0].get("type") == "text" and isinstance(content[0].get("text"), str):
+            message = {**message, "content": content[0]["text"]}
+        flat.append(message)
+    return flat
+
+
+def _message_text(message: Decoded) -> str | None:
+    """A Chat Completions message's string content."""
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, str) else None
+
+
+def _tool_field(view: SpanView) -> str | None:
+    """The tool's name from its ``function`` fields (``{"name", "description"}``), when the span records them."""
+    function = view.json_attr(ml.TOOL_FUNCTION) if ml.TOOL_FUNCTION in view.attrs else None
+    name = function.get("name") if isinstance(function, dict) else None
+    return clean_name(name) if isinstance(name, str) else None
 
 
 def _text(view: SpanView, key: str) -> str | None:
