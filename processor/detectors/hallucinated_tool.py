@@ -15,7 +15,10 @@ was not captured (its proposals are invisible): one ``indeterminate`` verifier r
 that ran as an agent invocation (a smolagents managed agent, called as a tool) is a delegation, and so is one that ran
 as a handoff, and a tool execution inside which an agent invocation runs (the managed agent's run inside the tool span
 OpenLIT opens for the call, where the calling agent's own list leaves its managed agents out). A proposal and its
-execution are reported once, on the execution.
+execution are reported once, on the execution. When tools were declared and tools ran but not one run's name is
+among the declared tools, the runs' names were read in a shape not known (a span named after the tool's class) rather
+than invented call after call: a run is then judged only when it is named as the model's proposal it runs; otherwise
+that proposal is judged by the name the model wrote, and the run is counted undecided.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ def _parent_of_kind(context: DetectorContext, trajectory: Trajectory, node: Node
 
 class HallucinatedToolDetector:
     name = "hallucinated_tool"
-    version = "1.1.0"
+    version = "1.2.0"
     checked_property = "every proposed or executed tool was declared to the model call that proposed it"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> DetectorReport:
@@ -57,6 +60,8 @@ class HallucinatedToolDetector:
         delegated = _delegated_work(trajectory, context)
         running_agents = _running_agents(trajectory, context)
         rejected = self._rejections(context)
+        names_trusted = _executed_names_trusted(context)
+        unmatched = 0
         reported_proposals: set[str] = set()
         for execution in context.of_kind(NodeKind.TOOL_EXECUTION):
             context.check_budget()
@@ -84,7 +89,12 @@ class HallucinatedToolDetector:
                 else:
                     findings.append(self._rejected(execution, witness, Severity.HIGH, "executed"))
             elif not _declares(declared, execution.tool_name) and execution.id not in running_agents:
-                findings.append(self._finding(execution, where, declared, Severity.HIGH, "executed"))
+                if names_trusted or _named_as_proposed(execution, proposal):
+                    findings.append(self._finding(execution, where, declared, Severity.HIGH, "executed"))
+                else:  # the model's own proposal, if there is one, is judged by the name it wrote
+                    unmatched += 1
+                    if proposal is not None:
+                        reported_proposals.discard(proposal.id)
         for proposal in context.of_kind(NodeKind.TOOL_PROPOSAL):
             context.check_budget()
             if proposal.id in reported_proposals or not proposal.tool_name or _delegated(trajectory, context, proposal):
@@ -104,6 +114,10 @@ class HallucinatedToolDetector:
             elif not _declares(declared, proposal.tool_name):
                 findings.append(self._finding(proposal, where, declared, Severity.MEDIUM, "proposed"))
         notes = ["tool definitions not captured on the proposing model call"] if undecided else []
+        if unmatched:
+            undecided += 1
+            notes.append(f"no executed tool's name is among the tools declared in this trajectory: {unmatched} tool run"
+                         f"{'s' if unmatched > 1 else ''} not judged by a name read in a shape not known")
         hidden = _hidden_outputs(trajectory)
         if hidden:
             undecided += 1
@@ -166,6 +180,30 @@ class HallucinatedToolDetector:
             node_id=node.id,
             evidence=f"tool {node.tool_name} {verb} but not declared to {where} (declared: {shown or 'none'})",
         )
+
+
+def _executed_names_trusted(context: DetectorContext) -> bool:
+    """Whether the names read for tool executions can be judged: ``False`` when tools were declared and tools ran but
+    not one run's name is among the declared tools. A model that invents a tool does so beside the tools it was given;
+    every run of a trajectory undeclared says the runs' names were read in a shape no reader knows (an instrumentation
+    naming each tool span after the tool's class, ``SimpleTool.__call__``), not that each call was invented. A run
+    named as the model's proposal it runs is judged all the same (:func:`_named_as_proposed`)."""
+    declared: set[str] = set()
+    for kind in (NodeKind.MODEL_CALL, NodeKind.AGENT_INVOCATION):
+        for node in context.of_kind(kind):
+            declared.update(function_style(name) for name in node.tool_definitions or ())
+    executed = {function_style(node.tool_name) for node in context.of_kind(NodeKind.TOOL_EXECUTION) if node.tool_name}
+    return not declared or not executed or not declared.isdisjoint(executed)
+
+
+def _named_as_proposed(execution: Node, proposal: Node | None) -> bool:
+    """The run's name is the one the model wrote in the call it runs (read from the model's output, not the span)."""
+    return (
+        proposal is not None
+        and proposal.tool_name is not None
+        and execution.tool_name is not None
+        and function_style(proposal.tool_name) == function_style(execution.tool_name)
+    )
 
 
 def _delegated(trajectory: Trajectory, context: DetectorContext, proposal: Node) -> bool:
