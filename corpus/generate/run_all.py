@@ -335,11 +335,20 @@ MATRIX.update({
     "openinference-openai-agents-stream": ("openinference", "apps.openinference_openai_agents_stream_app",
                                            AGENTS_SCENARIOS),
 })
+# Frameworks AR: LangGraph.js (npm `@langchain/langgraph` 1.7: the prebuilt `createReactAgent`, `@langchain/langgraph-supervisor`
+# for the handoff, `@langchain/openai`'s ChatOpenAI) traced by OpenInference's JavaScript LangChain instrumentation
+# (`@arizeai/openinference-instrumentation-langchain` 4.1, on `@langchain/core/callbacks/manager`) through the OTel JS
+# SDK's OTLP/gRPC exporter: the JavaScript form of openinference-langgraph. A JavaScript app (js-langgraph/, its own
+# package.json and lock) hosted by apps/openinference_langgraph_js_app.py (corpusgen/node_host.py); NOTES-frameworks-ar.md.
+MATRIX.update({
+    "openinference-langgraph-js": ("openinference-langgraph-js", "apps.openinference_langgraph_js_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
     "vercel-ai-sdk-genai": HERE / "js",
     "mastra": HERE / "js-mastra",
+    "openinference-langgraph-js": HERE / "js-langgraph",
 }
 
 def find_python311(explicit: str | None) -> str:

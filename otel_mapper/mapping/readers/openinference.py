@@ -32,6 +32,7 @@ from otel_mapper.mapping.readers.common import clean_name, fill_error, fill_hand
 from otel_mapper.mapping.readers.dspy import dspy_kind, dspy_tool_name, read_react_turn
 from otel_mapper.mapping.readers.genai import fill_genai_facts
 from otel_mapper.mapping.readers.haystack import fill_haystack_call_ids, haystack_kind, read_haystack_results
+from otel_mapper.mapping.readers.langchain_io import fill_langchain_call_ids
 from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, tool_message_call_id
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
@@ -65,6 +66,10 @@ logger = logging.getLogger(__name__)
 
 CONVENTION: Final = "openinference"
 MAX_METADATA: Final = 64 * 1024
+_RUN_OUTPUT_KEY: Final = "output"
+"""The key of a LangChain tool run's outputs object (``{"output": <ToolMessage>}``)."""
+_AGENT_NAME_MARK: Final = "agent"
+"""A LangGraph CHAIN run whose name holds this is an agent's graph (as in mlflow_langchain)."""
 """Longer ``metadata`` JSON is not parsed: LangGraph keys are small, a huge blob is user data."""
 
 _KINDS: Final = {
@@ -150,6 +155,8 @@ class OpenInferenceReader:
             facts.usage_is_aggregate = True
         if oi.METADATA in view.attrs:
             _read_metadata(view, facts)
+            if kind in (NodeKind.WORKFLOW_STEP, NodeKind.TOOL_EXECUTION):
+                _read_langgraph_kind(view, facts, tool_name)
         if view.scope_name == llama_index.SCOPE_NAME and kind is NodeKind.WORKFLOW_STEP:
             if view.name.endswith(llama_index.CALL_TOOL_SUFFIX):
                 facts.child_tool_call_id = llama_index_tool_id(view)
@@ -189,6 +196,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
     inputs, outputs, tools = group_messages(view)
     if outputs is None:  # the Agents SDK's streamed generation: a response object, no flattened output messages
         outputs = response_output_messages(view)
+    fill_langchain_call_ids(view, inputs, outputs)
     if outputs is not None and view.scope_name == haystack.SCOPE_NAME:
         fill_haystack_call_ids(view, outputs)
     if outputs is not None:
@@ -300,7 +308,11 @@ def _tool_message_call_id(view: SpanView) -> str | None:
     head = view.str_attr(oi.OUTPUT_VALUE, limit=MAX_TOOL_MESSAGE)
     if not head or oi.LANGCHAIN_TOOL_CALL_ID not in head or len(head) >= MAX_TOOL_MESSAGE:
         return None
-    return tool_message_call_id(parse_json_text(head))
+    value = parse_json_text(head)
+    if isinstance(value, dict) and len(value) == 1 and isinstance(value.get(_RUN_OUTPUT_KEY), dict):
+        # The JavaScript instrumentation records a run's outputs object as it is: a tool run's `{"output": <message>}`.
+        value = value[_RUN_OUTPUT_KEY]
+    return tool_message_call_id(value)
 
 
 def _read_handoff(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:
@@ -331,3 +343,26 @@ def _read_metadata(view: SpanView, facts: SpanFacts) -> None:
         facts.sequence = sequence_from_metadata(view, metadata)
         node = metadata.get(langgraph.NODE)
         facts.graph_run_node = clean_name(node) if isinstance(node, str) else None
+
+
+def _read_langgraph_kind(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:
+    """A LangGraph run the instrumentation typed by LangChain's run type alone (OpenInference's JavaScript LangChain
+    instrumentation types every chain CHAIN and every tool TOOL): a CHAIN run of a LangGraph graph (``ls_integration``
+    ``langgraph``) whose name holds "agent" is an agent's graph, as MLflow's LangChain runs are read (node runs of the
+    same name are told apart by :mod:`otel_mapper.mapping.graph_runs`); a TOOL run in a LangGraph graph named by
+    langgraph-supervisor's handoff prefix is its handoff tool (the Python instrumentation types it AGENT)."""
+    text = view.str_attr(oi.METADATA, limit=MAX_METADATA + 1)
+    if text is None or len(text) > MAX_METADATA or langgraph.INTEGRATION not in text:
+        return
+    metadata = parse_json_text(text)
+    if not isinstance(metadata, dict) or metadata.get(langgraph.INTEGRATION) != langgraph.INTEGRATION_LANGGRAPH:
+        return
+    if facts.kind is NodeKind.WORKFLOW_STEP and _AGENT_NAME_MARK in view.name.lower():
+        facts.kind = NodeKind.AGENT_INVOCATION
+        facts.agent_name = clean_name(view.name)
+    elif facts.kind is NodeKind.TOOL_EXECUTION and tool_name and tool_name.startswith(langgraph.HANDOFF_TOOL_PREFIX) \
+            and len(tool_name) > len(langgraph.HANDOFF_TOOL_PREFIX):
+        read_as_tool = facts.tool_call_id  # from the tool span's output, when it holds a ToolMessage
+        facts.kind = NodeKind.HANDOFF
+        _read_handoff(view, facts, tool_name)
+        facts.tool_call_id = facts.tool_call_id or read_as_tool
