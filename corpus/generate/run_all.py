@@ -343,6 +343,14 @@ MATRIX.update({
 MATRIX.update({
     "openinference-langgraph-js": ("openinference-langgraph-js", "apps.openinference_langgraph_js_app", ALL_SCENARIOS),
 })
+# Frameworks AU: Strands Agents with its native tracer under the latest experimental GenAI conventions
+# (`OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental`, set by apps/strands_app.py's adapter option before Strands is
+# imported: messages as `gen_ai.input.messages` / `gen_ai.output.messages` on `gen_ai.client.inference.operation.details`
+# events, `gen_ai.provider.name`, tool-call arguments and results as attributes); the app and venv of strands-agents;
+# NOTES-frameworks-au.md.
+MATRIX.update({
+    "strands-agents-latest": ("strands", "apps.strands_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

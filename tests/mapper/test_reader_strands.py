@@ -100,3 +100,16 @@ def test_unknown_tool_result_is_a_rejection_of_the_call() -> None:
                            "gen_ai.tool.call.id": "tooluse_1", "gen_ai.tool.status": "error"},
                     events=[_event("gen_ai.choice", message=[{"text": "Unknown tool: fetch_invoice"}], id="tooluse_1")])
     assert get_node(map_spans(spans), node_id(4)).unknown_tools == ("fetch_invoice",)
+
+
+def test_latest_experimental_finish_reasons_come_from_the_output_messages() -> None:
+    """No gen_ai.response.finish_reasons and no gen_ai.choice event under the latest conventions: each output message's
+    own finish_reason (parts schema) is the model call's finish reason, in message order."""
+    latest = {"gen_ai.provider.name": "strands-agents"}
+    answer = {"role": "assistant", "parts": [{"type": "text", "content": "Sunny."}], "finish_reason": "end_turn"}
+    details = _event("gen_ai.client.inference.operation.details", **{"gen_ai.output.messages": [answer]})
+    trajectory = map_spans([
+        span(1, "invoke_agent weather", attrs=latest | {"gen_ai.operation.name": "invoke_agent"}),
+        span(2, "chat", parent=1, attrs=latest | {"gen_ai.operation.name": "chat"}, events=[details]),
+    ])
+    assert get_node(trajectory, node_id(2)).finish_reasons == ("end_turn",)

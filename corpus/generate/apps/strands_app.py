@@ -2,8 +2,14 @@
 
     .venvs/strands/bin/python -m apps.strands_app --lib strands-agents --scenario handoff --out DIR
 
-Strands' tracer uses the global TracerProvider (the harness pipeline); the default (legacy, v1.36) GenAI
-conventions are used: messages and tool-call ids in span events. Ground truth: tool bodies (ToolRunner, with the
+Strands' tracer uses the global TracerProvider (the harness pipeline). The library directory picks the adapter's
+`semconv_opt_in` option (LIBRARIES), the value of `OTEL_SEMCONV_STABILITY_OPT_IN`, set in the environment before
+Strands is first imported (its Tracer reads the variable once, when it is built): `strands-agents` leaves it unset,
+the default (legacy, v1.36) GenAI conventions: messages and tool-call ids in per-message span events;
+`strands-agents-latest` sets `gen_ai_latest_experimental`: `gen_ai.provider.name` instead of `gen_ai.system`,
+messages as `gen_ai.input.messages` / `gen_ai.output.messages` (and `gen_ai.system_instructions`) on
+`gen_ai.client.inference.operation.details` span events, `gen_ai.tool.call.arguments` / `.result` on tool spans.
+Ground truth, the same for both: tool bodies (ToolRunner, with the
 `toolUseId` Strands hands to `context=True` tools), the fake server's log (model-call spans: the `chat` span is
 current while the HTTP request is sent), and Strands' own hooks: `BeforeInvocationEvent` (fires with the agent's
 `invoke_agent` span current) and the Swarm's `BeforeNodeCallEvent` (with the swarm span current).
@@ -12,6 +18,7 @@ current while the HTTP request is sent), and Strands' own hooks: `BeforeInvocati
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -22,9 +29,21 @@ from corpusgen.frameworks import CLIENT_TIMEOUT_S, MODEL, ToolRunner, async_http
 from corpusgen.harness import otlp_sdk_pipeline, run_one  # noqa: E402
 from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # noqa: E402
 from corpusgen.truth import Truth, current_ids  # noqa: E402
-from strands.types.tools import ToolContext  # noqa: E402  (module level: the tool decorator resolves annotations)
 
 LIBRARY = "strands-agents"
+# library directory -> the adapter's `semconv_opt_in` (OTEL_SEMCONV_STABILITY_OPT_IN; None: left unset).
+LIBRARIES = {LIBRARY: None, "strands-agents-latest": "gen_ai_latest_experimental"}
+ToolContext = None  # strands.types.tools.ToolContext, bound by import_strands (the tool decorator reads annotations)
+
+
+def import_strands(opt_in: str | None) -> None:
+    """Set the conventions switch, then import Strands for the first time in this process."""
+    global ToolContext
+    if opt_in is None:
+        os.environ.pop("OTEL_SEMCONV_STABILITY_OPT_IN", None)
+    else:
+        os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = opt_in
+    from strands.types.tools import ToolContext
 
 
 class StrandsAdapter:
@@ -32,7 +51,12 @@ class StrandsAdapter:
     convention = "otel-genai"
     content = True
 
+    def __init__(self, library: str = LIBRARY):
+        self.library = library
+        self.semconv_opt_in = LIBRARIES[library]
+
     def setup(self, endpoint):
+        import_strands(self.semconv_opt_in)
         self.provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
 
     def shutdown(self):
@@ -198,11 +222,11 @@ def run_strands(adapter: StrandsAdapter, scenario: str, base_url: str, truth: Tr
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", required=True, choices=[LIBRARY])
+    ap.add_argument("--lib", required=True, choices=sorted(LIBRARIES))
     ap.add_argument("--scenario", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    adapter = StrandsAdapter()
+    adapter = StrandsAdapter(a.lib)
     meta = {
         "library": adapter.library,
         "convention": adapter.convention,

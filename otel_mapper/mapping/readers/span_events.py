@@ -10,7 +10,8 @@ Strands Agents (native GenAI) never puts messages in attributes (names in :mod:`
   call id) and ``gen_ai.choice`` (``message`` = the result, ``id``);
 - with ``gen_ai_latest_experimental``, ``gen_ai.client.inference.operation.details`` events hold
   ``gen_ai.input.messages`` / ``gen_ai.output.messages`` (parts schema; on a tool span a ``tool_call`` part with
-  the arguments and a ``tool_call_response`` part).
+  the arguments and a ``tool_call_response`` part); a model span's finish reasons are its output messages'
+  ``finish_reason`` fields.
 
 OpenAI-style per-message events (``content`` a string, ``tool_calls`` on assistant messages, ``id`` on tool
 messages) are read the same way. Events are content order of one message list; their timestamps are not read.
@@ -32,6 +33,7 @@ from semconv import genai, strands
 __all__ = ["EventContent", "read_event_content"]
 
 MAX_EVENTS: Final = 10_000
+MAX_FINISH_REASONS: Final = 16
 MAX_EVENT_TEXT: Final = 1 << 20
 """Longer event values are not parsed (content beyond it is a blob, not a message)."""
 
@@ -184,6 +186,8 @@ def _details(
             continue
         if not tool_span:
             into.extend(message for message in messages if isinstance(message, dict))
+            if into is outputs:
+                _output_finish_reasons(messages, content.finish_reasons)
             continue
         for message in messages:
             for part in _list(message.get("parts")) if isinstance(message, dict) else ():
@@ -196,6 +200,15 @@ def _details(
                 elif part.get(genai.PART_TYPE) == genai.PART_TOOL_CALL_RESPONSE:
                     content.result_seen = True
                     content.call_id = content.call_id or _bounded(part.get("id"))
+
+
+def _output_finish_reasons(messages: list[Decoded], into: list[str]) -> None:
+    """Each output message's own ``finish_reason`` (the parts schema's; Strands' latest conventions record no
+    ``gen_ai.response.finish_reasons`` and no ``gen_ai.choice`` event), in message order."""
+    for message in messages[:MAX_FINISH_REASONS]:
+        reason = message.get(genai.MESSAGE_FINISH_REASON) if isinstance(message, dict) else None
+        if isinstance(reason, str) and reason and len(into) < MAX_FINISH_REASONS:
+            into.append(reason[:MAX_NAME])
 
 
 def _list(value: Decoded) -> list[Decoded]:
