@@ -290,6 +290,15 @@ MATRIX.update({
 MATRIX.update({
     "langfuse-openai": ("langfuse-openai", "apps.langfuse_openai_app", ALL_SCENARIOS),
 })
+# Frameworks AV: the raw agent loop of apps/raw.py with every model request sent by the LiteLLM SDK
+# (`litellm.completion(model="openai/gpt-4o-mini", api_base=<fake server>)` on the loop's OpenAI client), traced two
+# ways in one venv: LiteLLM's own OpenTelemetry callback (`litellm.callbacks = ["otel"]`, OTLP/gRPC from its env
+# settings; util-genai's TelemetryHandler for the app's spans) and openinference-instrumentation-litellm (with the
+# OITracer decorators of openinference-openai); apps/litellm_app.py, NOTES-frameworks-av.md.
+MATRIX.update({
+    "litellm-otel": ("litellm", "apps.litellm_app", ALL_SCENARIOS),
+    "openinference-litellm": ("litellm", "apps.litellm_app", ALL_SCENARIOS),
+})
 # Frameworks AK: the Vercel AI SDK (npm `ai` 7, `generateText` with tools on `@ai-sdk/openai`'s chat model) traced by its
 # own telemetry (`@ai-sdk/otel`'s `LegacyOpenTelemetry`: the `ai.*` spans) through the OpenTelemetry JS SDK's OTLP/gRPC
 # exporter. A JavaScript app (js/vercel_ai_sdk_app.mjs) hosted by apps/vercel_ai_sdk_app.py, which runs the tool bodies;

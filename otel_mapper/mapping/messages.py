@@ -13,6 +13,7 @@ import orjson
 
 from otel_mapper.bundle.canonical import digest, dumps_canonical
 from otel_mapper.mapping.facts import ToolCallFact
+from otel_mapper.mapping.parts_messages import CHAT_TOOL_CALL_ID, CHAT_TOOL_CALLS, with_chat_completions_fields
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, parse_json_text
 from otel_mapper.mapping.tool_failures import tool_failure
 from otel_mapper.mapping.tool_names import MAX_REJECTION_TEXT, rejection
@@ -192,9 +193,12 @@ def _messages(value: Decoded) -> list[dict[str, Decoded]]:
 
 def _parts(message: dict[str, Decoded]) -> list[dict[str, Decoded]]:
     parts = message.get("parts")
-    if isinstance(parts, list):
-        return [part for part in parts[:MAX_PARTS] if isinstance(part, dict)]
-    return []
+    if not isinstance(parts, list):
+        return []
+    found = [part for part in parts[:MAX_PARTS] if isinstance(part, dict)]
+    if CHAT_TOOL_CALLS in message or CHAT_TOOL_CALL_ID in message:
+        return with_chat_completions_fields(message, found)[:MAX_PARTS]
+    return found
 
 
 def read_output_messages(value: Decoded) -> tuple[list[ToolCallFact], list[str]]:

@@ -5,7 +5,7 @@ log-event bodies of that shape) and parts built from single fields (span events,
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Final, cast
 
 from otel_mapper.mapping.spans import parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
@@ -88,3 +88,30 @@ def chat_completions_messages(value: Decoded) -> list[dict[str, Decoded]]:
         for item in value
         if isinstance(item, dict) and isinstance(role := item.get("role"), str)
     ]
+
+
+CHAT_TOOL_CALLS: Final = "tool_calls"
+CHAT_TOOL_CALL_ID: Final = "tool_call_id"
+MAX_CHAT_CALLS: Final = 1000
+"""Most entries of a message's ``tool_calls`` read as parts."""
+
+
+def with_chat_completions_fields(
+    message: dict[str, Decoded], parts: list[dict[str, Decoded]]
+) -> list[dict[str, Decoded]]:
+    """The parts of a parts-schema message that also keeps the Chat Completions message's own fields (LiteLLM's
+    OpenTelemetry integration: an assistant message's ``tool_calls`` beside its parts, a tool message's
+    ``tool_call_id`` beside its text part), with those fields as the parts the schema gives them when no part already
+    says the same: the calls as tool-call parts; the tool message's text as the response of its call id."""
+    types = {part.get(genai.PART_TYPE) for part in parts}
+    if genai.PART_TOOL_CALL not in types:
+        calls = message.get(CHAT_TOOL_CALLS)
+        parts = parts + chat_completions_tool_calls(calls[:MAX_CHAT_CALLS] if isinstance(calls, list) else calls)
+    call_id = message.get(CHAT_TOOL_CALL_ID)
+    if (message.get("role") == "tool" and isinstance(call_id, str) and call_id
+            and genai.PART_TOOL_CALL_RESPONSE not in types):
+        texts = [part.get("content") for part in parts if part.get(genai.PART_TYPE) == genai.PART_TEXT]
+        rest = [part for part in parts if part.get(genai.PART_TYPE) != genai.PART_TEXT]
+        response = "".join(text for text in texts if isinstance(text, str))
+        parts = [tool_result_part(call_id, response), *rest]
+    return parts

@@ -59,9 +59,13 @@ def read_stream(stream) -> SimpleNamespace:
     return SimpleNamespace(content="".join(text) if text else None, tool_calls=tool_calls or None)
 
 
-def run_raw(adapter, scenario: str, base_url: str, truth: Truth, stream: bool = False) -> None:
+def run_raw(adapter, scenario: str, base_url: str, truth: Truth, stream: bool = False, complete=None) -> None:
+    """``complete(client, **request)``, when given, sends each chat request in place of
+    ``client.chat.completions.create(**request)`` (another SDK on the same client); it returns a response of the same
+    shape and raises the `openai` exceptions (or subclasses of them)."""
     spec = SCENARIOS[scenario]
     client = make_client(base_url)
+    send = complete or (lambda c, **request: c.chat.completions.create(**request))
     truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
     if scenario == "handoff":
         truth.offered_tools.add("handoff_to_billing_agent")
@@ -71,10 +75,10 @@ def run_raw(adapter, scenario: str, base_url: str, truth: Truth, stream: bool = 
         for attempt in (1, 2):
             try:
                 if stream:
-                    return read_stream(client.chat.completions.create(model=MODEL, messages=messages,
-                                                                      tools=tool_defs, temperature=0.2, stream=True))
-                return client.chat.completions.create(model=MODEL, messages=messages, tools=tool_defs,
-                                                      temperature=0.2).choices[0].message
+                    return read_stream(send(client, model=MODEL, messages=messages, tools=tool_defs, temperature=0.2,
+                                            stream=True))
+                return send(client, model=MODEL, messages=messages, tools=tool_defs,
+                            temperature=0.2).choices[0].message
             except openai.RateLimitError:
                 if attempt == 2:
                     raise

@@ -230,11 +230,14 @@ def _fill_tool(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) 
 
 
 def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFacts) -> None:
+    left_out = False
     if genai.OUTPUT_MESSAGES in attrs:
         outputs = view.json_attr(genai.OUTPUT_MESSAGES)
         proposals, digests = read_output_messages(outputs)
-        facts.proposals = proposals
-        facts.messages.outputs = digests
+        left_out = _calls_left_out(outputs)
+        if not left_out:
+            facts.proposals = proposals
+            facts.messages.outputs = digests
         if facts.kind is _MODEL_CALL and not facts.finish_reasons:
             # A streamed call's span can lack gen_ai.response.finish_reasons while each output message names its own
             # (opentelemetry-instrumentation-openai-v2 fills only the messages from the chunks).
@@ -257,7 +260,7 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
         legacy_out, legacy_in = has_indexed_messages(view)
         if legacy_out or legacy_in:
             indexed = read_indexed_messages(view)
-            if legacy_out and facts.proposals is None:
+            if legacy_out and facts.proposals is None and (indexed.proposals or not left_out):
                 facts.proposals = indexed.proposals
             facts.consumed_call_ids.extend(indexed.consumed_call_ids)
             facts.input_content_captured = facts.input_content_captured or indexed.input_captured
@@ -309,6 +312,23 @@ def _fill_from_events(view: SpanView, attrs: Mapping[str, AnyValue], facts: Span
         facts.consumed_call_ids.extend(consumed)
         facts.input_content_captured = True
         facts.message_evidence = events.evidence
+
+
+def _calls_left_out(value: Decoded) -> bool:
+    """Output messages that stopped for tool calls and hold no part at all (LiteLLM's OpenTelemetry integration
+    writes ``{"role": "assistant", "parts": [], "finish_reason": "tool_calls"}``): the calls were made but not
+    recorded, so the output is read as not recorded (its proposals unknown, not none), as when the attribute is
+    absent."""
+    messages = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
+    if not messages or len(messages) > _MAX_FINISH_REASONS:
+        return False
+    for message in messages:
+        if not isinstance(message, dict) or message.get("parts") != []:
+            return False
+    return _TOOL_CALLS_FINISH in _output_finish_reasons(value)
+
+
+_TOOL_CALLS_FINISH: Final = "tool_calls"
 
 
 def _output_finish_reasons(value: Decoded) -> tuple[str, ...]:

@@ -9,6 +9,11 @@ LangChain's own records of the run (``{"messages": [[<message>, ...]]}`` and ``{
 flattened messages are those same lists in the same order (message ``N`` is the list's item ``N``), so an id is taken
 from the item at the message's position, for a call of the same name at the same index; an id already flattened is
 kept.
+
+The same holds for an input recorded as a chat request's body, ``{"messages": [<message>, ...]}`` (one flat list of
+OpenAI chat messages: a tool message's ``tool_call_id``, an assistant message's ``tool_calls`` as ``{"id", "function":
+{"name", ...}}``): ``openinference-instrumentation-litellm`` 0.1.51 flattens a tool message without its
+``tool_call_id`` and records the request's keyword arguments, messages included, in ``input.value``.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ _OUTPUT_MESSAGE: Final = "message"
 _TOOL_CALLS: Final = "tool_calls"
 _CALL_NAME: Final = "name"
 _CALL_ID: Final = "id"
+_FUNCTION: Final = "function"
 
 
 def fill_langchain_call_ids(view: SpanView, inputs: dict[int, FlatMessage] | None,
@@ -63,6 +69,8 @@ def _run_messages(view: SpanView, key: str, list_key: str, item_key: str | None)
     value = parse_json_text(text)
     lists = value.get(list_key) if isinstance(value, dict) else None
     first = lists[0] if isinstance(lists, list) and lists else None
+    if item_key is None and isinstance(first, dict):  # a chat request's flat message list
+        first = lists
     if not isinstance(first, list):
         return []
     found: list[dict[str, Decoded]] = []
@@ -92,8 +100,17 @@ def _fill(messages: dict[int, FlatMessage], recorded: list[dict[str, Decoded]]) 
             if call.get(oi.TOOL_CALL_ID_SUFFIX) or not 0 <= index < len(calls):
                 continue
             source = calls[index]
-            if not isinstance(source, dict) or source.get(_CALL_NAME) != call.get(oi.TOOL_CALL_NAME_SUFFIX):
+            if not isinstance(source, dict) or _call_name(source) != call.get(oi.TOOL_CALL_NAME_SUFFIX):
                 continue
             call_id = source.get(_CALL_ID)
             if isinstance(call_id, str) and clean_name(call_id):
                 call[oi.TOOL_CALL_ID_SUFFIX] = clean_name(call_id)
+
+
+def _call_name(call: dict[str, Decoded]) -> Decoded:
+    """A recorded call's tool name: LangChain's ``name``, or an OpenAI chat call's ``function.name``."""
+    name = call.get(_CALL_NAME)
+    function = call.get(_FUNCTION)
+    if name is None and isinstance(function, dict):
+        return function.get(_CALL_NAME)
+    return name
