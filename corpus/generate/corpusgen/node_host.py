@@ -3,7 +3,8 @@ talks over, and the tool bodies it asks for.
 
 The app is started with the capture server's endpoint, the fake server's base URL and a spec file (the scenario's
 prompt, tools and the tools' definitions from `corpusgen`). Each line the app writes that starts with ``@corpus `` is
-a JSON message; a message with an ``id`` is answered with one JSON line on the app's stdin:
+a JSON message; a message with an ``id`` is answered with one JSON line on the app's stdin (the app side of the
+channel: ``js-host/channel.mjs``, shared by the apps):
 
     tool    {name, args, call_id, span_id}  -> {result} | {error}   a tool body (run here by ToolRunner)
     record  {name, args, call_id, span_id}  -> {}                   a tool whose body is the framework's (a handoff)

@@ -19,9 +19,9 @@
 // tool execution is the span of the tool run whose body runs (the run id from the callbacks LangChain hands the tool
 // body); the handoff tool (langgraph-supervisor's own `transfer_to_<agent>`, whose body is the library's) is recorded
 // from that tool run's start callback.
-import { createInterface } from 'node:readline';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { ask, closeChannel, tell } from '../js-host/channel.mjs';
 
 import { NodeTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
@@ -39,7 +39,6 @@ import { z } from 'zod';
 const MODEL = 'gpt-4o-mini';
 const REQUEST_TIMEOUT_MS = 1000; // the other apps' 1 s client timeout
 const RECURSION_LIMIT = 40;
-const MARK = '@corpus ';
 const HANDOFF_TOOL = 'transfer_to_billing_agent'; // langgraph-supervisor's name for the billing agent's handoff
 const SPAN_WAIT_TICKS = 1000; // the tracer starts a run's span in LangChain's callback queue: bounded wait for it
 
@@ -47,29 +46,6 @@ const { values: opts } = parseArgs({
   options: { endpoint: { type: 'string' }, 'base-url': { type: 'string' }, spec: { type: 'string' } },
 });
 const spec = JSON.parse(readFileSync(opts.spec, 'utf8'));
-
-// -- the host ---------------------------------------------------------------------------------------------------------
-const pending = new Map();
-let nextId = 1;
-const stdin = createInterface({ input: process.stdin });
-stdin.on('line', (line) => {
-  const reply = JSON.parse(line);
-  const resolve = pending.get(reply.id);
-  pending.delete(reply.id);
-  resolve?.(reply);
-});
-
-function tell(op, payload) {
-  process.stdout.write(MARK + JSON.stringify({ op, ...payload }) + '\n');
-}
-
-function ask(op, payload) {
-  const id = nextId++;
-  return new Promise((resolve) => {
-    pending.set(id, resolve);
-    process.stdout.write(MARK + JSON.stringify({ id, op, ...payload }) + '\n');
-  });
-}
 
 // -- tracing ----------------------------------------------------------------------------------------------------------
 const provider = new NodeTracerProvider({
@@ -247,7 +223,7 @@ async function main() {
   tell('end', { error, runs, agent_graphs: agentGraphs, notes });
   await provider.forceFlush();
   await provider.shutdown();
-  stdin.close();
+  closeChannel();
 }
 
 await main();

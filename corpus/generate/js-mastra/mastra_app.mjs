@@ -15,9 +15,9 @@
 // sent to the fake server in `x-corpus-otel-span`; an agent run is the AGENT_RUN span above that step, taken at the
 // run's first request; a tool execution is the span current inside `execute` (the TOOL_CALL span); the sub-agent tool
 // is recorded from the `onDelegationStart` hook, which runs inside that tool's span.
-import { createInterface } from 'node:readline';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { ask, closeChannel, tell } from '../js-host/channel.mjs';
 
 import { Agent } from '@mastra/core/agent';
 import { Mastra } from '@mastra/core/mastra';
@@ -31,36 +31,12 @@ import { z } from 'zod';
 const MODEL = 'gpt-4o-mini';
 const REQUEST_TIMEOUT_MS = 1000; // the other apps' 1 s client timeout
 const MAX_STEPS = 10;
-const MARK = '@corpus ';
 const SUB_AGENT = 'billing_agent'; // offered to the triage agent as the tool `agent-billing_agent`
 
 const { values: opts } = parseArgs({
   options: { endpoint: { type: 'string' }, 'base-url': { type: 'string' }, spec: { type: 'string' } },
 });
 const spec = JSON.parse(readFileSync(opts.spec, 'utf8'));
-
-// -- the host ---------------------------------------------------------------------------------------------------------
-const pending = new Map();
-let nextId = 1;
-const stdin = createInterface({ input: process.stdin });
-stdin.on('line', (line) => {
-  const reply = JSON.parse(line);
-  const resolve = pending.get(reply.id);
-  pending.delete(reply.id);
-  resolve?.(reply);
-});
-
-function tell(op, payload) {
-  process.stdout.write(MARK + JSON.stringify({ op, ...payload }) + '\n');
-}
-
-function ask(op, payload) {
-  const id = nextId++;
-  return new Promise((resolve) => {
-    pending.set(id, resolve);
-    process.stdout.write(MARK + JSON.stringify({ id, op, ...payload }) + '\n');
-  });
-}
 
 // -- observability ----------------------------------------------------------------------------------------------------
 /** Mastra's span-start events, seen in process (not exported): the MODEL_INFERENCE span open under each step. */
@@ -198,7 +174,7 @@ async function main() {
   tell('end', { error });
   await otel.flush();
   await mastra.shutdown();
-  stdin.close();
+  closeChannel();
 }
 
 await main();

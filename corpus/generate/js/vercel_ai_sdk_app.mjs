@@ -25,9 +25,9 @@
 // span the integration makes current around it: legacy `ai.toolCall`, genai `execute_tool <name>`); a step of a run is
 // a span strictly between the run's span and a request's span (genai `step <n>`; legacy opens none: its step span is
 // the request's own).
-import { createInterface } from 'node:readline';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { ask, closeChannel, tell } from '../js-host/channel.mjs';
 
 import { trace } from '@opentelemetry/api';
 import { NodeTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-node';
@@ -40,7 +40,6 @@ import { createOpenAI } from '@ai-sdk/openai';
 const MODEL = 'gpt-4o-mini';
 const REQUEST_TIMEOUT_MS = 1000; // the other apps' 1 s client timeout, as the SDK's per-step timeout
 const MAX_STEPS = 10;
-const MARK = '@corpus ';
 const MAX_ANCESTORS = 100; // a walk up the recorded parents; the SDK nests a few spans per run
 // The telemetry integrations of `@ai-sdk/otel`, each with its default options (the documentation registers
 // `new OpenTelemetry()`).
@@ -57,29 +56,6 @@ const { values: opts } = parseArgs({
 });
 if (!(opts.telemetry in INTEGRATIONS)) throw new Error(`--telemetry: one of ${Object.keys(INTEGRATIONS).join(', ')}`);
 const spec = JSON.parse(readFileSync(opts.spec, 'utf8'));
-
-// -- the host (apps/vercel_ai_sdk_app.py) ---------------------------------------------------------------------------
-const pending = new Map();
-let nextId = 1;
-const stdin = createInterface({ input: process.stdin });
-stdin.on('line', (line) => {
-  const reply = JSON.parse(line);
-  const resolve = pending.get(reply.id);
-  pending.delete(reply.id);
-  resolve?.(reply);
-});
-
-function tell(op, payload) {
-  process.stdout.write(MARK + JSON.stringify({ op, ...payload }) + '\n');
-}
-
-function ask(op, payload) {
-  const id = nextId++;
-  return new Promise((resolve) => {
-    pending.set(id, resolve);
-    process.stdout.write(MARK + JSON.stringify({ id, op, ...payload }) + '\n');
-  });
-}
 
 // -- OpenTelemetry and the SDK's telemetry integration --------------------------------------------------------------
 /** Records the parent of every span this process starts (the ground truth of which span a run opened). */
@@ -226,7 +202,7 @@ async function main() {
   tell('end', { error });
   await provider.forceFlush();
   await provider.shutdown();
-  stdin.close();
+  closeChannel();
 }
 
 await main();
