@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final, cast
 
-from otel_mapper.mapping.spans import parse_json_text
+from otel_mapper.mapping.spans import MAX_NAME, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai
 
@@ -15,11 +15,29 @@ __all__ = [
     "chat_completions_message",
     "chat_completions_messages",
     "chat_completions_tool_calls",
+    "output_finish_reasons",
     "parts_message",
     "text_part",
     "tool_call_part",
     "tool_result_part",
 ]
+
+
+MAX_FINISH_REASONS: Final = 16
+"""Output messages whose ``finish_reason`` is read."""
+
+
+def output_finish_reasons(value: Decoded) -> tuple[str, ...]:
+    """The ``finish_reason`` of each output message of the parts schema, in message order (a single message may come
+    as an object): where a span records no ``gen_ai.response.finish_reasons`` (a streamed call; Strands' latest
+    conventions), each message names its own."""
+    messages = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
+    reasons: list[str] = []
+    for message in messages[:MAX_FINISH_REASONS]:
+        reason = message.get(genai.MESSAGE_FINISH_REASON) if isinstance(message, dict) else None
+        if isinstance(reason, str) and reason:
+            reasons.append(reason[:MAX_NAME])
+    return tuple(reasons)
 
 
 def text_part(content: str) -> dict[str, Decoded]:

@@ -39,6 +39,7 @@ from otel_mapper.mapping.messages import (
     result_text_digest,
     scan_input_messages,
 )
+from otel_mapper.mapping.parts_messages import MAX_FINISH_REASONS, output_finish_reasons
 from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, read_usage
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
 from otel_mapper.mapping.readers.mastra import mastra_kind, read_mastra_span
@@ -56,8 +57,6 @@ from semconv import genai, langgraph, mcp, openlit, strands
 from semconv.trajectory import NodeKind
 
 CONVENTION = "otel_genai"
-_MAX_FINISH_REASONS: Final = 16
-"""Output messages whose finish reason is kept (one per choice; the bundle keeps as many)."""
 
 _INPUT_TOKENS = (genai.USAGE_INPUT_TOKENS, genai.USAGE_PROMPT_TOKENS)
 _OUTPUT_TOKENS = (genai.USAGE_OUTPUT_TOKENS, genai.USAGE_COMPLETION_TOKENS)
@@ -241,7 +240,7 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
         if facts.kind is _MODEL_CALL and not facts.finish_reasons:
             # A streamed call's span can lack gen_ai.response.finish_reasons while each output message names its own
             # (opentelemetry-instrumentation-openai-v2 fills only the messages from the chunks).
-            facts.finish_reasons = _output_finish_reasons(outputs)
+            facts.finish_reasons = output_finish_reasons(outputs)
     if genai.INPUT_MESSAGES in attrs:
         model = facts.kind is _MODEL_CALL
         consumed, digests = _input_scan(view).facts(
@@ -320,26 +319,16 @@ def _calls_left_out(value: Decoded) -> bool:
     recorded, so the output is read as not recorded (its proposals unknown, not none), as when the attribute is
     absent."""
     messages = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
-    if not messages or len(messages) > _MAX_FINISH_REASONS:
+    if not messages or len(messages) > MAX_FINISH_REASONS:
         return False
     for message in messages:
         if not isinstance(message, dict) or message.get("parts") != []:
             return False
-    return _TOOL_CALLS_FINISH in _output_finish_reasons(value)
+    return _TOOL_CALLS_FINISH in output_finish_reasons(value)
 
 
 _TOOL_CALLS_FINISH: Final = "tool_calls"
 
-
-def _output_finish_reasons(value: Decoded) -> tuple[str, ...]:
-    """The ``finish_reason`` of each output message, in message order (a single message may come as an object)."""
-    messages = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
-    reasons: list[str] = []
-    for message in messages[:_MAX_FINISH_REASONS]:
-        reason = message.get(genai.MESSAGE_FINISH_REASON) if isinstance(message, dict) else None
-        if isinstance(reason, str) and reason:
-            reasons.append(reason[:MAX_NAME])
-    return tuple(reasons)
 
 
 def read_tool_definitions(value: object) -> tuple[tuple[str, ...] | None, dict[str, str]]:

@@ -25,7 +25,13 @@ from typing import Final
 
 from opentelemetry.proto.common.v1.common_pb2 import KeyValue
 
-from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part, tool_result_part
+from otel_mapper.mapping.parts_messages import (
+    output_finish_reasons,
+    parts_message,
+    text_part,
+    tool_call_part,
+    tool_result_part,
+)
 from otel_mapper.mapping.spans import MAX_NAME, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded, to_text
 from semconv import genai, strands
@@ -187,7 +193,8 @@ def _details(
         if not tool_span:
             into.extend(message for message in messages if isinstance(message, dict))
             if into is outputs:
-                _output_finish_reasons(messages, content.finish_reasons)
+                room = max(MAX_FINISH_REASONS - len(content.finish_reasons), 0)
+                content.finish_reasons.extend(output_finish_reasons(messages)[:room])
             continue
         for message in messages:
             for part in _list(message.get("parts")) if isinstance(message, dict) else ():
@@ -201,14 +208,6 @@ def _details(
                     content.result_seen = True
                     content.call_id = content.call_id or _bounded(part.get("id"))
 
-
-def _output_finish_reasons(messages: list[Decoded], into: list[str]) -> None:
-    """Each output message's own ``finish_reason`` (the parts schema's; Strands' latest conventions record no
-    ``gen_ai.response.finish_reasons`` and no ``gen_ai.choice`` event), in message order."""
-    for message in messages[:MAX_FINISH_REASONS]:
-        reason = message.get(genai.MESSAGE_FINISH_REASON) if isinstance(message, dict) else None
-        if isinstance(reason, str) and reason and len(into) < MAX_FINISH_REASONS:
-            into.append(reason[:MAX_NAME])
 
 
 def _list(value: Decoded) -> list[Decoded]:
