@@ -11,7 +11,10 @@
 3. Writes corpus/traces/index.json (library, scenario, span count, trace ids, terminal status, findings).
 
 Options: --only LIB[,LIB] --scenarios S[,S] --no-install --no-index (leave index.json as it is) --python PYTHON3.11
-Afterwards `python corpus/generate/crosscheck.py` compares the labels with a plain span classification.
+--out DIR (write DIR/<library>/<scenario> instead of corpus/traces; the committed corpus and its index untouched).
+Afterwards `python corpus/generate/crosscheck.py` compares the labels with a plain span classification, and
+`python corpus/generate/same_labels.py corpus/traces/LIB DIR/LIB` says whether a rebuild into DIR gave the committed
+labels (ids aside).
 """
 from __future__ import annotations
 
@@ -413,7 +416,11 @@ def main() -> int:
     ap.add_argument("--no-install", action="store_true")
     ap.add_argument("--no-index", action="store_true", help="do not rewrite traces/index.json")
     ap.add_argument("--python", default=None)
+    ap.add_argument("--out", default=None, help="write the traces under this folder instead of corpus/traces")
     a = ap.parse_args()
+    root = Path(a.out).resolve() if a.out else TRACES
+    if root == TRACES.resolve() and a.out:
+        ap.error("--out names corpus/traces itself; leave --out off to rebuild the committed corpus")
     libs = [x for x in a.only.split(",") if x] or list(MATRIX)
     wanted = [x for x in a.scenarios.split(",") if x]
     python = find_python311(a.python)
@@ -432,7 +439,7 @@ def main() -> int:
         for sc in scenarios:
             if wanted and sc not in wanted:
                 continue
-            out = TRACES / lib / sc
+            out = root / lib / sc
             if out.exists():
                 shutil.rmtree(out)
             proc = subprocess.run([str(py), "-m", module, "--lib", lib, "--scenario", sc, "--out", str(out)],
@@ -441,7 +448,7 @@ def main() -> int:
             if proc.returncode != 0:
                 sys.stderr.write(proc.stderr[-4000:])
                 failures.append((lib, sc, f"exit {proc.returncode}"))
-    if not a.no_index:
+    if not a.no_index and root is TRACES:
         write_index()
     for f in failures:
         print("FAILED:", *f, file=sys.stderr)

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Do two builds of a library directory carry the same labels? `python same_labels.py COMMITTED REBUILT`.
+
+COMMITTED and REBUILT are library folders (`corpus/traces/<library>` and the same library rebuilt with
+`run_all.py --out DIR`), each holding `<scenario>/labels.json`. Every rebuild draws new trace and span ids, so ids are
+compared by the part they play, not by value: each label file's ids are renamed in the order they first appear in
+its canonical JSON (keys sorted), which keeps every relation between them (the span a request names is the span a
+link names) and drops only the random bits. A pair in `unordered_pairs` is written sorted by id value, so its two
+members are compared as a set. Everything else must be equal: findings, anchors by role, links, handoffs, the
+server log, usage, terminal status.
+
+Prints one line per scenario (`same` or the first differing paths) and exits 1 when any scenario differs or is
+missing on one side. Stdlib only, like `run_all.py`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+_ID = re.compile(r'"([0-9a-f]{32}|[0-9a-f]{16})"')
+_MAX_SHOWN = 5
+_UNORDERED_PAIRS = "unordered_pairs"
+
+
+def canonical(labels: dict) -> object:
+    """The labels with each trace or span id renamed by first appearance (`T1`, `S1`, ...)."""
+    text = json.dumps(labels, sort_keys=True)
+    names: dict[str, str] = {}
+
+    def rename(match: re.Match[str]) -> str:
+        value = match.group(1)
+        if value not in names:
+            kind = "T" if len(value) == 32 else "S"
+            names[value] = f"{kind}{sum(1 for n in names.values() if n[0] == kind) + 1}"
+        return f'"{names[value]}"'
+
+    renamed = json.loads(_ID.sub(rename, text))
+    if isinstance(renamed.get(_UNORDERED_PAIRS), list):
+        renamed[_UNORDERED_PAIRS] = [sorted(pair) for pair in renamed[_UNORDERED_PAIRS]]
+    return renamed
+
+
+def differences(a: object, b: object) -> list[str]:
+    """Paths where `a` and `b` differ, breadth first, without recursion."""
+    found: list[str] = []
+    pending: list[tuple[str, object, object]] = [("", a, b)]
+    while pending and len(found) < _MAX_SHOWN:
+        path, x, y = pending.pop(0)
+        if isinstance(x, dict) and isinstance(y, dict):
+            for key in sorted(set(x) | set(y)):
+                pending.append((f"{path}/{key}", x.get(key), y.get(key)))
+        elif isinstance(x, list) and isinstance(y, list):
+            if len(x) != len(y):
+                found.append(f"{path}: {len(x)} items, rebuilt {len(y)}")
+                continue
+            pending.extend((f"{path}[{i}]", x[i], y[i]) for i in range(len(x)))
+        elif x != y:
+            found.append(f"{path}: {json.dumps(x)[:80]} -> {json.dumps(y)[:80]}")
+    return found
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("committed", type=Path)
+    ap.add_argument("rebuilt", type=Path)
+    ap.add_argument("--scenarios", default="", help="only these scenarios (comma-separated); default: every one "
+                    "in REBUILT")
+    args = ap.parse_args()
+    wanted = [s for s in args.scenarios.split(",") if s] or sorted(
+        p.parent.name for p in args.rebuilt.glob("*/labels.json"))
+    if not wanted:
+        ap.error(f"no <scenario>/labels.json under {args.rebuilt}; rebuild with run_all.py --out first")
+    differing = 0
+    for scenario in wanted:
+        sides = [args.committed / scenario / "labels.json", args.rebuilt / scenario / "labels.json"]
+        missing = [str(p) for p in sides if not p.is_file()]
+        if missing:
+            print(f"{scenario}: missing {', '.join(missing)}")
+            differing += 1
+            continue
+        committed, rebuilt = (canonical(json.loads(p.read_text())) for p in sides)
+        paths = differences(committed, rebuilt)
+        print(f"{scenario}: " + ("same" if not paths else "differs at " + "; ".join(paths)))
+        differing += bool(paths)
+    print(f"{len(wanted) - differing} of {len(wanted)} scenarios carry the same labels")
+    return 1 if differing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
