@@ -90,7 +90,19 @@ REDACTED: Final = "__REDACTED__"
 
 HANDOFF_SPAN_PREFIX: Final = "handoff to "
 """OpenAI Agents SDK handoff spans, exported as TOOL spans named ``handoff to {to_agent}`` with
-``input.value`` = from agent and ``output.value`` = to agent (``openinference-instrumentation-openai-agents``)."""
+``input.value`` = from agent and ``output.value`` = to agent (``openinference-instrumentation-openai-agents``); the
+JavaScript instrumentation writes the two as JSON objects (below)."""
+
+HANDOFF_FROM_KEY: Final = "from_agent"
+"""Key of the JavaScript instrumentation's handoff ``input.value``, ``{"from_agent": <name>}``
+(``@arizeai/openinference-instrumentation-openai-agents``)."""
+
+HANDOFF_TO_KEY: Final = "to_agent"
+"""Key of the JavaScript instrumentation's handoff ``output.value``, ``{"to_agent": <name>}``."""
+
+HANDOFF_TOOL_LABEL_PREFIX: Final = "handoff_to_"
+"""The JavaScript instrumentation's ``tool.name`` on a handoff span, ``handoff_to_`` + the target agent's name: its
+own label, not the tool the model called (the SDK's handoff tool is ``transfer_to_<agent>`` unless renamed)."""
 
 SMOLAGENTS_STEP_RECOVERY_EVENT: Final = "agent.step_recovery"
 """Event ``openinference-instrumentation-smolagents`` adds to an OK step span for an expected tool error (attributes:

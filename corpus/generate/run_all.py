@@ -363,12 +363,23 @@ MATRIX.update({
 MATRIX.update({
     "strands-agents-latest": ("strands", "apps.strands_app", ALL_SCENARIOS),
 })
+# Frameworks AZ: the OpenAI Agents SDK for JavaScript (npm `@openai/agents` 0.20, `setOpenAIAPI('chat_completions')`, the
+# default OpenAI client at the fake server) traced by OpenInference's Agents SDK instrumentation for JavaScript
+# (`@arizeai/openinference-instrumentation-openai-agents` 0.2, a TracingProcessor registered on the SDK in its exclusive
+# mode) through the OTel JS SDK's OTLP/gRPC exporter: the JavaScript form of openinference-openai-agents. A JavaScript
+# app (js-openai-agents/, its own package.json and lock) hosted by apps/openinference_openai_agents_js_app.py
+# (corpusgen/node_host.py); NOTES-frameworks-az.md.
+MATRIX.update({
+    "openinference-openai-agents-js": ("openinference-openai-agents-js", "apps.openinference_openai_agents_js_app",
+                                       AGENTS_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
     "vercel-ai-sdk-genai": HERE / "js",
     "mastra": HERE / "js-mastra",
     "openinference-langgraph-js": HERE / "js-langgraph",
+    "openinference-openai-agents-js": HERE / "js-openai-agents",
 }
 
 def find_python311(explicit: str | None) -> str:

@@ -35,7 +35,6 @@ from otel_mapper.mapping.readers.haystack import fill_haystack_call_ids, haystac
 from otel_mapper.mapping.readers.langchain_io import fill_langchain_call_ids
 from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, tool_message_call_id
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
-from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
 from otel_mapper.mapping.readers.openinference_frameworks import (
     LLAMA_TOOL_MESSAGE,
     llama_index_kind,
@@ -44,6 +43,7 @@ from otel_mapper.mapping.readers.openinference_frameworks import (
     smolagents_replayed_ids,
     smolagents_response_id,
 )
+from otel_mapper.mapping.readers.openinference_handoffs import read_handoff
 from otel_mapper.mapping.readers.openinference_messages import (
     MAX_TOOLS,
     FlatMessage,
@@ -150,7 +150,7 @@ class OpenInferenceReader:
                 # ADK's gen_ai.tool.type on its TOOL span): a handoff, as in ADK's own spans.
                 facts.kind = NodeKind.HANDOFF
         elif kind is NodeKind.HANDOFF:
-            _read_handoff(view, facts, tool_name)
+            read_handoff(view, facts, tool_name)
         elif view.has(oi.LLM_TOKEN_COUNT_PROMPT) or view.has(oi.LLM_TOKEN_COUNT_COMPLETION):
             facts.usage_is_aggregate = True
         if oi.METADATA in view.attrs:
@@ -315,25 +315,6 @@ def _tool_message_call_id(view: SpanView) -> str | None:
     return tool_message_call_id(value)
 
 
-def _read_handoff(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:
-    """OpenAI Agents ``handoff to X`` (from = ``input.value``, to = ``output.value``) or a ``transfer_to_X`` tool."""
-    facts.tool_name = tool_name
-    if view.name.startswith(oi.HANDOFF_SPAN_PREFIX):
-        facts.handoff_from_agent = clean_name(view.str_attr(oi.INPUT_VALUE))
-        facts.handoff_to_agent = clean_name(view.str_attr(oi.OUTPUT_VALUE)) or clean_name(
-            view.name[len(oi.HANDOFF_SPAN_PREFIX):]
-        )
-        if facts.handoff_to_agent and facts.tool_name is None:
-            # The span executes the SDK's handoff tool; its default name joins it to the model's proposal.
-            facts.tool_name = handoff_tool_name(facts.handoff_to_agent)
-    elif tool_name:
-        facts.handoff_to_agent = clean_name(tool_name[len(langgraph.HANDOFF_TOOL_PREFIX):])
-        facts.tool_call_id = clean_name(view.str_attr(oi.TOOL_ID)) or clean_name(view.str_attr(oi.TOOL_CALL_ID))
-        if oi.INPUT_VALUE in view.attrs:
-            facts.arguments = arguments_text(view.text_attr(oi.INPUT_VALUE))
-            facts.arguments_visible = facts.arguments is not None
-
-
 def _read_metadata(view: SpanView, facts: SpanFacts) -> None:
     text = view.str_attr(oi.METADATA, limit=MAX_METADATA + 1)
     if text is None or len(text) > MAX_METADATA or langgraph.STEP not in text:
@@ -364,5 +345,5 @@ def _read_langgraph_kind(view: SpanView, facts: SpanFacts, tool_name: str | None
             and len(tool_name) > len(langgraph.HANDOFF_TOOL_PREFIX):
         read_as_tool = facts.tool_call_id  # from the tool span's output, when it holds a ToolMessage
         facts.kind = NodeKind.HANDOFF
-        _read_handoff(view, facts, tool_name)
+        read_handoff(view, facts, tool_name)
         facts.tool_call_id = facts.tool_call_id or read_as_tool
