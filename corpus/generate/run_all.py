@@ -4,7 +4,8 @@
 1. Creates one venv per conflicting library set under corpus/generate/.venvs/<name> (Python 3.11) and installs
    requirements-<name>.txt into it (skipped when the requirements file has not changed since the last install);
    for a library whose agent is a Node.js app (NODE_APPS), `npm ci` in its folder (skipped while its
-   package-lock.json has not changed).
+   package-lock.json and the Node.js release have not changed), on the pinned Node.js of node_runtime.py (fetched
+   from the npm registry once), which also runs the app.
 2. Runs every (library, scenario) as its own process inside the library's venv: the app starts a scripted fake
    OpenAI server and an OTLP/gRPC capture server on 127.0.0.1, runs the agent, flushes, and writes
    corpus/traces/<library>/<scenario>/{trace.otlp.json, request-<n>.pb, labels.json}.
@@ -26,6 +27,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import node_runtime
 
 HERE = Path(__file__).resolve().parent
 TRACES = HERE.parent / "traces"
@@ -408,15 +411,15 @@ def ensure_venv(name: str, python: str, install: bool) -> Path:
     return py
 
 
-def ensure_node_modules(folder: Path, install: bool) -> None:
-    """`npm ci` in a Node.js app's folder (re-run only when its package-lock.json changes)."""
+def ensure_node_modules(folder: Path, install: bool, env: dict[str, str]) -> None:
+    """`npm ci` in a Node.js app's folder with `env`'s Node.js (re-run when its lock or the Node.js release changes)."""
     lock = folder / "package-lock.json"
-    digest = hashlib.sha256(lock.read_bytes()).hexdigest()
+    digest = hashlib.sha256(lock.read_bytes() + node_runtime.NODE_VERSION.encode()).hexdigest()
     stamp = folder / "node_modules" / ".package-lock.sha256"
     if stamp.exists() and (not install or stamp.read_text() == digest):
         return
     print(f"[install] {folder.name}: npm ci", flush=True)
-    subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], check=True, cwd=folder)
+    subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], check=True, cwd=folder, env=env)
     stamp.write_text(digest)
 
 
@@ -440,10 +443,13 @@ def main() -> int:
     failures = []
     for lib in libs:
         venv, module, scenarios = MATRIX[lib]
+        lib_env = env
         try:
             py = ensure_venv(venv, python, not a.no_install)
             if lib in NODE_APPS:
-                ensure_node_modules(NODE_APPS[lib], not a.no_install)
+                node_bin = node_runtime.ensure_node(not a.no_install)
+                lib_env = dict(env, PATH=os.pathsep.join([str(node_bin), env.get("PATH", "")]))
+                ensure_node_modules(NODE_APPS[lib], not a.no_install, lib_env)
         except subprocess.CalledProcessError as exc:
             failures.append((lib, "*", f"install failed: {exc}"))
             continue
@@ -454,7 +460,7 @@ def main() -> int:
             if out.exists():
                 shutil.rmtree(out)
             proc = subprocess.run([str(py), "-m", module, "--lib", lib, "--scenario", sc, "--out", str(out)],
-                                  cwd=HERE, env=env, capture_output=True, text=True, timeout=300)
+                                  cwd=HERE, env=lib_env, capture_output=True, text=True, timeout=300)
             sys.stdout.write(proc.stdout[-2000:])
             if proc.returncode != 0:
                 sys.stderr.write(proc.stderr[-4000:])

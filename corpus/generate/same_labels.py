@@ -3,11 +3,14 @@
 
 COMMITTED and REBUILT are library folders (`corpus/traces/<library>` and the same library rebuilt with
 `run_all.py --out DIR`), each holding `<scenario>/labels.json`. Every rebuild draws new trace and span ids, so ids are
-compared by the part they play, not by value: each label file's ids are renamed in the order they first appear in
-its canonical JSON (keys sorted), which keeps every relation between them (the span a request names is the span a
-link names) and drops only the random bits. A pair in `unordered_pairs` is written sorted by id value, so its two
-members are compared as a set. Everything else must be equal: findings, anchors by role, links, handoffs, the
-server log, usage, terminal status.
+compared by the part they play, not by value: each label file's ids (in values and inside texts) are renamed in the
+order they first appear in its canonical JSON (keys sorted), which keeps every relation between them (the span a
+request names is the span a link names) and drops only the random bits. Two orders are not the generator's to fix
+and are compared as sets: the members of a pair in `unordered_pairs` (written sorted by id value) and the tool
+executions of `ground_truth.tool_executions` (in the order they ran: parallel runs finish in any order).
+`ground_truth.notes`, the app's commentary for debugging (a run list in run order), is shown when it differs but not
+compared. Everything else must be equal: findings, anchors by role, links, handoffs, the server log, usage,
+terminal status.
 
 Prints one line per scenario (`same` or the first differing paths) and exits 1 when any scenario differs or is
 missing on one side. Stdlib only, like `run_all.py`.
@@ -20,14 +23,28 @@ import re
 import sys
 from pathlib import Path
 
-_ID = re.compile(r'"([0-9a-f]{32}|[0-9a-f]{16})"')
+_ID = re.compile(r"\b([0-9a-f]{32}|[0-9a-f]{16})\b")
 _MAX_SHOWN = 5
 _UNORDERED_PAIRS = "unordered_pairs"
+_GROUND_TRUTH = "ground_truth"
+_TOOL_EXECUTIONS = "tool_executions"
+_NOTES = "notes"
 
 
-def canonical(labels: dict) -> object:
-    """The labels with each trace or span id renamed by first appearance (`T1`, `S1`, ...)."""
-    text = json.dumps(labels, sort_keys=True)
+def _run_key(run: object) -> tuple[str, str]:
+    if not isinstance(run, dict):
+        return ("", "")
+    return (str(run.get("tool_call_id") or ""), str(run.get("tool_name") or ""))
+
+
+def canonical(labels: dict) -> dict:
+    """The labels with each trace or span id renamed by first appearance (`T1`, `S1`, ...), the notes' ids last."""
+    truth = dict(labels.get(_GROUND_TRUTH) or {})
+    notes = truth.pop(_NOTES, None)
+    if isinstance(truth.get(_TOOL_EXECUTIONS), list):
+        truth[_TOOL_EXECUTIONS] = sorted(truth[_TOOL_EXECUTIONS], key=_run_key)
+    if _GROUND_TRUTH in labels:
+        labels = dict(labels, **{_GROUND_TRUTH: truth})
     names: dict[str, str] = {}
 
     def rename(match: re.Match[str]) -> str:
@@ -35,11 +52,13 @@ def canonical(labels: dict) -> object:
         if value not in names:
             kind = "T" if len(value) == 32 else "S"
             names[value] = f"{kind}{sum(1 for n in names.values() if n[0] == kind) + 1}"
-        return f'"{names[value]}"'
+        return names[value]
 
-    renamed = json.loads(_ID.sub(rename, text))
+    renamed = json.loads(_ID.sub(rename, json.dumps(labels, sort_keys=True)))
     if isinstance(renamed.get(_UNORDERED_PAIRS), list):
         renamed[_UNORDERED_PAIRS] = [sorted(pair) for pair in renamed[_UNORDERED_PAIRS]]
+    if notes is not None and isinstance(renamed.get(_GROUND_TRUTH), dict):
+        renamed[_GROUND_TRUTH][_NOTES] = json.loads(_ID.sub(rename, json.dumps(notes)))
     return renamed
 
 
@@ -62,6 +81,11 @@ def differences(a: object, b: object) -> list[str]:
     return found
 
 
+def _pop_notes(labels: object) -> object:
+    truth = labels.get(_GROUND_TRUTH) if isinstance(labels, dict) else None
+    return truth.pop(_NOTES, None) if isinstance(truth, dict) else None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("committed", type=Path)
@@ -82,8 +106,10 @@ def main() -> int:
             differing += 1
             continue
         committed, rebuilt = (canonical(json.loads(p.read_text())) for p in sides)
+        notes = [_pop_notes(committed), _pop_notes(rebuilt)]
         paths = differences(committed, rebuilt)
-        print(f"{scenario}: " + ("same" if not paths else "differs at " + "; ".join(paths)))
+        aside = "" if notes[0] == notes[1] else " (the notes differ; not compared)"
+        print(f"{scenario}: " + ("same" if not paths else "differs at " + "; ".join(paths)) + aside)
         differing += bool(paths)
     print(f"{len(wanted) - differing} of {len(wanted)} scenarios carry the same labels")
     return 1 if differing else 0

@@ -79,3 +79,34 @@ def test_an_unordered_pair_is_a_set() -> None:
     assert same_labels.canonical(committed) == same_labels.canonical(rebuilt)
     rebuilt["unordered_pairs"] = [["3" * 16, "5" * 16]]
     assert same_labels.canonical(committed) != same_labels.canonical(rebuilt)
+
+
+def _runs(*runs: tuple[str, str]) -> dict[str, object]:
+    return {"ground_truth": {"tool_executions": [{"tool_call_id": call, "span": span} for call, span in runs]}}
+
+
+def test_tool_executions_in_another_run_order_compare_equal() -> None:
+    # parallel tool runs finish in any order; the relation call id -> span is what must hold
+    committed = _runs(("call_1", "1" * 16), ("call_2", "2" * 16))
+    rebuilt = _runs(("call_2", "4" * 16), ("call_1", "3" * 16))
+    assert same_labels.canonical(committed) == same_labels.canonical(rebuilt)
+    swapped = _runs(("call_2", "3" * 16), ("call_1", "4" * 16))
+    assert same_labels.canonical(committed) == same_labels.canonical(swapped)  # names follow the sorted runs
+    other = {"ground_truth": {"tool_executions": [{"tool_call_id": "call_1", "span": "3" * 16}]}}
+    assert same_labels.canonical(committed) != same_labels.canonical(other)
+
+
+def test_ids_inside_notes_are_renamed_after_the_labels_and_notes_are_not_compared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    committed = _labels("a" * 32, "1" * 16, "1" * 16)
+    rebuilt = _labels("b" * 32, "2" * 16, "2" * 16)
+    committed["ground_truth"]["notes"] = ["span 9999999999999999 never ended; runs: a, b"]  # type: ignore[index]
+    rebuilt["ground_truth"]["notes"] = ["span 8888888888888888 never ended; runs: a, b"]  # type: ignore[index]
+    assert same_labels.canonical(committed) == same_labels.canonical(rebuilt)
+    rebuilt["ground_truth"]["notes"] = ["span 8888888888888888 never ended; runs: b, a"]  # type: ignore[index]
+    _write(tmp_path / "committed", "plain", committed)
+    _write(tmp_path / "rebuilt", "plain", rebuilt)
+    monkeypatch.setattr("sys.argv", ["same_labels.py", str(tmp_path / "committed"), str(tmp_path / "rebuilt")])
+    assert same_labels.main() == 0
+    assert "plain: same (the notes differ; not compared)" in capsys.readouterr().out
