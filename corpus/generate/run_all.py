@@ -305,6 +305,18 @@ MATRIX.update({
     "litellm-otel": ("litellm", "apps.litellm_app", ALL_SCENARIOS),
     "openinference-litellm": ("litellm", "apps.litellm_app", ALL_SCENARIOS),
 })
+# Frameworks AX: the raw agent loop on Amazon Bedrock's Converse API (boto3 `bedrock-runtime` `converse` with
+# `toolConfig`, `toolUse` / `toolResult` blocks; botocore's own retries off) against the fake server's Converse face
+# (corpusgen/fake_bedrock.py), traced three ways: in one venv the official opentelemetry-instrumentation-botocore (its
+# Bedrock extension; util-genai's TelemetryHandler for the app's spans) and openinference-instrumentation-bedrock (with
+# the OITracer decorators of openinference-openai), and in a venv of its own (traceloop-sdk's contrib pins are 0.66b1,
+# the botocore instrumentation's 0.66b2) OpenLLMetry's opentelemetry-instrumentation-bedrock with traceloop-sdk's
+# decorators; apps/bedrock_app.py, corpusgen/raw_loop_bedrock.py, NOTES-frameworks-ax.md.
+MATRIX.update({
+    "botocore-bedrock": ("bedrock", "apps.bedrock_app", ALL_SCENARIOS),
+    "openinference-bedrock": ("bedrock", "apps.bedrock_app", ALL_SCENARIOS),
+    "traceloop-bedrock": ("traceloop-bedrock", "apps.bedrock_app", ALL_SCENARIOS),
+})
 # Frameworks AK: the Vercel AI SDK (npm `ai` 7, `generateText` with tools on `@ai-sdk/openai`'s chat model) traced by its
 # own telemetry (`@ai-sdk/otel`'s `LegacyOpenTelemetry`: the `ai.*` spans) through the OpenTelemetry JS SDK's OTLP/gRPC
 # exporter. A JavaScript app (js/vercel_ai_sdk_app.mjs) hosted by apps/vercel_ai_sdk_app.py, which runs the tool bodies;

@@ -23,6 +23,8 @@ pricing:
     gpt-4o-mini: {input_per_million: 0.15, output_per_million: 0.60}
     openai/gpt-4o-mini: {input_per_million: 0.15, output_per_million: 0.60}
     claude-haiku-4-5: {input_per_million: 0.15, output_per_million: 0.60}
+    anthropic.claude-3-5-haiku-20241022-v1:0: {input_per_million: 0.15, output_per_million: 0.60}
+    claude-3-5-haiku-20241022-v1:0: {input_per_million: 0.15, output_per_million: 0.60}
 """
 
 

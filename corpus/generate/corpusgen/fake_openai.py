@@ -12,6 +12,10 @@ that is current when the HTTP request is sent, i.e. the instrumentation's model-
 blocks `text` / `tool_use` (ids `toolu_<scenario>_<n>`), `stop_reason` `tool_use` / `end_turn`, usage as
 `input_tokens` / `output_tokens`, and Anthropic-style error bodies for 429 / 500.
 
+`POST /model/<modelId>/converse` answers it in the Amazon Bedrock Converse API shape (see `fake_bedrock.py`):
+`text` / `toolUse` content blocks (ids `tooluse_<scenario>_<n>`), `stopReason` `tool_use` / `end_turn`, usage as
+`inputTokens` / `outputTokens`, Bedrock's `ThrottlingException` / `InternalServerException` for 429 / 500.
+
 `POST /v1/responses` answers it in the OpenAI Responses API shape (see `fake_responses.py`, non-streaming): a
 `response` whose `output` holds a `message` item and / or `function_call` items (the same call ids
 `call_<scenario>_<k>`), usage as `input_tokens` / `output_tokens`, tool results read from `function_call_output` input
@@ -168,6 +172,9 @@ class ScriptedServer:
 
     # -- answering ---------------------------------------------------------------------------------------------
     def _answer(self, path: str, body: dict, headers) -> tuple[int, dict, float, dict]:
+        from .fake_bedrock import answer_converse, is_converse
+        if is_converse(path):
+            return answer_converse(self, path, body, headers)
         if path.endswith("/messages"):
             from .fake_anthropic import answer_messages
             return answer_messages(self, path, body, headers)

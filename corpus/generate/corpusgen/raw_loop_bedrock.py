@@ -1,0 +1,150 @@
+"""The plain agent loop of `raw_loop.py`, on boto3's `bedrock-runtime` client and the Bedrock Converse API.
+
+Same adapters (`workflow` / `agent` / `tool` spans from the library's decorators or handler), same scenarios and
+policy; the model-call spans come from the library's botocore / Bedrock instrumentation. Tool definitions are
+Converse `toolConfig.tools[].toolSpec` (`name`, `description`, `inputSchema.json`); tool calls are `toolUse` blocks,
+results go back as `toolResult` blocks (`status: "error"` for a tool that raised) in the next user message.
+
+The client points at the fake server with `endpoint_url` and dummy credentials (the server ignores the SigV4
+signature). botocore retries throttling, 5xx answers and read timeouts on its own, inside one `converse()` call (its
+default in botocore 1.44, `standard` mode: 3 attempts in all); a user who retries in the app turns that off, and so
+does this loop: `retries={"mode": "standard", "total_max_attempts": 1}` (one HTTP request = one `converse()` = one
+model-call span; the one retry after a throttle is the app's; the server log shows one request per call).
+"""
+from __future__ import annotations
+
+import time
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import ClientError, ReadTimeoutError
+
+from . import tools as T
+from .scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT
+from .truth import Truth, current_ids
+
+BEDROCK_MODEL_ID = "anthropic.claude-3-5-haiku-20241022-v1:0"
+CLIENT_TIMEOUT_S = 1.0
+MAX_TOKENS = 1024
+REGION = "us-east-1"
+
+
+def _span_header(request, **_) -> None:
+    """botocore `before-send` handler: the OTel span current when the HTTP request goes out (the model-call span)."""
+    span_id = current_ids()[1]
+    if span_id:
+        request.headers["x-corpus-otel-span"] = span_id
+
+
+def make_bedrock_client(base_url: str):
+    root = base_url[:-3] if base_url.endswith("/v1") else base_url
+    client = boto3.client(
+        "bedrock-runtime", region_name=REGION, endpoint_url=root, aws_access_key_id="AKIACORPUSFAKE000000",
+        aws_secret_access_key="corpus-fake-secret",
+        config=Config(read_timeout=CLIENT_TIMEOUT_S, connect_timeout=CLIENT_TIMEOUT_S,
+                      retries={"mode": "standard", "total_max_attempts": 1}))
+    client.meta.events.register("before-send.bedrock-runtime.Converse", _span_header)
+    return client
+
+
+def bedrock_tool_definition(name: str) -> dict:
+    fn = T.tool_definition(name)["function"]
+    return {"toolSpec": {"name": fn["name"], "description": fn["description"],
+                         "inputSchema": {"json": fn["parameters"]}}}
+
+
+def _error_code(exc: ClientError) -> str:
+    return (exc.response.get("Error") or {}).get("Code", "")
+
+
+def run_raw_bedrock(adapter, scenario: str, base_url: str, truth: Truth) -> None:
+    spec = SCENARIOS[scenario]
+    client = make_bedrock_client(base_url)
+    truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
+    if scenario == "handoff":
+        truth.offered_tools.add("handoff_to_billing_agent")
+    denied: list[str] = []
+
+    def call_model(system, messages, tool_specs):
+        for attempt in (1, 2):
+            try:
+                return client.converse(modelId=BEDROCK_MODEL_ID, system=[{"text": system}], messages=messages,
+                                       toolConfig={"tools": tool_specs}, inferenceConfig={"maxTokens": MAX_TOKENS})
+            except ClientError as exc:
+                if _error_code(exc) != "ThrottlingException" or attempt == 2:
+                    raise
+                truth.notes.append("app retried the model request once after HTTP 429 (ThrottlingException)")
+                time.sleep(0.1)
+
+    def execute(use: dict, offered: list[str]) -> tuple[str, bool]:
+        name, call_id, args = use["name"], use["toolUseId"], dict(use.get("input") or {})
+        if name == "handoff_to_billing_agent":
+            _, from_span = current_ids()
+            before = len(truth.agents)
+            answer = agent_loop("billing_agent", SPECIALIST_PROMPT,
+                                f"{spec['user']} (handed off by triage: {args.get('reason', '')})",
+                                spec.get("specialist_tools", []))
+            truth.handoffs.append({"from_span": from_span, "to_span": truth.agents[before]["span_id"]})
+            return answer or "", False
+        if name not in offered:
+            fn, status = (lambda **_: T.unknown_tool(name)), "unknown_tool"
+        elif T.is_forbidden(name):
+            fn, status = (lambda **_: T.denial(name)), "denied"
+            denied.append(name)
+        else:
+            fn, status = T.FUNCTIONS[name], "ok"
+
+        def body(**kwargs):
+            try:
+                out = fn(**kwargs)
+            except T.ToolFailure:
+                truth.record_tool(call_id, name, "error", args=args)
+                raise
+            truth.record_tool(call_id, name, status, args=args)
+            return out
+
+        try:
+            return adapter.tool(name, call_id, args, body), False
+        except T.ToolFailure as exc:
+            return f"ERROR: {exc}", True
+
+    def agent_loop(agent_name, system, user, tool_names, max_turns=10):
+        offered = list(tool_names) + (["handoff_to_billing_agent"] if scenario == "handoff"
+                                      and agent_name == "triage_agent" else [])
+        tool_specs = [bedrock_tool_definition(n) for n in offered]
+
+        def body():
+            truth.record_agent(agent_name)
+            messages: list[dict] = [{"role": "user", "content": [{"text": user}]}]
+            for _ in range(max_turns):
+                message = call_model(system, messages, tool_specs)["output"]["message"]
+                messages.append({"role": "assistant", "content": message["content"]})
+                uses = [b["toolUse"] for b in message["content"] if "toolUse" in b]
+                if not uses:
+                    return "".join(b["text"] for b in message["content"] if "text" in b)
+                results = []
+                for use in uses:  # sequential, in the order the model listed them
+                    out, is_error = execute(use, offered)
+                    results.append({"toolResult": {"toolUseId": use["toolUseId"], "content": [{"text": out}],
+                                                   "status": "error" if is_error else "success"}})
+                messages.append({"role": "user", "content": results})
+            truth.terminal_status = "max_turns"
+            return None
+
+        return adapter.agent(agent_name, body)
+
+    first_agent = "triage_agent" if scenario == "handoff" else "support_agent"
+
+    def workflow_body():
+        truth.record_workflow("support_workflow")
+        return agent_loop(first_agent, SYSTEM_PROMPT, spec["user"], spec["tools"])
+
+    try:
+        adapter.workflow("support_workflow", workflow_body)
+        if truth.terminal_status == "unknown":
+            truth.terminal_status = "policy_violation" if denied else "success"
+    except ReadTimeoutError as exc:
+        truth.terminal_status, truth.error = "infra_timeout", repr(exc)
+    except ClientError as exc:
+        throttled = _error_code(exc) == "ThrottlingException"
+        truth.terminal_status, truth.error = ("rate_limited" if throttled else "error"), repr(exc)
