@@ -317,6 +317,17 @@ MATRIX.update({
     "openinference-bedrock": ("bedrock", "apps.bedrock_app", ALL_SCENARIOS),
     "traceloop-bedrock": ("traceloop-bedrock", "apps.bedrock_app", ALL_SCENARIOS),
 })
+# Frameworks AW: the raw agent loop on the Google Gen AI SDK (`google-genai`, `client.models.generate_content` with
+# function declarations, automatic function calling off: the loop runs the tools and sends `function_response` parts
+# back) against the fake server's Gemini Developer API face (corpusgen/fake_gemini.py), traced by the OpenTelemetry
+# contrib instrumentation (its own venv: it instruments google-genai < 3 only; util-genai's TelemetryHandler for the
+# app's spans), by OpenInference's (OITracer decorators) and by OpenLLMetry's (traceloop-sdk decorators), the last two
+# on google-genai 3.x; apps/google_genai_app.py, corpusgen/raw_loop_gemini.py, NOTES-frameworks-aw.md.
+MATRIX.update({
+    "google-genai-otel": ("google-genai-otel", "apps.google_genai_app", ALL_SCENARIOS),
+    "openinference-google-genai": ("google-genai", "apps.google_genai_app", ALL_SCENARIOS),
+    "traceloop-google-genai": ("google-genai", "apps.google_genai_app", ALL_SCENARIOS),
+})
 # Frameworks AK: the Vercel AI SDK (npm `ai` 7, `generateText` with tools on `@ai-sdk/openai`'s chat model) traced by its
 # own telemetry (`@ai-sdk/otel`'s `LegacyOpenTelemetry`: the `ai.*` spans) through the OpenTelemetry JS SDK's OTLP/gRPC
 # exporter. A JavaScript app (js/vercel_ai_sdk_app.mjs) hosted by apps/vercel_ai_sdk_app.py, which runs the tool bodies;

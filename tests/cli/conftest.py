@@ -25,6 +25,7 @@ pricing:
     claude-haiku-4-5: {input_per_million: 0.15, output_per_million: 0.60}
     anthropic.claude-3-5-haiku-20241022-v1:0: {input_per_million: 0.15, output_per_million: 0.60}
     claude-3-5-haiku-20241022-v1:0: {input_per_million: 0.15, output_per_million: 0.60}
+    gemini-2.5-flash: {input_per_million: 0.15, output_per_million: 0.60}
 """
 
 

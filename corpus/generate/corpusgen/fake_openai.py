@@ -20,6 +20,10 @@ blocks `text` / `tool_use` (ids `toolu_<scenario>_<n>`), `stop_reason` `tool_use
 `response` whose `output` holds a `message` item and / or `function_call` items (the same call ids
 `call_<scenario>_<k>`), usage as `input_tokens` / `output_tokens`, tool results read from `function_call_output` input
 items.
+
+`POST /v1beta/models/<model>:generateContent` answers it in the Gemini Developer API shape (see `fake_gemini.py`,
+non-streaming): `candidates[0].content.parts` with `text` / `functionCall` parts (the same call ids), `usageMetadata`,
+and Google's error body (`RESOURCE_EXHAUSTED` / `INTERNAL`) for 429 / 500.
 """
 from __future__ import annotations
 
@@ -181,6 +185,9 @@ class ScriptedServer:
         if path.endswith("/responses"):
             from .fake_responses import answer_responses
             return answer_responses(self, path, body, headers)
+        if path.endswith(":generateContent"):
+            from .fake_gemini import answer_generate_content
+            return answer_generate_content(self, path, body, headers)
         with self._lock:
             seq = len(self.log) + 1
             messages = body.get("messages") or []

@@ -54,6 +54,7 @@ from otel_mapper.mapping.readers.span_events import has_message_events, read_eve
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, SpanView
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai, langgraph, mcp, openlit, strands
+from semconv import google_genai as gg
 from semconv.trajectory import NodeKind
 
 CONVENTION = "otel_genai"
@@ -333,16 +334,17 @@ _TOOL_CALLS_FINISH: Final = "tool_calls"
 
 def read_tool_definitions(value: object) -> tuple[tuple[str, ...] | None, dict[str, str]]:
     """Names of declared tools (``FunctionToolDefinition`` or OpenAI ``{"type":"function","function":{...}}``; a
-    bare name, as Mastra's exporter writes an agent's tools, declares that name without a definition). A recorded list
-    of which no entry names a tool is a shape not read, not a declaration of nothing: ``None`` (undecidable), never
-    ``()``, which an empty list alone means."""
+    bare name, as Mastra's exporter writes an agent's tools, declares that name without a definition; a Gemini
+    ``Tool``, ``{"function_declarations": [...]}``, declares each of its functions). A recorded list of which no entry
+    names a tool is a shape not read, not a declaration of nothing: ``None`` (undecidable), never ``()``, which an
+    empty list alone means."""
     from otel_mapper.bundle.canonical import digest
 
     if not isinstance(value, list):
         return None, {}
     names: list[str] = []
     digests: dict[str, str] = {}
-    for definition in value[:1024]:
+    for definition in _flat_definitions(value):
         if isinstance(definition, str):
             if definition:
                 names.append(definition[:MAX_NAME])
@@ -362,6 +364,21 @@ def read_tool_definitions(value: object) -> tuple[tuple[str, ...] | None, dict[s
     if value and not names:
         return None, {}
     return tuple(sorted(set(names))), digests
+
+
+def _flat_definitions(value: list[object]) -> list[object]:
+    """The entries of a recorded tool list, each Gemini ``Tool``'s function declarations in its place (one level;
+    OpenLLMetry's Google Gen AI instrumentation records a request's ``config.tools`` as they are)."""
+    flat: list[object] = []
+    for entry in value[:_MAX_DEFINITIONS]:
+        nested = next((entry[key] for key in gg.TOOL_FUNCTION_DECLARATIONS if isinstance(entry, dict)
+                       and "name" not in entry and isinstance(entry.get(key), list)), None)
+        flat.extend(nested[:_MAX_DEFINITIONS] if nested is not None else [entry])
+    return flat[:_MAX_DEFINITIONS]
+
+
+_MAX_DEFINITIONS: Final = 1024
+"""Tool definitions read from one recorded list (a Gemini tool's declarations counted in)."""
 
 
 __all__ = ["CONVENTION", "GenAIReader", "ToolCallFact", "fill_genai_facts", "kind_of_operation", "read_tool_definitions"]

@@ -43,6 +43,7 @@ from otel_mapper.mapping.readers.openinference_frameworks import (
     smolagents_replayed_ids,
     smolagents_response_id,
 )
+from otel_mapper.mapping.readers.openinference_gemini_ids import fill_gemini_call_ids
 from otel_mapper.mapping.readers.openinference_handoffs import read_handoff
 from otel_mapper.mapping.readers.openinference_messages import (
     MAX_TOOLS,
@@ -197,6 +198,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
     if outputs is None:  # the Agents SDK's streamed generation: a response object, no flattened output messages
         outputs = response_output_messages(view)
     fill_langchain_call_ids(view, inputs, outputs)
+    fill_gemini_call_ids(view, outputs)
     if outputs is not None and view.scope_name == haystack.SCOPE_NAME:
         fill_haystack_call_ids(view, outputs)
     if outputs is not None:
