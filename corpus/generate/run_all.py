@@ -399,6 +399,14 @@ MATRIX.update({
     "openinference-openai-agents-js": ("openinference-openai-agents-js", "apps.openinference_openai_agents_js_app",
                                        AGENTS_SCENARIOS),
 })
+# Frameworks AY: the Claude Agent SDK for Python (`claude-agent-sdk` 0.2.190: `query()` driving the Claude Code CLI its
+# wheel bundles, streamed Messages API requests to the fake server's Anthropic face; the scenario tools on an in-process
+# SDK MCP server, `mcp__support__<tool>`; the denial in a `can_use_tool` callback; the handoff a subagent run by the CLI's
+# `Agent` tool) traced by `openinference-instrumentation-claude-agent-sdk` (apps/claude_agent_sdk_app.py;
+# NOTES-frameworks-ay.md).
+MATRIX.update({
+    "openinference-claude-agent-sdk": ("claude-agent-sdk", "apps.claude_agent_sdk_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -1,10 +1,14 @@
-"""The Anthropic Messages API face of the scripted fake server (`POST /v1/messages`, non-streaming).
+"""The Anthropic Messages API face of the scripted fake server (`POST /v1/messages`; `"stream": true` gets the same
+answer as server-sent events, `sse_message`).
 
 Same scripts, same request log as the OpenAI face (`fake_openai.ScriptedServer`): request *n* gets step *n*. Only
 the wire shape differs: the answer is a `message` with `text` / `tool_use` content blocks (tool-use ids
 `toolu_<scenario>_<k>`, k counts tool calls from 1), `stop_reason` `tool_use` or `end_turn`, and `usage` as
 `input_tokens` / `output_tokens`; tool results arrive as `tool_result` blocks (`tool_use_id`) in user messages;
 errors are `{"type": "error", "error": {"type": "rate_limit_error" | "api_error", ...}}` with HTTP 429 / 500.
+
+Requests that are not the agent's turns (`POST /v1/messages/count_tokens`: the Claude Code CLI counts tokens with it)
+are answered apart (`answer_aside`): logged in `server.aside`, never in the request log, and they consume no step.
 """
 from __future__ import annotations
 
@@ -98,3 +102,52 @@ def answer_messages(server, path: str, body: dict, headers) -> tuple[int, dict, 
                       "service_tier": "standard"},
         }
         return 200, payload, delay, {"request-id": request_id}
+
+
+def _event(kind: str, data: dict) -> bytes:
+    return f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def sse_message(payload: dict) -> bytes:
+    """A `message` as the API streams it: `message_start` (the message with no content, `stop_reason` null, the input
+    tokens and one output token), per content block `content_block_start` (a text block empty, a tool_use block with
+    `input: {}`), its `text_delta` / `input_json_delta` fragments and `content_block_stop`, then `message_delta` with
+    the stop reason and the output tokens, and `message_stop`."""
+    usage = payload["usage"]
+    start = dict(payload, content=[], stop_reason=None, stop_sequence=None,
+                 usage=dict(usage, output_tokens=1))
+    out = [_event("message_start", {"type": "message_start", "message": start})]
+    for index, block in enumerate(payload["content"]):
+        if block["type"] == "text":
+            opening = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": piece}
+                      for piece in (block["text"][i:i + 12] for i in range(0, len(block["text"]), 12))]
+        else:
+            opening = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            arguments = json.dumps(block["input"])
+            deltas = [{"type": "input_json_delta", "partial_json": arguments[i:i + 6]}
+                      for i in range(0, len(arguments), 6)]
+        out.append(_event("content_block_start", {"type": "content_block_start", "index": index,
+                                                  "content_block": opening}))
+        out += [_event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+                for delta in deltas]
+        out.append(_event("content_block_stop", {"type": "content_block_stop", "index": index}))
+    out.append(_event("message_delta", {"type": "message_delta",
+                                        "delta": {"stop_reason": payload["stop_reason"], "stop_sequence": None},
+                                        "usage": {"output_tokens": usage["output_tokens"]}}))
+    out.append(_event("message_stop", {"type": "message_stop"}))
+    return b"".join(out)
+
+
+def is_aside(path: str) -> bool:
+    """A Messages API request that is not a turn of the agent (token counting)."""
+    return path.split("?", 1)[0].endswith("/messages/count_tokens")
+
+
+def answer_aside(server, path: str, body: dict) -> tuple[int, dict, float, dict]:
+    """Token counting, answered from the request size; logged in `server.aside` (created on first use)."""
+    with server._lock:
+        aside = server.__dict__.setdefault("aside", [])
+        tokens = _estimate_tokens({"m": body.get("messages"), "s": body.get("system"), "t": body.get("tools")})
+        aside.append({"n": len(aside) + 1, "path": path, "model": body.get("model"), "input_tokens": tokens})
+        return 200, {"input_tokens": tokens}, 0, {}

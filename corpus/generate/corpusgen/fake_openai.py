@@ -10,7 +10,9 @@ that is current when the HTTP request is sent, i.e. the instrumentation's model-
 
 `POST /v1/messages` answers the same script in the Anthropic Messages API shape (see `fake_anthropic.py`): content
 blocks `text` / `tool_use` (ids `toolu_<scenario>_<n>`), `stop_reason` `tool_use` / `end_turn`, usage as
-`input_tokens` / `output_tokens`, and Anthropic-style error bodies for 429 / 500.
+`input_tokens` / `output_tokens`, and Anthropic-style error bodies for 429 / 500; `"stream": true` there gets the
+same answer as the API's server-sent events (`fake_anthropic.sse_message`), and `/v1/messages?beta=true` (the Claude
+Code CLI's path) is the same route.
 
 `POST /model/<modelId>/converse` answers it in the Amazon Bedrock Converse API shape (see `fake_bedrock.py`):
 `text` / `toolUse` content blocks (ids `tooluse_<scenario>_<n>`), `stopReason` `tool_use` / `end_turn`, usage as
@@ -147,7 +149,10 @@ class ScriptedServer:
                 if delay:
                     time.sleep(delay)
                 stream = status == 200 and bool(body.get("stream")) and "choices" in payload
-                if stream:
+                if status == 200 and body.get("stream") and payload.get("type") == "message":
+                    from .fake_anthropic import sse_message
+                    stream, data = True, sse_message(payload)
+                elif stream:
                     include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
                     data = _sse(payload, include_usage)
                 else:
@@ -179,6 +184,12 @@ class ScriptedServer:
         from .fake_bedrock import answer_converse, is_converse
         if is_converse(path):
             return answer_converse(self, path, body, headers)
+        if "?" in path or path.endswith("/count_tokens"):  # the Claude Code CLI's `/v1/messages?beta=true`
+            from .fake_anthropic import answer_aside, answer_messages, is_aside
+            if is_aside(path):
+                return answer_aside(self, path, body)
+            if path.split("?", 1)[0].endswith("/messages"):
+                return answer_messages(self, path, body, headers)
         if path.endswith("/messages"):
             from .fake_anthropic import answer_messages
             return answer_messages(self, path, body, headers)

@@ -195,6 +195,9 @@ def retry_once(steps: list[dict]) -> list[dict]:
 
 def script(name: str, family: str) -> list[dict]:
     spec = SCENARIOS[name]
+    if "+mcp:" in family:  # `<family>+mcp:<server>`: tool calls named `mcp__<server>__<tool>`
+        base, server = family.split("+mcp:", 1)
+        return mcp_qualified(script(name, base), server)
     if "+plugin:" in family:  # `<family>+plugin:<Plugin>`: tool calls named `<Plugin>-<function>`
         base, plugin = family.split("+plugin:", 1)
         return plugin_qualified(script(name, base), plugin)
@@ -256,3 +259,26 @@ SCENARIOS["handoff"]["mastra_agents"] = [
     {"tool_calls": [("agent-billing_agent",
                      {"prompt": "Refund request for order A-1001: check the order and open a refund."})]},
     *SCENARIOS["handoff"]["raw"][1:]]
+
+
+# Claude Code's subagents (the Claude Agent SDK's `agents=`): the main agent calls the CLI's built-in `Agent` tool with
+# the subagent's name; the billing subagent runs inside that call (lookup_order, answer), then the main agent answers.
+SCENARIOS["handoff"]["claude_subagent"] = [
+    {"tool_calls": [("Agent", {"description": "Refund for order A-1001",
+                               "prompt": "Refund request for order A-1001: check the order and open a refund.",
+                               "subagent_type": "billing_agent"})]},
+    *SCENARIOS["handoff"]["raw"][1:]]
+# Tools of the Claude Code CLI itself, never served by an MCP server (not qualified by `mcp_qualified`).
+CLI_TOOLS = frozenset({"Agent"})
+
+
+def mcp_qualified(steps: list[dict], server: str) -> list[dict]:
+    """The same script with every tool call named as Claude Code names the tools of an MCP server:
+    `mcp__<server>__<tool>` (the CLI's own tools keep their names)."""
+    out = []
+    for step in steps:
+        if "tool_calls" in step:
+            step = dict(step, tool_calls=[(n if n in CLI_TOOLS else f"mcp__{server}__{n}", args)
+                                          for n, args in step["tool_calls"]])
+        out.append(step)
+    return out
