@@ -7,16 +7,21 @@ the client's own span): only model calls with no model call carrying usage insid
 that runs other work inside its span (the Vercel AI SDK's step span stays open around the step's tool runs, and a
 tool may run another agent) repeats nothing of what that work spent: a tool execution or an agent invocation between
 two model calls ends the inner call's claim on the outer one.
+
+An agent invocation that records its model's usage itself and owns no model-call node (:func:`model_call_stand_ins`:
+the Claude Agent SDK's ``query()`` span under OpenInference, whose model requests the CLI process sends with no span)
+stands for its model calls: its usage is summed like theirs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from otel_mapper.model import Node, Trajectory
 from semconv.trajectory import NodeKind
 
-__all__ = ["UsageTotals", "counted_model_calls", "usage_totals"]
+__all__ = ["UsageTotals", "counted_model_calls", "model_call_stand_ins", "usage_totals"]
 
 _WORK_BOUNDARIES = frozenset({NodeKind.TOOL_EXECUTION, NodeKind.AGENT_INVOCATION})
 """Nodes whose model calls are work run inside an outer span, not a layer of an outer model call."""
@@ -32,17 +37,28 @@ class UsageTotals:
     """Model-call nodes whose usage repeats model calls inside them (not summed)."""
 
 
+def model_call_stand_ins(model_calls: Iterable[Node], agents: Iterable[Node]) -> list[Node]:
+    """The agent invocations among ``agents`` that stand for their own model calls: usage recorded on the node (the
+    mapper keeps aggregate usage off agent nodes, so this is the run's only record of it) and none of ``model_calls``
+    belongs to them."""
+    owners = {node.invocation for node in model_calls}
+    return [node for node in agents if node.usage is not None and node.id not in owners]
+
+
 def counted_model_calls(
     trajectory: Trajectory, parent_of: dict[str, str]
 ) -> tuple[list[Node], int, frozenset[str]]:
-    """Model-call nodes whose usage is summed (sorted by id), the number of repeating aggregates skipped, and the
+    """Model-call nodes (and agent invocations standing for theirs) whose usage is summed (sorted by id), the number of repeating aggregates skipped, and the
     nodes with model calls carrying usage inside them (``parent_of``: span child -> span parent).
 
     Each model call with usage marks its containment ancestors up to the first tool execution or agent invocation
     (work run inside an outer span, not a layer of one call); a walk stops at the first ancestor already marked (its
     own ancestors up to that boundary are marked too), so every node is marked once: O(nodes) however deep the tree.
     """
-    carriers = [node for node in trajectory.nodes if node.kind is NodeKind.MODEL_CALL and node.usage is not None]
+    models = [node for node in trajectory.nodes if node.kind is NodeKind.MODEL_CALL]
+    agents = [node for node in trajectory.nodes if node.kind is NodeKind.AGENT_INVOCATION]
+    carriers = sorted([node for node in models if node.usage is not None] + model_call_stand_ins(models, agents),
+                      key=lambda node: node.id)
     marked: set[str] = set()
     limit = len(trajectory.nodes)
     for node in carriers:

@@ -38,6 +38,7 @@ from otel_mapper.mapping.failed_answers import settle_failed_answers
 from otel_mapper.mapping.graph import CausalIndex, seed_causal_index
 from otel_mapper.mapping.graph_runs import settle_graph_agent_runs
 from otel_mapper.mapping.graph_streams import settle_graph_streams
+from otel_mapper.mapping.mcp_server_twins import settle_mcp_server_twins
 from otel_mapper.mapping.nameless_tools import settle_nameless_tools
 from otel_mapper.mapping.nested_runs import merge_nested_runs
 from otel_mapper.mapping.nodes import (
@@ -175,6 +176,7 @@ def map_trace(
     copied = {entry.node_id: entry for entry in entries if entry.node_id is not None}
     merge_double_instrumentation(entries, by_span_id, notes)
     merge_nested_runs(entries, notes)
+    settle_mcp_server_twins(entries, by_span_id, notes)
     fold_wrapped_model_calls(entries, notes)
     inherit_step_call_ids(entries)
     settle_graph_agent_runs(entries)

@@ -26,10 +26,11 @@ _PATTERNS: Final = tuple(
         r"\bno tool named\s+" + _NAME + r"(?=[\s,;.'\"`]|$)",
         r"\brequested function\s+" + _NAME + r"\s+not found\b",
         r"^\W*error\W+function\s+" + _NAME + r"\s+not found\b",
+        r"\bno such tool available\s*:\s*" + _NAME + r"(?=[\s,;.'\"`<]|$)",
     )
 )
 _MARKERS: Final = ("tool not found", "unknown tool", "not found", "not a valid tool", "doesn't exist", "does not exist",
-                   "no tool named", "is not available", "is not registered")
+                   "no tool named", "is not available", "is not registered", "no such tool available")
 _NOT_ALNUM: Final = re.compile(r"[^0-9a-z]+")
 
 
@@ -39,11 +40,21 @@ def function_style(name: str) -> str:
     return _NOT_ALNUM.sub("_", name.casefold()).strip("_")
 
 
+_MCP_QUALIFIED: Final = re.compile(r"^mcp__[A-Za-z0-9_-]+?__([A-Za-z0-9_-]+)$")
+"""Claude Code's name of a tool an MCP server serves (the Claude Agent SDK's ``mcp__<server>__<tool>``, the server
+and tool names with other characters as ``_``): the server's tool is what follows the second ``__``."""
+
+
 def local_name(name: str | None, separator: str | None) -> str | None:
     """A qualified tool name's own part: what follows the first ``separator`` (Semantic Kernel's
-    ``SupportTools-delete_file`` → ``delete_file``); ``None`` when there is no separator, or the name holds none."""
-    if not name or not separator:
+    ``SupportTools-delete_file`` → ``delete_file``), or, for a convention that qualifies no names, an MCP server's
+    tool as Claude Code names it (``mcp__support__delete_file`` → ``delete_file``); ``None`` when the name is not
+    qualified."""
+    if not name:
         return None
+    if not separator:
+        match = _MCP_QUALIFIED.match(name) if name.startswith("mcp__") and len(name) <= MAX_NAME else None
+        return match.group(1) if match else None
     _, found, rest = name.partition(separator)
     return (rest or None) if found else None
 

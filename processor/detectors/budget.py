@@ -1,7 +1,8 @@
 """``budget_exceeded``: the run used more than its configured budget.
 
 Dimensions (each optional, ``budget.*``): total tokens (summed over model-call nodes only, so agent spans that
-repeat aggregated usage are not counted twice), model calls, tool executions, duration (root span start/end:
+repeat aggregated usage are not counted twice; and over agent invocations that stand for their own model calls,
+``failures.model_call_stand_ins``: a run whose model requests no span records, reporting their usage itself), model calls, tool executions, duration (root span start/end:
 timestamps used as a latency measure, never as order) and cost (tokens priced with ``budget.prices``; calls of
 unpriced models make the cost a lower bound). One finding lists every exceeded dimension, anchored on the outermost
 agent invocation, else the root. A budget that cannot be checked (usage not recorded on some model calls, a model
@@ -17,6 +18,7 @@ from otel_mapper.model import Trajectory
 from processor.detectors.base import DetectorContext, DetectorReport
 from processor.detectors.causal import outermost_anchor
 from processor.detectors.config import BudgetConfig, Price
+from processor.detectors.failures import model_call_stand_ins
 from processor.detectors.globs import GlobSet
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, Severity
 
@@ -46,6 +48,7 @@ class BudgetDetector:
         config = context.config.budget
         models = context.of_kind(NodeKind.MODEL_CALL)
         tools = context.of_kind(NodeKind.TOOL_EXECUTION)
+        usage_records = [*models, *model_call_stand_ins(context)]
         over: list[str] = []
         undecided: list[str] = []
         if config.max_total_tokens is not None or config.max_cost is not None:
@@ -54,7 +57,7 @@ class BudgetDetector:
             unpriced: set[str] = set()
             cache: dict[str, Price | None] = {}
             no_usage = 0
-            for node in models:
+            for node in usage_records:
                 context.check_budget()
                 if node.usage is None:
                     no_usage += 1

@@ -10,13 +10,14 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Final
 
+from otel_mapper.attribution.usage import model_call_stand_ins as stand_ins_of
 from otel_mapper.diagnosis import Finding
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
 from processor.detectors.causal import recovered
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
 
-__all__ = ["FailureClass", "classify", "failed", "failure_findings", "recovery_note"]
+__all__ = ["FailureClass", "classify", "failed", "failure_findings", "model_call_stand_ins", "recovery_note"]
 
 RATE_LIMIT_MARKERS: Final = ("ratelimit", "rate_limit", "rate limit", "too many requests", "resource_exhausted",
                              "resourceexhausted", "throttl", "quota")
@@ -46,6 +47,15 @@ def classify(node: Node) -> FailureClass | None:
     if node.http_status in TIMEOUT_HTTP or any(marker in text for marker in TIMEOUT_MARKERS):
         return FailureClass.TIMEOUT
     return FailureClass.OTHER
+
+
+def model_call_stand_ins(context: DetectorContext) -> list[Node]:
+    """Agent invocations that stand for their own model calls: the run records its model's token usage itself
+    (non-aggregate usage on an agent node: the Claude Agent SDK's ``query()`` span under OpenInference, whose model
+    requests the CLI process sends with no span) and no model-call node belongs to it. A failure of such a run is
+    read as its model calls' would be (``model_error``, ``infra_timeout``, ``rate_limited``), and its usage counts
+    toward the token budget."""
+    return stand_ins_of(context.of_kind(NodeKind.MODEL_CALL), context.of_kind(NodeKind.AGENT_INVOCATION))
 
 
 def recovery_note(recovery: bool | None) -> str:
@@ -78,12 +88,15 @@ def failure_findings(
     wanted: FailureClass,
     category: FindingCategory,
     skip: Callable[[Node], bool] | None = None,
+    stand_ins: bool = False,
 ) -> Sequence[Finding]:
-    """One finding per failed node of ``kinds`` classified as ``wanted`` (and not ``skip``); anchor = the failing
+    """One finding per failed node of ``kinds`` classified as ``wanted`` (and not ``skip``), and with ``stand_ins``
+    per failed agent invocation standing for its model calls (:func:`model_call_stand_ins`); anchor = the failing
     span."""
     findings: list[Finding] = []
-    for kind in kinds:
-        for node in context.of_kind(kind):
+    groups = [context.of_kind(kind) for kind in kinds] + ([model_call_stand_ins(context)] if stand_ins else [])
+    for group in groups:
+        for node in group:
             context.check_budget()
             if classify(node) is not wanted or (skip is not None and skip(node)):
                 continue

@@ -24,4 +24,5 @@ class InfraTimeoutDetector:
             (NodeKind.MODEL_CALL, NodeKind.TOOL_EXECUTION),
             FailureClass.TIMEOUT,
             FindingCategory.INFRA_TIMEOUT,
+            stand_ins=True,
         )

@@ -18,5 +18,5 @@ class ModelErrorDetector:
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
         return failure_findings(
-            trajectory, context, (NodeKind.MODEL_CALL,), FailureClass.OTHER, FindingCategory.MODEL_ERROR
+            trajectory, context, (NodeKind.MODEL_CALL,), FailureClass.OTHER, FindingCategory.MODEL_ERROR, stand_ins=True
         )

@@ -24,4 +24,5 @@ class RateLimitedDetector:
             (NodeKind.MODEL_CALL, NodeKind.TOOL_EXECUTION),
             FailureClass.RATE_LIMITED,
             FindingCategory.RATE_LIMITED,
+            stand_ins=True,
         )

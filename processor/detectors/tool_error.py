@@ -2,7 +2,11 @@
 
 Rate limits and timeouts of tools are left to ``rate_limited`` and ``infra_timeout`` (one finding per failure,
 under its most specific category). A tool span that failed because the runtime has no such tool (Strands marks the
-call of an unknown tool ERROR) is the model's mistake, reported once as ``hallucinated_tool``. A call whose run no
+call of an unknown tool ERROR) is the model's mistake, reported once as ``hallucinated_tool``. A forbidden tool's span
+(``policy.forbidden_tools``) that failed with a refusal (its error says the call was denied, not allowed or not
+permitted: a permission check refusing it, as the Claude Agent SDK's ``can_use_tool`` deny leaves the tool span ERROR with
+the callback's message) is reported once, as ``policy_violation``; a forbidden tool that ran and failed otherwise is
+still a tool error. A call whose run no
 span recorded failed when the result the next model call received is a runtime's failure report
 (``Node.result_status``).
 """
@@ -10,6 +14,7 @@ span recorded failed when the result the next model call received is a runtime's
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from otel_mapper.diagnosis import Finding
 from otel_mapper.mapping.tool_names import function_style
@@ -19,6 +24,18 @@ from processor.detectors.causal import recovered
 from processor.detectors.failures import MAX_EVIDENCE_MESSAGE, FailureClass, failure_findings, recovery_note
 from processor.detectors.tool_runs import tool_runs, unseen_calls
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
+
+REFUSAL_MARKERS: Final = ("denied", "not allowed", "not permitted", "permission", "forbidden")
+"""Words of a permission check refusing a call (the error text of a refused call is the refusing code's message)."""
+
+
+def refused(node: Node) -> bool:
+    """The node's error says its call was refused, not that the tool failed while running."""
+    text = f"{node.error_type or ''} {node.error_message or ''}"[:MAX_REFUSAL_TEXT].lower()
+    return any(marker in text for marker in REFUSAL_MARKERS)
+
+
+MAX_REFUSAL_TEXT: Final = 1024
 
 
 class ToolErrorDetector:
@@ -39,8 +56,17 @@ class ToolErrorDetector:
             style = function_style(node.tool_name or "")
             return bool(node.tool_name) and ((node.invocation or "", style) in rejected or ("", style) in rejected)
 
+        forbidden = context.config.policy.forbidden_tools
+
+        def reported_elsewhere(node: Node) -> bool:
+            """An unknown tool (``hallucinated_tool``) or a forbidden one refused (``policy_violation``)."""
+            return unknown_tool(node) or (
+                node.kind is NodeKind.TOOL_EXECUTION and refused(node) and forbidden.match_tool(node) is not None
+            )
+
         findings = list(failure_findings(
-            trajectory, context, (NodeKind.TOOL_EXECUTION,), FailureClass.OTHER, FindingCategory.TOOL_ERROR, unknown_tool
+            trajectory, context, (NodeKind.TOOL_EXECUTION,), FailureClass.OTHER, FindingCategory.TOOL_ERROR,
+            reported_elsewhere
         ))
         for node in tool_runs(context):
             context.check_budget()

@@ -132,6 +132,18 @@ def test_agent_nodes_with_usage_are_never_summed() -> None:
     assert (attribution.usage.input_tokens, attribution.usage.output_tokens) == (100, 10)
 
 
+def test_an_agent_standing_for_its_untraced_model_calls_has_its_usage_summed() -> None:
+    # The Claude Agent SDK's query() span under OpenInference: the CLI process sends the model requests, no span
+    # records them, and the run's own token counts are the only record of their usage.
+    b = TrajectoryBuilder()
+    run = b.agent(usage=TokenUsage(input_tokens=2_114, output_tokens=3), model="claude-haiku-4-5")
+    b.tool("mcp__support__get_file_info", parent=run)
+    other = b.agent("billing_agent", usage=TokenUsage(input_tokens=10**6, output_tokens=10**6))
+    b.model(parent=other, tokens=(100, 10))
+    attribution = attribute(_with_containment(b.build()))
+    assert (attribution.usage.input_tokens, attribution.usage.output_tokens) == (2_214, 13)
+
+
 def test_cost_uses_the_price_table_with_cached_tokens_and_version_suffixes() -> None:
     b = TrajectoryBuilder()
     agent = b.agent()

@@ -59,7 +59,8 @@ def test_root_token_totals_equal_the_billed_usage_of_every_delivered_response(ma
             assert (root[names.USAGE_INPUT_TOKENS], root[names.USAGE_OUTPUT_TOKENS]) == (0, 0)
             continue
         assert root[names.USAGE_INPUT_TOKENS] == sum(u[0] for u in delivered), labels["trace_id"]
-        assert root[names.USAGE_OUTPUT_TOKENS] == sum(u[1] for u in delivered), labels["trace_id"]
+        if labels["recorded_by_library"].get("output_tokens", True):  # else the library records other counts
+            assert root[names.USAGE_OUTPUT_TOKENS] == sum(u[1] for u in delivered), labels["trace_id"]
         # The only usage the spans cannot show: a response the server billed after the client had timed out.
         undelivered = [r for r in requests if r.get("usage") and r["outcome"] != "ok"]
         assert all(r["outcome"] == "timeout" for r in undelivered)
@@ -104,7 +105,10 @@ def test_node_costs_on_model_call_spans_add_up_to_the_root_cost(mapped_corpus: P
                     for span in scope_spans.spans:
                         attributes = {kv.key: kv.value for kv in span.attributes}
                         if names.NODE_COST_USD in attributes:
-                            assert attributes[names.NODE_KIND].string_value == "model_call"
+                            kind = attributes[names.NODE_KIND].string_value
+                            # an agent run standing for model calls no span records (Frameworks AY) carries their cost
+                            standing = kind == "agent_invocation" and labels["nodes_by_kind"]["model_call"] == 0
+                            assert kind == "model_call" or standing
                             node_costs.append(attributes[names.NODE_COST_USD].double_value)
         assert abs(sum(node_costs) - root[names.COST_USD]) < 1e-12
         checked += 1

@@ -162,8 +162,17 @@ def _sdk_tools(names: list[str], runner: ToolRunner, spans: _Spans, truth: Truth
 
 
 async def _run(scenario: str, base_url: str, truth: Truth, spans: _Spans, home: str) -> object:
-    from claude_agent_sdk import (AgentDefinition, ClaudeAgentOptions, ClaudeSDKError, PermissionResultAllow, PermissionResultDeny,
-                                  ResultMessage, SystemMessage, create_sdk_mcp_server, query)
+    from claude_agent_sdk import (
+        AgentDefinition,
+        ClaudeAgentOptions,
+        ClaudeSDKError,
+        PermissionResultAllow,
+        PermissionResultDeny,
+        ResultMessage,
+        SystemMessage,
+        create_sdk_mcp_server,
+        query,
+    )
 
     spec = SCENARIOS[scenario]
     runner = ToolRunner(truth, truth.server_log)
@@ -231,6 +240,14 @@ def run_claude_agent_sdk(adapter: ClaudeAgentSDKAdapter, scenario: str, base_url
     for span in spans.subagents.values():
         truth.record_agent("billing_agent", span_id=span, trace_id=spans.trace)
         truth.handoffs.append({"from_span": spans.root, "to_span": span})
+    # The subagent's span records only its model's name: no message of its requests (the instrumentation writes output
+    # messages on the query() span alone), so what they proposed and consumed is in no span.
+    subagent_spans = set(spans.subagents.values())
+    for r in truth.server_log:
+        if r.get("span") in subagent_spans or adapter.model_span_for(r) in subagent_spans:
+            r["untraced"] = True
+            for call_id in r.get("tool_results_in_input") or []:
+                truth.flow_overrides.setdefault(call_id, {})["consumed_by_span"] = None
     truth.kind_counts["model_call"] = 0
     offered = sorted({tuple(r.get("tools_offered") or []) for r in truth.server_log})
     truth.notes.append(f"tools offered in the model requests: {offered}")
@@ -259,6 +276,9 @@ LABEL_RULES = {
     # The CLI retries inside one run: its one retry after a 429 is a second request recorded on the same AGENT span,
     # which keeps nothing of the failed attempt.
     "model_calls_by_span": True,
+    # The run's recorded output tokens are the usage the CLI reports for each streamed answer (its `message_start`: one
+    # token per answer), not what the server billed; its input tokens are the billed ones.
+    "output_tokens_recorded": False,
 }
 
 

@@ -7,8 +7,11 @@ the wire shape differs: the answer is a `message` with `text` / `tool_use` conte
 `input_tokens` / `output_tokens`; tool results arrive as `tool_result` blocks (`tool_use_id`) in user messages;
 errors are `{"type": "error", "error": {"type": "rate_limit_error" | "api_error", ...}}` with HTTP 429 / 500.
 
-Requests that are not the agent's turns (`POST /v1/messages/count_tokens`: the Claude Code CLI counts tokens with it)
-are answered apart (`answer_aside`): logged in `server.aside`, never in the request log, and they consume no step.
+Requests that are not the agent's turns are answered apart (`answer_aside`): logged in `server.aside`, never in the
+request log, and they consume no step. Only on the Claude Code CLI's path (`/v1/messages?beta=true`): token counting
+(`POST /v1/messages/count_tokens`) and a Messages request that offers no tools (the CLI's session-title request, sent
+with its small model unless `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC` is set; every agent turn of the scenarios offers
+tools).
 """
 from __future__ import annotations
 
@@ -139,15 +142,29 @@ def sse_message(payload: dict) -> bytes:
     return b"".join(out)
 
 
-def is_aside(path: str) -> bool:
-    """A Messages API request that is not a turn of the agent (token counting)."""
-    return path.split("?", 1)[0].endswith("/messages/count_tokens")
+SESSION_TITLE = "Customer support request"
+
+
+def is_aside(path: str, body: dict) -> bool:
+    """A Messages API request on the CLI's path that is not a turn of the agent (see the module)."""
+    route = path.split("?", 1)[0]
+    return route.endswith("/messages/count_tokens") or (route.endswith("/messages") and not body.get("tools"))
 
 
 def answer_aside(server, path: str, body: dict) -> tuple[int, dict, float, dict]:
-    """Token counting, answered from the request size; logged in `server.aside` (created on first use)."""
+    """Token counting (answered from the request size) or a tool-less request (a fixed short text); logged in
+    `server.aside` (created on first use)."""
     with server._lock:
         aside = server.__dict__.setdefault("aside", [])
         tokens = _estimate_tokens({"m": body.get("messages"), "s": body.get("system"), "t": body.get("tools")})
-        aside.append({"n": len(aside) + 1, "path": path, "model": body.get("model"), "input_tokens": tokens})
-        return 200, {"input_tokens": tokens}, 0, {}
+        counting = path.split("?", 1)[0].endswith("/count_tokens")
+        aside.append({"n": len(aside) + 1, "path": path, "model": body.get("model"), "input_tokens": tokens,
+                      "kind": "count_tokens" if counting else "no_tools"})
+        if counting:
+            return 200, {"input_tokens": tokens}, 0, {}
+        return 200, {"id": f"msg_{server.scenario}_aside_{len(aside)}", "type": "message", "role": "assistant",
+                     "model": body.get("model") or ANTHROPIC_MODEL_ANSWERED,
+                     "content": [{"type": "text", "text": SESSION_TITLE}], "stop_reason": "end_turn",
+                     "stop_sequence": None,
+                     "usage": {"input_tokens": tokens, "output_tokens": 4, "cache_creation_input_tokens": 0,
+                               "cache_read_input_tokens": 0, "service_tier": "standard"}}, 0, {}

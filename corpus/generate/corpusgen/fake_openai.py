@@ -186,7 +186,7 @@ class ScriptedServer:
             return answer_converse(self, path, body, headers)
         if "?" in path or path.endswith("/count_tokens"):  # the Claude Code CLI's `/v1/messages?beta=true`
             from .fake_anthropic import answer_aside, answer_messages, is_aside
-            if is_aside(path):
+            if is_aside(path, body):
                 return answer_aside(self, path, body)
             if path.split("?", 1)[0].endswith("/messages"):
                 return answer_messages(self, path, body, headers)

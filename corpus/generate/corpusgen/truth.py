@@ -256,6 +256,10 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         | ({"retry_evidence": retry_seen} if "retry_evidence" in meta else {})
         | ({"failed_request_input": failed_input_seen} if "failed_request_input_recorded" in meta else {})
         | ({"model_output_per_span": meta["model_output_per_span"]} if "model_output_per_span" in meta else {})
+        # A library that records the output tokens of each answer as something else than what was billed (the Claude
+        # Agent SDK's instrumentation: the usage of a streamed message's `message_start`, one token per answer) records
+        # no billed output-token count.
+        | ({"output_tokens": bool(meta["output_tokens_recorded"])} if "output_tokens_recorded" in meta else {})
         # A library whose model proposes tools in text (DSPy's ReAct fields) has no tool-call id anywhere: the labels'
         # ids are the fake server's names for the calls, found in no span.
         | ({"tool_call_ids": bool(meta["tool_call_ids_recorded"])} if "tool_call_ids_recorded" in meta else {}),

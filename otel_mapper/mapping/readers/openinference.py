@@ -154,6 +154,8 @@ class OpenInferenceReader:
             read_handoff(view, facts, tool_name)
         elif view.has(oi.LLM_TOKEN_COUNT_PROMPT) or view.has(oi.LLM_TOKEN_COUNT_COMPLETION):
             facts.usage_is_aggregate = True
+        if kind is NodeKind.AGENT_INVOCATION:
+            _read_agent_outputs(view, facts)
         if oi.METADATA in view.attrs:
             _read_metadata(view, facts)
             if kind in (NodeKind.WORKFLOW_STEP, NodeKind.TOOL_EXECUTION):
@@ -253,6 +255,25 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
     if any(view.str_attr(key, limit=len(redacted) + 1) == redacted for key in (oi.INPUT_VALUE, oi.OUTPUT_VALUE)):
         facts.content_redacted = True
     return inputs, outputs
+
+
+def _read_agent_outputs(view: SpanView, facts: SpanFacts) -> None:
+    """Tool calls in an AGENT span's own flattened ``llm.output_messages`` (the Claude Agent SDK's ``query()`` span
+    writes every assistant message of the run there; its model requests are sent by the CLI process, which no span
+    records): they are the run's proposals. Calls a model call of the trace also proposes are left to that model call
+    (:mod:`otel_mapper.mapping.agent_outputs`). Such a span's model, provider and token counts are its model calls'
+    (read on the node: ``processor.detectors.failures.model_call_stand_ins``)."""
+    _, outputs, _ = group_messages(view)
+    if not outputs:
+        return
+    proposals = [call for position in sorted(outputs) for call in calls_of(outputs[position])]
+    if proposals:
+        facts.proposals = proposals
+    # The run's token counts are then the only record of its model calls' usage, not a repetition of theirs.
+    facts.model = clean_name(view.str_attr(oi.LLM_MODEL_NAME))
+    facts.provider = clean_name(view.str_attr(oi.LLM_PROVIDER)) or clean_name(view.str_attr(oi.LLM_SYSTEM))
+    facts.usage = read_usage(view, _USAGE_IN, _USAGE_OUT, _USAGE_CACHED)
+    facts.usage_is_aggregate = False
 
 
 def _complete(tools: dict[int, str]) -> bool:

@@ -13,7 +13,9 @@ was never offered. The wording is each framework's (read in their sources):
 - pydantic-ai: ``Unknown tool name: 'X'``; Google ADK: ``Tool 'X' not found``; Microsoft Agent Framework:
   ``Error: Requested function "X" not found.``; AG2 (a ``ConversableAgent`` asked to run a function it does not
   have): ``Error: Function X not found.``; Agno (a result naming no tool): ``Error: The requested tool does not
-  exist or is not available.``; an app's own ``unknown tool 'X'``.
+  exist or is not available.``; the Claude Code CLI (the Claude Agent SDK's runtime; a tool span's error through
+  OpenInference's PostToolUseFailure hook): ``<tool_use_error>Error: No such tool available: X</tool_use_error>``;
+  an app's own ``unknown tool 'X'``.
 
 On a span, only a rejection that names a tool counts, and on a tool span only one naming that span's own tool; a
 tool result in a model's input may reject without naming the tool (CrewAI's ``Tool not found``): its call id says
