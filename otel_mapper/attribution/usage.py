@@ -48,8 +48,9 @@ def model_call_stand_ins(model_calls: Iterable[Node], agents: Iterable[Node]) ->
 def counted_model_calls(
     trajectory: Trajectory, parent_of: dict[str, str]
 ) -> tuple[list[Node], int, frozenset[str]]:
-    """Model-call nodes (and agent invocations standing for theirs) whose usage is summed (sorted by id), the number of repeating aggregates skipped, and the
-    nodes with model calls carrying usage inside them (``parent_of``: span child -> span parent).
+    """Model-call nodes (and agent invocations standing for theirs) whose usage is summed (sorted by id), the number
+    of repeating aggregates skipped, and the nodes with model calls carrying usage inside them (``parent_of``: span
+    child -> span parent).
 
     Each model call with usage marks its containment ancestors up to the first tool execution or agent invocation
     (work run inside an outer span, not a layer of one call); a walk stops at the first ancestor already marked (its

@@ -2,8 +2,8 @@
 
 Dimensions (each optional, ``budget.*``): total tokens (summed over model-call nodes only, so agent spans that
 repeat aggregated usage are not counted twice; and over agent invocations that stand for their own model calls,
-``failures.model_call_stand_ins``: a run whose model requests no span records, reporting their usage itself), model calls, tool executions, duration (root span start/end:
-timestamps used as a latency measure, never as order) and cost (tokens priced with ``budget.prices``; calls of
+``failures.model_call_stand_ins``: a run whose model requests no span records, reporting their usage itself), model
+calls, tool executions, duration (root span start/end: timestamps used as a latency measure, never as order) and cost (tokens priced with ``budget.prices``; calls of
 unpriced models make the cost a lower bound). One finding lists every exceeded dimension, anchored on the outermost
 agent invocation, else the root. A budget that cannot be checked (usage not recorded on some model calls, a model
 without a price) is one undecided check with the reason, never a finding: it cannot become a root cause.
@@ -41,7 +41,7 @@ def _duration_s(trajectory: Trajectory) -> float | None:
 
 class BudgetDetector:
     name = "budget_exceeded"
-    version = "1.0.0"
+    version = "1.1.0"
     checked_property = "tokens, model calls, tool calls, duration and cost stay within the configured budget"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding] | DetectorReport:

@@ -2,13 +2,12 @@
 
 Rate limits and timeouts of tools are left to ``rate_limited`` and ``infra_timeout`` (one finding per failure,
 under its most specific category). A tool span that failed because the runtime has no such tool (Strands marks the
-call of an unknown tool ERROR) is the model's mistake, reported once as ``hallucinated_tool``. A forbidden tool's span
-(``policy.forbidden_tools``) that failed with a refusal (its error says the call was denied, not allowed or not
-permitted: a permission check refusing it, as the Claude Agent SDK's ``can_use_tool`` deny leaves the tool span ERROR with
-the callback's message) is reported once, as ``policy_violation``; a forbidden tool that ran and failed otherwise is
-still a tool error. A call whose run no
-span recorded failed when the result the next model call received is a runtime's failure report
-(``Node.result_status``).
+call of an unknown tool ERROR) is the model's mistake, reported once as ``hallucinated_tool``. A forbidden tool's
+span (``policy.forbidden_tools``) that failed with a refusal (its error says the call was denied, not allowed or not
+permitted: a permission check refusing it, as the Claude Agent SDK's ``can_use_tool`` deny leaves the tool span ERROR
+with the callback's message) is reported once, as ``policy_violation``; a forbidden tool that ran and failed otherwise
+is still a tool error. A call whose run no span recorded failed when the result the next model call received is a
+runtime's failure report (``Node.result_status``).
 """
 
 from __future__ import annotations
@@ -40,7 +39,7 @@ MAX_REFUSAL_TEXT: Final = 1024
 
 class ToolErrorDetector:
     name = "tool_error"
-    version = "1.2.0"
+    version = "1.3.0"
     checked_property = "every tool execution completed without error"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding] | DetectorReport:

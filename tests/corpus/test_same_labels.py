@@ -27,7 +27,10 @@ def _labels(trace: str, request_span: str, link_span: str) -> dict[str, object]:
     return {
         "trace_id": trace,
         "findings": [{"category": "tool_loop", "anchor_span": request_span}],
-        "ground_truth": {"model_requests": [{"seq": 1, "span": request_span}], "links": [{"proposed_by_span": link_span}]},
+        "ground_truth": {
+            "model_requests": [{"seq": 1, "span": request_span}],
+            "links": [{"proposed_by_span": link_span}],
+        },
     }
 
 
