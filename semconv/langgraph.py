@@ -36,3 +36,9 @@ ROUTING_OPERATIONS: Final = frozenset({"goto"})
 """``gen_ai.operation.name`` of the span OpenLLMetry's LangChain instrumentation opens and closes around the
 construction of a ``Command(goto=...)`` (0.62.4, ``patch.py``): a record of a routing decision, with no execution of
 its own; the node it names runs in its own span."""
+GRAPH_CLASSES: Final = frozenset({"CompiledStateGraph", "CompiledGraph", "Pregel"})
+"""LangGraph.js's classes of a compiled graph (``@langchain/langgraph`` 1.x): the name a LangChain callback handler that
+reads a run's serialized class gives the run of a graph (OpenLLMetry's JavaScript handler, 0.27.0)."""
+PARENT_COMMAND: Final = "ParentCommand"
+"""What a graph run raises when a node in it hands the run to the parent graph (``Command.PARENT``: a handoff out of
+an agent's graph, langgraph-supervisor's transfer tools)."""

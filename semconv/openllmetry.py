@@ -98,3 +98,23 @@ LANGCHAIN_TOOL_CALL_ID: Final = "tool_call_id"
 LANGCHAIN_INPUT_STR: Final = "input_str"
 """``gen_ai.tool.call.arguments`` of the LangChain instrumentation holds the callback payload
 ``{"input_str": "<python repr of the arguments>", "tags": ..., "metadata": ...}``."""
+
+LANGCHAIN_JS_SCOPE_NAME: Final = "@traceloop/instrumentation-langchain"
+"""Instrumentation scope of OpenLLMetry's LangChain instrumentation for JavaScript (``@traceloop/instrumentation-langchain``
+0.27.0, its ``TraceloopCallbackHandler``)."""
+LANGCHAIN_TOOL_CLASSES: Final = frozenset({"DynamicStructuredTool", "DynamicTool", "StructuredTool"})
+"""LangChain's tool classes (``@langchain/core/tools``): the JavaScript handler names a tool span and its
+``traceloop.entity.name`` after the last part of the tool's serialized id, the class of a tool made with ``tool()``, not
+the tool's name (observed in 0.27.0)."""
+LANGCHAIN_SERIALIZED_ID: Final = "id"
+"""Key of the class path in LangChain's serialized form ``{"lc": 1, "type": "constructor", "id": [...], "kwargs": {}}``."""
+LANGCHAIN_TOOL_MESSAGE_CLASS: Final = "ToolMessage"
+LANGCHAIN_AI_MESSAGE_CLASS: Final = "AIMessage"
+LANGCHAIN_MESSAGE_NAME: Final = "name"
+"""A LangChain message's ``name``: the tool a ``ToolMessage`` answers for; the agent that wrote an ``AIMessage`` (LangGraph's
+prebuilt agents name their messages after themselves)."""
+LANGGRAPH_COMMAND_KEY: Final = "lg_name"
+LANGGRAPH_COMMAND: Final = "Command"
+"""``{"lg_name": "Command", "update": {...}, "goto": ...}``: a LangGraph ``Command`` as JSON (``Command.toJSON``)."""
+LANGGRAPH_COMMAND_UPDATE: Final = "update"
+LANGGRAPH_MESSAGES: Final = "messages"

@@ -407,12 +407,21 @@ MATRIX.update({
 MATRIX.update({
     "openinference-claude-agent-sdk": ("claude-agent-sdk", "apps.claude_agent_sdk_app", ALL_SCENARIOS),
 })
+# Frameworks BA: the LangGraph.js agents of openinference-langgraph-js traced by OpenLLMetry's Node.js SDK
+# (`@traceloop/node-server-sdk` 0.27 `initialize`: its LangChain instrumentation, a callback handler added to every
+# LangChain callback manager, and its OpenAI instrumentation on the `openai` module) through the OTel JS SDK's OTLP/gRPC
+# exporter handed to the SDK, the run inside the SDK's `withWorkflow`. The same js-langgraph/ folder and lock, another
+# entry module (langgraph_traceloop_app.mjs), hosted by apps/traceloop_langgraph_js_app.py; NOTES-frameworks-ba.md.
+MATRIX.update({
+    "traceloop-langgraph-js": ("traceloop-langgraph-js", "apps.traceloop_langgraph_js_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
     "vercel-ai-sdk-genai": HERE / "js",
     "mastra": HERE / "js-mastra",
     "openinference-langgraph-js": HERE / "js-langgraph",
+    "traceloop-langgraph-js": HERE / "js-langgraph",
     "openinference-openai-agents-js": HERE / "js-openai-agents",
 }
 

@@ -20,6 +20,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span, SpanFlags
 
 from otel_mapper.mapping.agent_outputs import drop_replayed_proposals
 from otel_mapper.mapping.anonymous_agents import settle_anonymous_agents
+from otel_mapper.mapping.callback_model_calls import fold_callback_model_calls
 from otel_mapper.mapping.declarations import declare
 from otel_mapper.mapping.drafts import NodeDraft
 from otel_mapper.mapping.edge_set import EdgeSet
@@ -38,6 +39,7 @@ from otel_mapper.mapping.failed_answers import settle_failed_answers
 from otel_mapper.mapping.graph import CausalIndex, seed_causal_index
 from otel_mapper.mapping.graph_runs import settle_graph_agent_runs
 from otel_mapper.mapping.graph_streams import settle_graph_streams
+from otel_mapper.mapping.langchain_graph_runs import settle_langchain_graph_runs
 from otel_mapper.mapping.mcp_server_twins import settle_mcp_server_twins
 from otel_mapper.mapping.nameless_tools import settle_nameless_tools
 from otel_mapper.mapping.nested_runs import merge_nested_runs
@@ -178,8 +180,10 @@ def map_trace(
     merge_nested_runs(entries, notes)
     settle_mcp_server_twins(entries, by_span_id, notes)
     fold_wrapped_model_calls(entries, notes)
+    fold_callback_model_calls(entries, notes)
     inherit_step_call_ids(entries)
     settle_graph_agent_runs(entries)
+    settle_langchain_graph_runs(entries)
     settle_graph_streams(entries, by_span_id, notes)
     settle_openlit_graphs(entries, by_span_id, notes)
     settle_openlit_crews(entries, by_span_id)

@@ -142,6 +142,12 @@ class SpanFacts:
     returned_answer: bool = False
     """An agent invocation's span records the answer its run returned, written only when the run returned (MLflow's
     class-patching autologs: :attr:`otel_mapper.model.Node.returned_answer`)."""
+    graph_run_agent: str | None = None
+    """A LangGraph graph's run recorded by a LangChain handler that names runs by their class
+    (:mod:`otel_mapper.mapping.langchain_graph_runs`): the one agent named by the AI messages the run added, ``""``
+    when they name several (or a nameless one), ``None`` when none was recorded or the span is no such run."""
+    class_named_graph_run: bool = False
+    """The span is such a graph run (see :attr:`graph_run_agent`)."""
 
     def __setstate__(self, state: tuple[None, dict[str, object]]) -> None:
         """Restore pickled facts (a spilled run's kept spans, pickled slot by slot); facts written by a version with

@@ -39,6 +39,8 @@ class LangGraphJsAdapter:
     library = LIBRARY
     convention = "openinference"
     content = True
+    js_app = JS_APP
+    env: dict[str, str] | None = None  # the node process's environment (None: this one's)
 
     def setup(self, endpoint: str) -> None:
         self.endpoint = endpoint  # the exporter lives in the node process
@@ -46,15 +48,22 @@ class LangGraphJsAdapter:
     def shutdown(self) -> None:  # the node process flushed and shut its tracer provider down before it exited
         pass
 
+    def graph_runs(self, ended: dict) -> set[str] | None:
+        """The runs of compiled agent graphs, where the app's records of the runs alone do not tell them (None: they
+        do, by their parents; `classify_runs`)."""
+        return None
 
-def classify_runs(runs: list[dict], agent_graphs: dict[str, list[str]], truth: Truth) -> dict[str, int]:
+
+def classify_runs(runs: list[dict], agent_graphs: dict[str, list[str]], truth: Truth,
+                  known_graph_runs: set[str] | None = None) -> dict[str, int]:
     """Agents and workflow steps from LangChain's runs (apps/langgraph_app.py's rule): a chain run is an agent's
-    compiled graph when a child run is one of that graph's nodes (named so, with the same `langgraph_node`); any other
-    chain run is a workflow step; model and tool runs are counted from the server log and the tool bodies."""
+    compiled graph when a child run is one of that graph's nodes (named so, with the same `langgraph_node`), or when it
+    is one of `known_graph_runs` if given; any other chain run is a workflow step; model and tool runs are counted
+    from the server log and the tool bodies."""
     by_id = {r["run_id"]: r for r in runs}
     nodes = {name: set(names) - {"__start__"} for name, names in agent_graphs.items()}
-    graph_runs = set()
-    for r in runs:
+    graph_runs = set(known_graph_runs or ())
+    for r in runs if known_graph_runs is None else ():
         parent = by_id.get(r["parent"])
         if parent is not None and parent["type"] == "chain" and r["name"] in nodes.get(parent["name"], ()) \
                 and r.get("langgraph_node") == r["name"]:
@@ -81,14 +90,15 @@ def classify_runs(runs: list[dict], agent_graphs: dict[str, list[str]], truth: T
     return counts
 
 
-def run_langgraph_js(adapter: LangGraphJsAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+def run_langgraph_js(adapter: LangGraphJsAdapter, scenario: str, base_url: str, truth: Truth) -> dict:
     truth.offered_tools = set(SCENARIOS[scenario]["tools"]) | set(SCENARIOS[scenario].get("specialist_tools", []))
     if scenario == "handoff":
         truth.offered_tools.add(HANDOFF_TOOL)
-    host = node_host.run_node_app(JS_APP, adapter.endpoint, base_url, node_host.spec(scenario), truth)
+    host = node_host.run_node_app(adapter.js_app, adapter.endpoint, base_url, node_host.spec(scenario), truth,
+                                  env=adapter.env)
     ended = host.ended or {}
     truth.notes.extend(ended.get("notes") or [])
-    counts = classify_runs(ended.get("runs") or [], ended.get("agent_graphs") or {}, truth)
+    counts = classify_runs(ended.get("runs") or [], ended.get("agent_graphs") or {}, truth, adapter.graph_runs(ended))
     handoffs = [t for t in truth.tools if t["name"] == HANDOFF_TOOL]
     if handoffs:
         # langgraph-supervisor's transfer tool does nothing but hand the run over (a Command to the parent graph): its
@@ -101,6 +111,7 @@ def run_langgraph_js(adapter: LangGraphJsAdapter, scenario: str, base_url: str, 
     truth.kind_counts = counts
     if any(r.get("status") == 429 for r in truth.server_log):
         truth.notes.append("LangChain's withRetry re-ran the chat model after HTTP 429 (a new chat-model run)")
+    return ended
 
 
 def main() -> int:

@@ -7,7 +7,8 @@ Recovers: kind from ``gen_ai.operation.name`` when present, else ``traceloop.spa
 ``llm.request.type``, else the ``{name}.{kind}`` span name; everything GenAI-shaped (messages, usage, response
 id, tool-call ids) through :func:`fill_genai_facts`; tool name and arguments of decorator tool spans from
 ``traceloop.entity.*`` (the ``{"args": [], "kwargs": {...}}`` record, unwrapped identically on both sides of the
-argument join) and of LangChain tool spans (``input_str`` payload); agent names and handoff parents; handoffs
+argument join) and of LangChain tool spans (``input_str`` payload; the JavaScript handler's, named after the tool's
+class, in :mod:`~otel_mapper.mapping.readers.openllmetry_langchain_js`); agent names and handoff parents; handoffs
 ``{from} → {to}.handoff`` (``unknown`` targets left unknown); LangGraph steps from association properties.
 """
 
@@ -25,6 +26,7 @@ from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, too
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
 from otel_mapper.mapping.readers.openllmetry_agno import agno_kind, agno_team_name, read_agno_tool_result
+from otel_mapper.mapping.readers.openllmetry_langchain_js import read_langchain_js_graph, read_langchain_js_tool
 from otel_mapper.mapping.readers.openllmetry_llama_index import llama_index_kind, read_llama_index
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
@@ -104,6 +106,7 @@ class OpenLLMetryReader:
         if kind is NodeKind.TOOL_EXECUTION:
             facts.tool_name = clean_name(view.str_attr(genai.TOOL_NAME)) or entity or _strip_suffix(view.name)
             _read_tool_input(view, facts)
+            read_langchain_js_tool(view, facts)
         elif kind is NodeKind.AGENT_INVOCATION:
             facts.agent_name = (
                 clean_name(view.str_attr(genai.AGENT_NAME))
@@ -118,6 +121,8 @@ class OpenLLMetryReader:
                 facts.graph_parent_evidence = tl.AGENT_HANDOFF_PARENT
         elif kind is NodeKind.HANDOFF:
             _read_handoff(view, facts)
+        elif kind is NodeKind.WORKFLOW_STEP:
+            read_langchain_js_graph(view, facts)
         fill_genai_facts(view, facts)  # also reads errors
         if facts.handoff_to_agent == tl.UNKNOWN_AGENT:
             facts.handoff_to_agent = None
