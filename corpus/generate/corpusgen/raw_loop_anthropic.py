@@ -13,6 +13,7 @@ import anthropic
 
 from . import tools as T
 from .model_spans import OpenModelSpans
+from .raw_tool_step import run_tool_call
 from .scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT
 from .truth import Truth, current_ids
 
@@ -61,37 +62,15 @@ def run_raw_anthropic(adapter, scenario: str, base_url: str, truth: Truth) -> No
                 truth.notes.append("app retried the model request once after HTTP 429")
                 time.sleep(0.1)
 
+    def hand_off(args: dict) -> str | None:
+        return agent_loop("billing_agent", SPECIALIST_PROMPT,
+                          f"{spec['user']} (handed off by triage: {args.get('reason', '')})",
+                          spec.get("specialist_tools", []))
+
     def execute(block, offered: list[str]) -> tuple[str, bool]:
         name, call_id, args = block.name, block.id, dict(block.input or {})
-        if name == "handoff_to_billing_agent":
-            _, from_span = current_ids()
-            before = len(truth.agents)
-            answer = agent_loop("billing_agent", SPECIALIST_PROMPT,
-                                f"{spec['user']} (handed off by triage: {args.get('reason', '')})",
-                                spec.get("specialist_tools", []))
-            truth.handoffs.append({"from_span": from_span, "to_span": truth.agents[before]["span_id"]})
-            return answer or "", False
-        if name not in offered:
-            fn, status = (lambda **_: T.unknown_tool(name)), "unknown_tool"
-        elif T.is_forbidden(name):
-            fn, status = (lambda **_: T.denial(name)), "denied"
-            denied.append(name)
-        else:
-            fn, status = T.FUNCTIONS[name], "ok"
-
-        def body(**kwargs):
-            try:
-                out = fn(**kwargs)
-            except T.ToolFailure:
-                truth.record_tool(call_id, name, "error", args=args)
-                raise
-            truth.record_tool(call_id, name, status, args=args)
-            return out
-
-        try:
-            return adapter.tool(name, call_id, args, body), False
-        except T.ToolFailure as exc:
-            return f"ERROR: {exc}", True
+        output, error = run_tool_call(adapter, truth, name, call_id, args, offered, denied, hand_off)
+        return (output, False) if error is None else (f"ERROR: {error}", True)
 
     def agent_loop(agent_name, system, user, tool_names, max_turns=10):
         offered = list(tool_names) + (["handoff_to_billing_agent"] if scenario == "handoff"

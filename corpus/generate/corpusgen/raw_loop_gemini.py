@@ -20,6 +20,7 @@ from google.genai import errors, types
 from . import tools as T
 from .model_spans import OpenModelSpans
 from .raw_loop import CLIENT_TIMEOUT_S
+from .raw_tool_step import run_tool_call
 from .scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT
 from .truth import Truth, current_ids
 
@@ -82,37 +83,15 @@ def run_raw_gemini(adapter, scenario: str, base_url: str, truth: Truth) -> None:
                 truth.notes.append("app retried the model request once after HTTP 429")
                 time.sleep(0.1)
 
+    def hand_off(args: dict) -> str | None:
+        return agent_loop("billing_agent", SPECIALIST_PROMPT,
+                          f"{spec['user']} (handed off by triage: {args.get('reason', '')})",
+                          spec.get("specialist_tools", []))
+
     def execute(call: types.FunctionCall, offered: list[str]) -> dict:
         name, call_id, args = call.name or "", call.id, dict(call.args or {})
-        if name == "handoff_to_billing_agent":
-            _, from_span = current_ids()
-            before = len(truth.agents)
-            answer = agent_loop("billing_agent", SPECIALIST_PROMPT,
-                                f"{spec['user']} (handed off by triage: {args.get('reason', '')})",
-                                spec.get("specialist_tools", []))
-            truth.handoffs.append({"from_span": from_span, "to_span": truth.agents[before]["span_id"]})
-            return {"output": answer or ""}
-        if name not in offered:
-            fn, status = (lambda **_: T.unknown_tool(name)), "unknown_tool"
-        elif T.is_forbidden(name):
-            fn, status = (lambda **_: T.denial(name)), "denied"
-            denied.append(name)
-        else:
-            fn, status = T.FUNCTIONS[name], "ok"
-
-        def body(**kwargs):
-            try:
-                out = fn(**kwargs)
-            except T.ToolFailure:
-                truth.record_tool(call_id, name, "error", args=args)
-                raise
-            truth.record_tool(call_id, name, status, args=args)
-            return out
-
-        try:
-            return {"output": adapter.tool(name, call_id, args, body)}
-        except T.ToolFailure as exc:
-            return {"error": str(exc)}
+        output, error = run_tool_call(adapter, truth, name, call_id, args, offered, denied, hand_off)
+        return {"output": output} if error is None else {"error": error}
 
     def agent_loop(agent_name, system, user, tool_names, max_turns=10):
         offered = list(tool_names) + (["handoff_to_billing_agent"] if scenario == "handoff"
