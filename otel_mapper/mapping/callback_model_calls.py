@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from otel_mapper.mapping.entries import SpanEntry, follow_merged, merged_declaration
-from otel_mapper.mapping.facts import SpanFacts, absorb_facts
+from otel_mapper.mapping.entries import SpanEntry, follow_merged, merge_into, merged_declaration
+from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.members import MODEL_CALL
 from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.model import Declaration
@@ -64,10 +64,7 @@ def fold_callback_model_calls(entries: list[SpanEntry], notes: list[Declaration]
         ):
             continue
         keeper.facts = copy_facts(keeper.facts)  # facts may be kept for the run's next revision: never changed
-        absorb_facts(keeper.facts, other.facts)
-        moved[other.node_id] = keeper.node_id
-        other.node_id = keeper.node_id
-        other.primary = False
+        merge_into(keeper, other, moved)
     follow_merged(entries, moved)
     if moved:
         notes.append(

@@ -256,11 +256,7 @@ def merge_double_instrumentation(
         others = sorted((entry for entry in group if entry is not keeper), key=lambda entry: entry.view.span_id)
         keeper.facts = copy_facts(keeper.facts)  # facts may be kept for the run's next revision: never changed
         for entry in others:
-            absorb_facts(keeper.facts, entry.facts)
-            if entry.node_id is not None and keeper.node_id is not None:
-                moved[entry.node_id] = keeper.node_id
-            entry.node_id = keeper.node_id
-            entry.primary = False
+            merge_into(keeper, entry, moved)
             merged += 1
     follow_merged(entries, moved)
     if merged:
@@ -269,6 +265,16 @@ def merge_double_instrumentation(
                 "spans describing the same call were merged into one node; the others are kept as references", merged
             )
         )
+
+
+def merge_into(keeper: SpanEntry, other: SpanEntry, moved: dict[str, str]) -> None:
+    """``other``'s facts into ``keeper``'s (a copy already: the read facts may be kept for the run's next revision),
+    and ``other`` a reference to ``keeper``'s node; ``moved`` records the move for :func:`follow_merged`."""
+    absorb_facts(keeper.facts, other.facts)
+    if other.node_id is not None and keeper.node_id is not None:
+        moved[other.node_id] = keeper.node_id
+    other.node_id = keeper.node_id
+    other.primary = False
 
 
 def follow_merged(entries: list[SpanEntry], moved: dict[str, str]) -> None:

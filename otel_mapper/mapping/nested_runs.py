@@ -59,8 +59,8 @@ from typing import Final
 
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.mapping.entries import SpanEntry, follow_merged, merged_declaration
-from otel_mapper.mapping.facts import SpanFacts, absorb_facts
+from otel_mapper.mapping.entries import SpanEntry, follow_merged, merge_into, merged_declaration
+from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.members import AGENT_INVOCATION, EXECUTION_KINDS, MODEL_CALL
 from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.model import Declaration
@@ -86,12 +86,9 @@ def merge_nested_runs(entries: list[SpanEntry], notes: list[Declaration]) -> Non
         if merged.node_id is None or keeper.node_id is None:
             continue
         keeper.facts = copy_facts(keeper.facts)  # facts may be kept for the run's next revision: never changed
-        absorb_facts(keeper.facts, merged.facts)
-        moved[merged.node_id] = keeper.node_id
+        merge_into(keeper, merged, moved)
         if keeper.facts.kind is MODEL_CALL:
             model_calls += 1
-        merged.node_id = keeper.node_id
-        merged.primary = False
     follow_merged(entries, moved)
     if len(moved) > model_calls:
         notes.append(

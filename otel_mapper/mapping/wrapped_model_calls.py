@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from otel_mapper.mapping.entries import SpanEntry, follow_merged, merged_declaration
-from otel_mapper.mapping.facts import absorb_facts
+from otel_mapper.mapping.entries import SpanEntry, follow_merged, merge_into, merged_declaration
 from otel_mapper.mapping.members import MODEL_CALL
 from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.model import Declaration
@@ -56,10 +55,7 @@ def fold_wrapped_model_calls(entries: list[SpanEntry], notes: list[Declaration])
         for layer in reversed(layers):  # nearest layer first
             if layer.node_id is None or layer.node_id == keeper.node_id:
                 continue
-            absorb_facts(keeper.facts, layer.facts)
-            moved[layer.node_id] = keeper.node_id
-            layer.node_id = keeper.node_id
-            layer.primary = False
+            merge_into(keeper, layer, moved)
     follow_merged(entries, moved)
     if moved:
         notes.append(
