@@ -415,6 +415,19 @@ MATRIX.update({
 MATRIX.update({
     "traceloop-langgraph-js": ("traceloop-langgraph-js", "apps.traceloop_langgraph_js_app", ALL_SCENARIOS),
 })
+# Frameworks BB: Google ADK on its default model path (an LlmAgent with ADK's Gemini model class, "gemini-2.5-flash", on
+# google-genai's async client at the fake server's Gemini face through GOOGLE_GEMINI_BASE_URL; google-adk 2.13.0,
+# google-genai 2.34.0) traced by ADK's own OpenTelemetry spans, as adk-native is on LiteLlm; the agents of
+# apps/adk_app.py (apps/adk_gemini_app.py; NOTES-frameworks-bb.md).
+MATRIX.update({
+    "adk-gemini-native": ("adk-gemini", "apps.adk_gemini_app", ALL_SCENARIOS),
+})
+# Frameworks BB, second directory: the same app (Google ADK on its Gemini model path) traced by OpenInference's Google
+# ADK instrumentation (`openinference-instrumentation-google-adk` 1.0.5), as openinference-google-adk is on LiteLlm
+# (apps/adk_gemini_app.py; NOTES-frameworks-bb.md).
+MATRIX.update({
+    "openinference-google-adk-gemini": ("openinference-adk-gemini", "apps.adk_gemini_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

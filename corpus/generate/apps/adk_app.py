@@ -5,7 +5,8 @@ OpenTelemetry spans (telemetry schema v2, the default: GenAI semconv aligned). R
 
 Ground truth, never read back from the exported trace:
 - model calls: LiteLLM's OpenAI client sends through `litellm.aclient_session`, an httpx client whose request hook
-  sends the OTel span current at send time (ADK's `generate_content` span) to the fake server;
+  sends the OTel span current at send time (ADK's `generate_content` span) to the fake server (the model path is the
+  adapter's `model_path` when it has one: `apps/adk_gemini_app.py`'s ADK `Gemini` model on google-genai);
 - tool executions: the tool body records the OTel span current inside it (ADK's `execute_tool` span) and
   `ToolContext.function_call_id` (the model's tool-call id);
 - agent runs: `before_agent_callback` runs inside ADK's `invoke_agent` span; the run itself: a plugin's
@@ -31,6 +32,44 @@ MODEL = "openai/gpt-4o-mini"
 CLIENT_TIMEOUT_S = 1.0
 
 
+class LiteLlmPath:
+    """ADK's LiteLlm model wrapper on the fake OpenAI face: LiteLLM's OpenAI client sends through
+    `litellm.aclient_session` (an httpx client with the app's request hooks)."""
+
+    def connect(self, base_url: str, event_hooks: dict) -> None:
+        import httpx
+        import litellm
+
+        self.base_url = base_url
+        litellm.aclient_session = httpx.AsyncClient(timeout=CLIENT_TIMEOUT_S, event_hooks=event_hooks)
+
+    def model(self):
+        from google.adk.models.lite_llm import LiteLlm
+
+        return LiteLlm(model=MODEL, api_base=self.base_url, api_key="sk-corpus-fake", temperature=0.2, num_retries=0,
+                       max_retries=0, timeout=CLIENT_TIMEOUT_S)
+
+    def config(self, scenario: str, truth: Truth):
+        # ADK's own retry knob (HttpOptions.retry_options, which LiteLlm passes to LiteLLM as num_retries): LiteLLM
+        # re-sends the request inside the same generate_content span. Only the 429 scenario's script expects a retry.
+        from google.genai import types
+
+        if scenario != "model_429":
+            return None
+        truth.notes.append("HttpRetryOptions(attempts=1): LiteLLM retried the model request once after HTTP 429")
+        return types.GenerateContentConfig(http_options=types.HttpOptions(
+            retry_options=types.HttpRetryOptions(attempts=1)))
+
+    def failure(self, exc: Exception) -> str:
+        import litellm
+
+        if isinstance(exc, litellm.exceptions.Timeout):
+            return "infra_timeout"
+        if isinstance(exc, litellm.exceptions.RateLimitError):
+            return "rate_limited"
+        return "error"
+
+
 class AdkAdapter:
     """ADK's native spans: invoke_workflow / invoke_agent / generate_content / execute_tool (schema v2)."""
     convention = "otel-genai"
@@ -51,10 +90,7 @@ class AdkAdapter:
 
 
 def run_adk(adapter, scenario: str, base_url: str, truth: Truth) -> None:
-    import httpx
-    import litellm
     from google.adk.agents import LlmAgent
-    from google.adk.models.lite_llm import LiteLlm
     from google.adk.plugins.base_plugin import BasePlugin
     from google.adk.runners import InMemoryRunner
     from google.adk.tools import ToolContext
@@ -74,8 +110,10 @@ def run_adk(adapter, scenario: str, base_url: str, truth: Truth) -> None:
     async def on_response(response):
         answered.append(response.status_code)
 
-    litellm.aclient_session = httpx.AsyncClient(timeout=CLIENT_TIMEOUT_S,
-                                                event_hooks={"request": [on_request], "response": [on_response]})
+    # The model path (LiteLlm by default; the adapter may name another, e.g. ADK's Gemini class on google-genai):
+    # the agents' model, the agents' generate_content_config and the run's failure, read from the exception raised.
+    path = getattr(adapter, "model_path", None) or LiteLlmPath()
+    path.connect(base_url, {"request": [on_request], "response": [on_response]})
 
     def run_tool(ctx: ToolContext, name: str, args: dict) -> str:
         call_id = ctx.function_call_id
@@ -148,20 +186,10 @@ def run_adk(adapter, scenario: str, base_url: str, truth: Truth) -> None:
             return {"error": T.unknown_tool(tool.name)}
         return {"error": f"{type(error).__name__}: {error}"}
 
-    def model():
-        return LiteLlm(model=MODEL, api_base=base_url, api_key="sk-corpus-fake", temperature=0.2, num_retries=0,
-                       max_retries=0, timeout=CLIENT_TIMEOUT_S)
-
-    # ADK's own retry knob (HttpOptions.retry_options, which LiteLlm passes to LiteLLM as num_retries): LiteLLM
-    # re-sends the request inside the same generate_content span. Only the 429 scenario's script expects a retry.
-    config = None
-    if scenario == "model_429":
-        config = types.GenerateContentConfig(http_options=types.HttpOptions(
-            retry_options=types.HttpRetryOptions(attempts=1)))
-        truth.notes.append("HttpRetryOptions(attempts=1): LiteLLM retried the model request once after HTTP 429")
+    config = path.config(scenario, truth)
 
     def agent(name, instruction, tool_names, **kw):
-        return LlmAgent(name=name, model=model(), instruction=instruction, generate_content_config=config,
+        return LlmAgent(name=name, model=path.model(), instruction=instruction, generate_content_config=config,
                         description=f"{name} of the corpus support app",
                         tools=[registry[n] for n in tool_names], before_agent_callback=before_agent,
                         before_tool_callback=before_tool, on_tool_error_callback=on_tool_error, **kw)
@@ -196,14 +224,8 @@ def run_adk(adapter, scenario: str, base_url: str, truth: Truth) -> None:
     try:
         asyncio.run(run_app())
         truth.terminal_status = "policy_violation" if denied else "success"
-    except litellm.exceptions.Timeout as exc:
-        truth.terminal_status, truth.error = "infra_timeout", repr(exc)[:500]
-    except litellm.exceptions.RateLimitError as exc:
-        truth.terminal_status, truth.error = "rate_limited", repr(exc)[:500]
-    except (litellm.exceptions.APIError, litellm.exceptions.InternalServerError) as exc:
-        truth.terminal_status, truth.error = "error", repr(exc)[:500]
-    except Exception as exc:  # noqa: BLE001  (ADK aborting the run, e.g. on an unknown tool)
-        truth.terminal_status, truth.error = "error", repr(exc)[:500]
+    except Exception as exc:  # noqa: BLE001  (the model path's errors, or ADK aborting the run)
+        truth.terminal_status, truth.error = path.failure(exc), repr(exc)[:500]
     truth.notes.append(f"requests sent {len(sent)}, answered {len(answered)}")
 
     for t in transfers:
