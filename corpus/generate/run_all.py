@@ -428,6 +428,13 @@ MATRIX.update({
 MATRIX.update({
     "openinference-google-adk-gemini": ("openinference-adk-gemini", "apps.adk_gemini_app", ALL_SCENARIOS),
 })
+# Frameworks BC: Strands Agents on Amazon Bedrock, its default model provider (`BedrockModel`, `streaming=False`: the
+# non-streaming Converse API of the fake server's Bedrock face; boto3 with `endpoint_url`, dummy credentials, botocore
+# retries off) with Strands' native tracer (default conventions); the agents of apps/strands_app.py with its model
+# option; NOTES-frameworks-bc.md.
+MATRIX.update({
+    "strands-bedrock": ("strands-bedrock", "apps.strands_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

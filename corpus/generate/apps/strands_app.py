@@ -1,6 +1,7 @@
-"""Strands Agents (`strands-agents`, OpenAI model provider, non-streaming) with its native OpenTelemetry tracer.
+"""Strands Agents (`strands-agents`; OpenAI or Amazon Bedrock model provider, non-streaming) with its native tracer.
 
     .venvs/strands/bin/python -m apps.strands_app --lib strands-agents --scenario handoff --out DIR
+    .venvs/strands-bedrock/bin/python -m apps.strands_app --lib strands-bedrock --scenario handoff --out DIR
 
 Strands' tracer uses the global TracerProvider (the harness pipeline). The library directory picks the adapter's
 `semconv_opt_in` option (LIBRARIES), the value of `OTEL_SEMCONV_STABILITY_OPT_IN`, set in the environment before
@@ -9,10 +10,19 @@ the default (legacy, v1.36) GenAI conventions: messages and tool-call ids in per
 `strands-agents-latest` sets `gen_ai_latest_experimental`: `gen_ai.provider.name` instead of `gen_ai.system`,
 messages as `gen_ai.input.messages` / `gen_ai.output.messages` (and `gen_ai.system_instructions`) on
 `gen_ai.client.inference.operation.details` span events, `gen_ai.tool.call.arguments` / `.result` on tool spans.
-Ground truth, the same for both: tool bodies (ToolRunner, with the
+Ground truth, the same for every directory: tool bodies (ToolRunner, with the
 `toolUseId` Strands hands to `context=True` tools), the fake server's log (model-call spans: the `chat` span is
 current while the HTTP request is sent), and Strands' own hooks: `BeforeInvocationEvent` (fires with the agent's
 `invoke_agent` span current) and the Swarm's `BeforeNodeCallEvent` (with the swarm span current).
+
+The model provider is the library directory's too (MODELS): OpenAI (`OpenAIModel`, `stream=False`) for the two above;
+Amazon Bedrock, Strands' default provider, for `strands-bedrock` (venv strands-bedrock): `BedrockModel` with
+`streaming=False` (Converse; Strands' own default, the one its README shows, is `converse_stream`, whose
+`application/vnd.amazon.eventstream` answer the fake server does not speak: botocore ships that framing's decoder
+only), a boto3 session with dummy credentials, `endpoint_url` at the fake server's Converse face, and botocore's own
+retries off as in corpusgen/raw_loop_bedrock.py (`total_max_attempts: 1`: the one retry after a throttle is Strands'
+ModelRetryStrategy). A botocore `before-send` handler names the model-call span in the request (Strands sends it from
+a worker thread that carries the `chat` span's context).
 """
 
 from __future__ import annotations
@@ -32,7 +42,9 @@ from corpusgen.truth import Truth, current_ids  # noqa: E402
 
 LIBRARY = "strands-agents"
 # library directory -> the adapter's `semconv_opt_in` (OTEL_SEMCONV_STABILITY_OPT_IN; None: left unset).
-LIBRARIES = {LIBRARY: None, "strands-agents-latest": "gen_ai_latest_experimental"}
+LIBRARIES = {LIBRARY: None, "strands-agents-latest": "gen_ai_latest_experimental", "strands-bedrock": None}
+# library directory -> model provider ("openai" unless named here).
+MODELS = {"strands-bedrock": "bedrock"}
 ToolContext = None  # strands.types.tools.ToolContext, bound by import_strands (the tool decorator reads annotations)
 
 
@@ -64,16 +76,10 @@ class StrandsAdapter:
         self.provider.shutdown()
 
 
-def run_strands(adapter: StrandsAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+def openai_model(base_url: str):
     import openai
-    from strands import Agent, tool
-    from strands.event_loop._retry import ModelRetryStrategy
-    from strands.hooks import BeforeInvocationEvent, BeforeModelCallEvent, BeforeNodeCallEvent, HookProvider
     from strands.models.openai import OpenAIModel
-    from strands.multiagent import Swarm
 
-    spec = SCENARIOS[scenario]
-    runner = ToolRunner(truth, truth.server_log)
     client = openai.AsyncOpenAI(
         base_url=base_url,
         api_key="sk-corpus-fake",
@@ -81,7 +87,63 @@ def run_strands(adapter: StrandsAdapter, scenario: str, base_url: str, truth: Tr
         timeout=CLIENT_TIMEOUT_S,
         http_client=async_http_client(),
     )
-    model = OpenAIModel(client=client, model_id=MODEL, params={"temperature": 0.2}, stream=False)
+    return OpenAIModel(client=client, model_id=MODEL, params={"temperature": 0.2}, stream=False)
+
+
+def bedrock_model(base_url: str):
+    """Strands' BedrockModel (non-streaming Converse) on a boto3 client at the fake server's Bedrock face."""
+    import boto3
+    from botocore.config import Config
+    from corpusgen.raw_loop_bedrock import BEDROCK_MODEL_ID, REGION, _span_header
+    from strands.models import BedrockModel
+
+    session = boto3.Session(aws_access_key_id="AKIACORPUSFAKE000000", aws_secret_access_key="corpus-fake-secret",
+                            region_name=REGION)
+    config = Config(read_timeout=CLIENT_TIMEOUT_S, connect_timeout=CLIENT_TIMEOUT_S,
+                    retries={"mode": "standard", "total_max_attempts": 1})
+    root = base_url[:-3] if base_url.endswith("/v1") else base_url
+    model = BedrockModel(model_id=BEDROCK_MODEL_ID, boto_session=session, boto_client_config=config,
+                         endpoint_url=root, streaming=False, temperature=0.2)
+    model.client.meta.events.register("before-send.bedrock-runtime.Converse", _span_header)
+    return model
+
+
+def bedrock_terminal_status(truth: Truth, runner: ToolRunner, exc: BaseException | None) -> None:
+    """terminal_status_for's rules with Bedrock's errors: a botocore read timeout, a throttle (Strands raises
+    ModelThrottledException from botocore's ThrottlingException)."""
+    from botocore.exceptions import ReadTimeoutError
+    from strands.types.exceptions import ModelThrottledException
+
+    seen: list[BaseException] = []
+    e = exc
+    while e is not None and e not in seen and len(seen) < 10:
+        seen.append(e)
+        e = e.__cause__ or e.__context__
+    if exc is None:
+        truth.terminal_status = "policy_violation" if runner.denied else "success"
+        return
+    truth.error = repr(exc)[:2000]
+    if any(isinstance(x, ReadTimeoutError) for x in seen):
+        truth.terminal_status = "infra_timeout"
+    elif any(isinstance(x, ModelThrottledException) for x in seen):
+        truth.terminal_status = "rate_limited"
+    else:
+        truth.terminal_status = "error"
+
+
+def run_strands(adapter: StrandsAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+    from strands import Agent, tool
+    from strands.event_loop._retry import ModelRetryStrategy
+    from strands.hooks import BeforeInvocationEvent, BeforeModelCallEvent, BeforeNodeCallEvent, HookProvider
+    from strands.multiagent import Swarm
+
+    spec = SCENARIOS[scenario]
+    runner = ToolRunner(truth, truth.server_log)
+    bedrock = MODELS.get(adapter.library) == "bedrock"
+    model = bedrock_model(base_url) if bedrock else openai_model(base_url)
+    if bedrock:
+        truth.notes.append(f"every model request sent by Strands' BedrockModel: boto3 bedrock-runtime converse("
+                           f"modelId={model.config['model_id']!r})")
 
     class AgentTruth(HookProvider):
         def register_hooks(self, registry, **kwargs):
@@ -212,7 +274,7 @@ def run_strands(adapter: StrandsAdapter, scenario: str, base_url: str, truth: Tr
             agent("support_agent", SYSTEM_PROMPT, spec["tools"])(spec["user"])
     except Exception as e:  # noqa: BLE001 - how the run ended is the ground truth we record
         exc = e
-    terminal_status_for(truth, runner, exc)
+    (bedrock_terminal_status if bedrock else terminal_status_for)(truth, runner, exc)
     if any(r.get("status") == 429 for r in truth.server_log):
         truth.notes.append("Strands' ModelRetryStrategy retried the model call after HTTP 429")
     for h in handoff_spans:
