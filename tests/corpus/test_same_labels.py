@@ -113,3 +113,11 @@ def test_ids_inside_notes_are_renamed_after_the_labels_and_notes_are_not_compare
     monkeypatch.setattr("sys.argv", ["same_labels.py", str(tmp_path / "committed"), str(tmp_path / "rebuilt")])
     assert same_labels.main() == 0
     assert "plain: same (the notes differ; not compared)" in capsys.readouterr().out
+
+
+def test_the_fake_servers_port_in_an_error_text_is_not_compared() -> None:
+    committed = _labels("a" * 32, "1" * 16, "1" * 16) | {"error": "Read timeout on http://127.0.0.1:33005/model/x"}
+    rebuilt = _labels("b" * 32, "2" * 16, "2" * 16) | {"error": "Read timeout on http://127.0.0.1:41877/model/x"}
+    assert same_labels.canonical(committed) == same_labels.canonical(rebuilt)
+    rebuilt["error"] = "Read timeout on http://127.0.0.1:41877/model/y"
+    assert same_labels.canonical(committed) != same_labels.canonical(rebuilt)
