@@ -389,6 +389,15 @@ MATRIX.update({
 MATRIX.update({
     "strands-agents-latest": ("strands", "apps.strands_app", ALL_SCENARIOS),
 })
+# Frameworks BD: the raw agent loop of apps/raw.py on the Mistral AI Python SDK (`client.chat.complete` with `tools`,
+# `server_url` at the fake server; its OpenAI face answers the SDK's Chat Completions requests, rewritten in Mistral's form
+# by corpusgen/fake_mistral.py: the requested model, Mistral's error body), traced two ways, each in its own venv: openinference-instrumentation-mistralai (SDK 3.x; the OITracer decorators of
+# openinference-openai) and OpenLLMetry's opentelemetry-instrumentation-mistralai (SDK 1.x, the newest layout it can
+# import; traceloop-sdk's decorators); apps/mistral_app.py, NOTES-frameworks-bd.md.
+MATRIX.update({
+    "openinference-mistral": ("mistral", "apps.mistral_app", ALL_SCENARIOS),
+    "traceloop-mistral": ("traceloop-mistral", "apps.mistral_app", ALL_SCENARIOS),
+})
 # Frameworks AZ: the OpenAI Agents SDK for JavaScript (npm `@openai/agents` 0.20, `setOpenAIAPI('chat_completions')`, the
 # default OpenAI client at the fake server) traced by OpenInference's Agents SDK instrumentation for JavaScript
 # (`@arizeai/openinference-instrumentation-openai-agents` 0.2, a TracingProcessor registered on the SDK in its exclusive

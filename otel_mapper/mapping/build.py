@@ -57,6 +57,7 @@ from otel_mapper.mapping.own_replays import settle_own_replays
 from otel_mapper.mapping.prefix import conversation_prefix_proposals, conversation_prefix_results
 from otel_mapper.mapping.readers import default_readers
 from otel_mapper.mapping.run_state import RunState, earlier_revisions_missing, kept_span, with_spans
+from otel_mapper.mapping.sdk_request_twins import settle_sdk_request_twins
 from otel_mapper.mapping.spanless_calls import settle_spanless_calls
 from otel_mapper.mapping.step_ids import inherit_step_call_ids
 from otel_mapper.mapping.transfer_tools import settle_transfer_tools
@@ -179,6 +180,7 @@ def map_trace(
     merge_double_instrumentation(entries, by_span_id, notes)
     merge_nested_runs(entries, notes)
     settle_mcp_server_twins(entries, by_span_id, notes)
+    settle_sdk_request_twins(entries, notes)
     fold_wrapped_model_calls(entries, notes)
     fold_callback_model_calls(entries, notes)
     inherit_step_call_ids(entries)

@@ -26,6 +26,9 @@ items.
 `POST /v1beta/models/<model>:generateContent` answers it in the Gemini Developer API shape (see `fake_gemini.py`,
 non-streaming): `candidates[0].content.parts` with `text` / `functionCall` parts (the same call ids), `usageMetadata`,
 and Google's error body (`RESOURCE_EXHAUSTED` / `INTERNAL`) for 429 / 500.
+
+A request from the Mistral AI Python SDK (its `user-agent`) on `/v1/chat/completions` gets this face's answer rewritten in
+Mistral's form (see `fake_mistral.py`): the requested model, Mistral's fields, Mistral's error body.
 """
 from __future__ import annotations
 
@@ -34,6 +37,8 @@ import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from .fake_mistral import as_mistral, is_mistral
 
 MODEL_ANSWERED = "gpt-4o-mini-2024-07-18"
 CREATED = 1790000000  # fixed, so responses are deterministic
@@ -146,6 +151,8 @@ class ScriptedServer:
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 status, payload, delay, headers = server._answer(self.path, body, self.headers)
+                if is_mistral(self.headers):
+                    status, payload, delay, headers = as_mistral(status, payload, delay, headers, body)
                 if delay:
                     time.sleep(delay)
                 stream = status == 200 and bool(body.get("stream")) and "choices" in payload

@@ -60,10 +60,23 @@ def read_stream(stream) -> SimpleNamespace:
     return SimpleNamespace(content="".join(text) if text else None, tool_calls=tool_calls or None)
 
 
-def run_raw(adapter, scenario: str, base_url: str, truth: Truth, stream: bool = False, complete=None) -> None:
+def openai_failure(exc: BaseException) -> str | None:
+    """The run's terminal status for an exception from the `openai` client (None: not a model-request failure)."""
+    if isinstance(exc, openai.APITimeoutError):
+        return "infra_timeout"
+    if isinstance(exc, openai.RateLimitError):
+        return "rate_limited"
+    if isinstance(exc, openai.APIStatusError):
+        return "error"
+    return None
+
+
+def run_raw(adapter, scenario: str, base_url: str, truth: Truth, stream: bool = False, complete=None,
+            failure=openai_failure) -> None:
     """``complete(client, **request)``, when given, sends each chat request in place of
-    ``client.chat.completions.create(**request)`` (another SDK on the same client); it returns a response of the same
-    shape and raises the `openai` exceptions (or subclasses of them)."""
+    ``client.chat.completions.create(**request)`` (another SDK on the same client, or its own); it returns a response
+    of the same shape. ``failure(exc)`` names what a model request's exception means ("rate_limited": the app retries
+    once; "infra_timeout", "error"; None: not a model failure, re-raised); by default the `openai` exceptions."""
     spec = SCENARIOS[scenario]
     client = make_client(base_url)
     send = complete or (lambda c, **request: c.chat.completions.create(**request))
@@ -80,8 +93,8 @@ def run_raw(adapter, scenario: str, base_url: str, truth: Truth, stream: bool = 
                                             stream=True))
                 return send(client, model=MODEL, messages=messages, tools=tool_defs,
                             temperature=0.2).choices[0].message
-            except openai.RateLimitError:
-                if attempt == 2:
+            except Exception as exc:
+                if failure(exc) != "rate_limited" or attempt == 2:
                     raise
                 truth.notes.append("app retried the model request once after HTTP 429")
                 time.sleep(0.1)
@@ -131,9 +144,8 @@ def run_raw(adapter, scenario: str, base_url: str, truth: Truth, stream: bool = 
         adapter.workflow("support_workflow", workflow_body)
         if truth.terminal_status == "unknown":
             truth.terminal_status = "policy_violation" if denied else "success"
-    except openai.APITimeoutError as exc:
-        truth.terminal_status, truth.error = "infra_timeout", repr(exc)
-    except openai.RateLimitError as exc:
-        truth.terminal_status, truth.error = "rate_limited", repr(exc)
-    except openai.APIStatusError as exc:
-        truth.terminal_status, truth.error = "error", repr(exc)
+    except Exception as exc:
+        status = failure(exc)
+        if status is None:
+            raise
+        truth.terminal_status, truth.error = status, repr(exc)

@@ -14,6 +14,11 @@ The same holds for an input recorded as a chat request's body, ``{"messages": [<
 OpenAI chat messages: a tool message's ``tool_call_id``, an assistant message's ``tool_calls`` as ``{"id", "function":
 {"name", ...}}``): ``openinference-instrumentation-litellm`` 0.1.51 flattens a tool message without its
 ``tool_call_id`` and records the request's keyword arguments, messages included, in ``input.value``.
+
+And for an output recorded as a chat completion's body, ``{"choices": [{"message": <message>}, ...]}`` (the flattened
+output message ``N`` is choice ``N``'s message): ``openinference-instrumentation-mistralai`` 2.2.2 flattens the
+answer's tool calls by function name and arguments only, and the request's messages likewise, and records the
+response and the request as JSON in ``output.value`` / ``input.value``.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ MAX_MESSAGES: Final = 10_000
 _INPUT_LIST: Final = "messages"
 _OUTPUT_LIST: Final = "generations"
 _OUTPUT_MESSAGE: Final = "message"
+_CHOICES: Final = "choices"
 _TOOL_CALLS: Final = "tool_calls"
 _CALL_NAME: Final = "name"
 _CALL_ID: Final = "id"
@@ -48,7 +54,8 @@ def fill_langchain_call_ids(view: SpanView, inputs: dict[int, FlatMessage] | Non
     if inputs is not None and _missing_ids(inputs):
         _fill(inputs, _run_messages(view, oi.INPUT_VALUE, _INPUT_LIST, None))
     if outputs is not None and _missing_ids(outputs):
-        _fill(outputs, _run_messages(view, oi.OUTPUT_VALUE, _OUTPUT_LIST, _OUTPUT_MESSAGE))
+        _fill(outputs, _run_messages(view, oi.OUTPUT_VALUE, _OUTPUT_LIST, _OUTPUT_MESSAGE)
+              or _run_messages(view, oi.OUTPUT_VALUE, _CHOICES, _OUTPUT_MESSAGE, flat=True))
 
 
 def _missing_ids(messages: dict[int, FlatMessage]) -> bool:
@@ -60,16 +67,17 @@ def _missing_ids(messages: dict[int, FlatMessage]) -> bool:
     return False
 
 
-def _run_messages(view: SpanView, key: str, list_key: str, item_key: str | None) -> list[dict[str, Decoded]]:
-    """The message fields of the run's first message list (``{list_key: [[...]]}``), in order; ``[]`` when the value
-    is not that shape."""
+def _run_messages(view: SpanView, key: str, list_key: str, item_key: str | None,
+                  flat: bool = False) -> list[dict[str, Decoded]]:
+    """The message fields of the run's first message list (``{list_key: [[...]]}``; with ``flat``, or without
+    ``item_key``, the one list ``{list_key: [...]}``), in order; ``[]`` when the value is not that shape."""
     text = view.str_attr(key, limit=MAX_RUN_IO + 1)
     if text is None or len(text) > MAX_RUN_IO or list_key not in text:
         return []
     value = parse_json_text(text)
     lists = value.get(list_key) if isinstance(value, dict) else None
     first = lists[0] if isinstance(lists, list) and lists else None
-    if item_key is None and isinstance(first, dict):  # a chat request's flat message list
+    if (item_key is None or flat) and isinstance(first, dict):  # a chat request's messages, a response's choices
         first = lists
     if not isinstance(first, list):
         return []

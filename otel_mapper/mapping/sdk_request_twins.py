@@ -1,0 +1,83 @@
+"""The Mistral AI Python SDK's own span of a request that an instrumentation's model-call span beside it records.
+
+The SDK (``mistralai`` 1.12 and 3.7, :mod:`semconv.mistral`) traces each HTTP operation itself whenever a global
+tracer provider is installed: a span in scope ``mistralai_sdk_tracer``, named by the operation id, never current, so it
+hangs under whatever span the app has open (an agent run). An instrumentation of the SDK's ``chat.complete``
+(OpenLLMetry's ``mistralai.chat``) records the same request as a sibling with the messages, the answer and the
+failure; both are read as model calls (the SDK's carries ``gen_ai.request.model`` and usage). Read as they are, each
+request would be two calls, a failed one two failures; and nothing but time pairs the two once an agent makes several.
+
+An SDK span read as a model call is read as ``other`` when its parent holds, among its children that are not SDK
+spans, model calls whose provider names Mistral: at least as many as the parent's SDK model-call spans, and at least
+as many failed ones as failed SDK spans (an error status counts: the SDK's span of an error response keeps status
+UNSET). The request is then counted once, on the instrumentation's span, and no failure is lost. An SDK span alone
+(no instrumentation of the client) stays the model call. Parent links, scopes, kinds, providers and statuses only;
+nothing here reads an order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from otel_mapper.mapping.entries import SpanEntry
+from otel_mapper.mapping.members import MODEL_CALL
+from otel_mapper.mapping.run_state import copy_facts
+from otel_mapper.model import Declaration
+from semconv.mistral import PROVIDER, SDK_SCOPE
+from semconv.trajectory import DeclarationCategory, DeclarationEffect, NodeKind
+
+__all__ = ["settle_sdk_request_twins"]
+
+
+def _names_mistral(provider: str | None) -> bool:
+    if not provider:
+        return False
+    return PROVIDER in provider.lower().replace("_", "").replace("-", "").replace(" ", "")
+
+
+def _model_call(entry: SpanEntry) -> bool:
+    return entry.primary and entry.node_id is not None and entry.facts.kind is MODEL_CALL and not entry.facts.drop
+
+
+def _failed(entry: SpanEntry) -> bool:
+    """Failed, or answered with an error status (the SDK's span of an error response keeps status UNSET)."""
+    return entry.facts.failed or (entry.facts.http_status or 0) >= 400
+
+
+def settle_sdk_request_twins(entries: list[SpanEntry], notes: list[Declaration]) -> None:
+    """Read as ``other`` the SDK's request spans whose requests their siblings record (see the module)."""
+    sdk: dict[str, list[SpanEntry]] = {}
+    for entry in entries:
+        if _model_call(entry) and entry.view.scope_name == SDK_SCOPE and entry.view.parent_span_id:
+            sdk.setdefault(entry.view.parent_span_id, []).append(entry)
+    if not sdk:
+        return
+    calls: Counter[str] = Counter()
+    failed: Counter[str] = Counter()
+    for entry in entries:
+        parent = entry.view.parent_span_id
+        if parent not in sdk or entry.view.scope_name == SDK_SCOPE or not _model_call(entry):
+            continue
+        if _names_mistral(entry.facts.provider):
+            calls[parent] += 1
+            failed[parent] += int(_failed(entry))
+    settled = 0
+    for parent in sorted(sdk):
+        group = sdk[parent]
+        if calls[parent] < len(group) or failed[parent] < sum(1 for entry in group if _failed(entry)):
+            continue
+        for entry in group:
+            entry.facts = copy_facts(entry.facts)  # the read facts may be kept for the run: never changed
+            entry.facts.kind = NodeKind.OTHER
+            settled += 1
+    if settled:
+        notes.append(
+            Declaration(
+                category=DeclarationCategory.DOUBLE_INSTRUMENTATION,
+                effect=DeclarationEffect.APPROXIMATED,
+                qualifier="sdk_request_twin",
+                reason="a client SDK's own span of a request that an instrumentation's model-call span beside it records "
+                "was read as other: the request is counted once, on the instrumentation's span",
+                count=settled,
+            )
+        )
