@@ -26,10 +26,10 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 from otel_mapper.mapping.entries import SpanEntry, ancestors
 from otel_mapper.mapping.members import EXECUTION_KINDS
 from otel_mapper.mapping.readers.mcp import CONVENTION as MCP_CONVENTION
-from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.mapping.tool_names import local_name
+from otel_mapper.mapping.twins import settle_accounted_twins
 from otel_mapper.model import Declaration
-from semconv.trajectory import DeclarationCategory, DeclarationEffect, NodeKind
+from semconv.trajectory import NodeKind
 
 __all__ = ["settle_mcp_server_twins"]
 
@@ -68,23 +68,15 @@ def settle_mcp_server_twins(
             if key in servers:
                 runs[key] += 1
                 failed_runs[key] += int(facts.failed)
-    settled = 0
-    for key in sorted(servers):
-        group = servers[key]
-        if runs[key] < len(group) or failed_runs[key] < sum(1 for entry in group if entry.facts.failed):
-            continue
-        for entry in group:
-            entry.facts = copy_facts(entry.facts)
-            entry.facts.kind = NodeKind.OTHER
-            settled += 1
-    if settled:
-        notes.append(
-            Declaration(
-                category=DeclarationCategory.DOUBLE_INSTRUMENTATION,
-                effect=DeclarationEffect.APPROXIMATED,
-                qualifier="mcp_server_twin",
-                reason="an in-process MCP server's span of a tool call that a tool span beside it records was read as "
-                "other: the call is counted once, on the tool span",
-                count=settled,
-            )
-        )
+    settle_accounted_twins(
+        servers,
+        runs,
+        failed_runs,
+        lambda entry: entry.facts.failed,
+        (
+            "mcp_server_twin",
+            "an in-process MCP server's span of a tool call that a tool span beside it records was read as other: the "
+            "call is counted once, on the tool span",
+        ),
+        notes,
+    )

@@ -21,10 +21,9 @@ from collections import Counter
 
 from otel_mapper.mapping.entries import SpanEntry
 from otel_mapper.mapping.members import MODEL_CALL
-from otel_mapper.mapping.run_state import copy_facts
+from otel_mapper.mapping.twins import settle_accounted_twins
 from otel_mapper.model import Declaration
 from semconv.mistral import PROVIDER, SDK_SCOPE
-from semconv.trajectory import DeclarationCategory, DeclarationEffect, NodeKind
 
 __all__ = ["settle_sdk_request_twins"]
 
@@ -61,23 +60,15 @@ def settle_sdk_request_twins(entries: list[SpanEntry], notes: list[Declaration])
         if _names_mistral(entry.facts.provider):
             calls[parent] += 1
             failed[parent] += int(_failed(entry))
-    settled = 0
-    for parent in sorted(sdk):
-        group = sdk[parent]
-        if calls[parent] < len(group) or failed[parent] < sum(1 for entry in group if _failed(entry)):
-            continue
-        for entry in group:
-            entry.facts = copy_facts(entry.facts)  # the read facts may be kept for the run: never changed
-            entry.facts.kind = NodeKind.OTHER
-            settled += 1
-    if settled:
-        notes.append(
-            Declaration(
-                category=DeclarationCategory.DOUBLE_INSTRUMENTATION,
-                effect=DeclarationEffect.APPROXIMATED,
-                qualifier="sdk_request_twin",
-                reason="a client SDK's own span of a request that an instrumentation's model-call span beside it records "
-                "was read as other: the request is counted once, on the instrumentation's span",
-                count=settled,
-            )
-        )
+    settle_accounted_twins(
+        sdk,
+        calls,
+        failed,
+        _failed,
+        (
+            "sdk_request_twin",
+            "a client SDK's own span of a request that an instrumentation's model-call span beside it records was "
+            "read as other: the request is counted once, on the instrumentation's span",
+        ),
+        notes,
+    )
