@@ -17,8 +17,8 @@ from types import SimpleNamespace
 import openai
 
 from . import tools as T
-from .raw_tool_step import run_tool_call
-from .scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT
+from .raw_tool_step import offer_tools, run_support_workflow, run_tool_call
+from .scenarios import SCENARIOS, SPECIALIST_PROMPT
 from .truth import Truth, current_ids
 
 MODEL = "gpt-4o-mini"
@@ -80,9 +80,7 @@ def run_raw(adapter, scenario: str, base_url: str, truth: Truth, stream: bool = 
     spec = SCENARIOS[scenario]
     client = make_client(base_url)
     send = complete or (lambda c, **request: c.chat.completions.create(**request))
-    truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
-    if scenario == "handoff":
-        truth.offered_tools.add("handoff_to_billing_agent")
+    offer_tools(truth, scenario, spec)
     denied: list[str] = []
 
     def call_model(messages, tool_defs):
@@ -134,18 +132,4 @@ def run_raw(adapter, scenario: str, base_url: str, truth: Truth, stream: bool = 
 
         return adapter.agent(agent_name, body)
 
-    first_agent = "triage_agent" if scenario == "handoff" else "support_agent"
-
-    def workflow_body():
-        truth.record_workflow("support_workflow")
-        return agent_loop(first_agent, SYSTEM_PROMPT, spec["user"], spec["tools"])
-
-    try:
-        adapter.workflow("support_workflow", workflow_body)
-        if truth.terminal_status == "unknown":
-            truth.terminal_status = "policy_violation" if denied else "success"
-    except Exception as exc:
-        status = failure(exc)
-        if status is None:
-            raise
-        truth.terminal_status, truth.error = status, repr(exc)
+    run_support_workflow(adapter, truth, scenario, spec, agent_loop, denied, failure)

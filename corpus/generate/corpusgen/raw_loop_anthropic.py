@@ -13,8 +13,8 @@ import anthropic
 
 from . import tools as T
 from .model_spans import OpenModelSpans
-from .raw_tool_step import run_tool_call
-from .scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT
+from .raw_tool_step import offer_tools, run_support_workflow, run_tool_call
+from .scenarios import SCENARIOS, SPECIALIST_PROMPT
 from .truth import Truth, current_ids
 
 ANTHROPIC_MODEL = "claude-haiku-4-5"
@@ -43,12 +43,21 @@ def anthropic_tool_definition(name: str) -> dict:
     return {"name": fn["name"], "description": fn["description"], "input_schema": fn["parameters"]}
 
 
+def anthropic_failure(exc: BaseException) -> str | None:
+    """The run's terminal status for an exception from the `anthropic` client (None: not a model failure)."""
+    if isinstance(exc, anthropic.APITimeoutError):
+        return "infra_timeout"
+    if isinstance(exc, anthropic.RateLimitError):
+        return "rate_limited"
+    if isinstance(exc, anthropic.APIStatusError):
+        return "error"
+    return None
+
+
 def run_raw_anthropic(adapter, scenario: str, base_url: str, truth: Truth) -> None:
     spec = SCENARIOS[scenario]
     client = make_anthropic_client(base_url, getattr(adapter, "model_spans", None))
-    truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
-    if scenario == "handoff":
-        truth.offered_tools.add("handoff_to_billing_agent")
+    offer_tools(truth, scenario, spec)
     denied: list[str] = []
 
     def call_model(system, messages, tool_defs):
@@ -100,19 +109,4 @@ def run_raw_anthropic(adapter, scenario: str, base_url: str, truth: Truth) -> No
 
         return adapter.agent(agent_name, body)
 
-    first_agent = "triage_agent" if scenario == "handoff" else "support_agent"
-
-    def workflow_body():
-        truth.record_workflow("support_workflow")
-        return agent_loop(first_agent, SYSTEM_PROMPT, spec["user"], spec["tools"])
-
-    try:
-        adapter.workflow("support_workflow", workflow_body)
-        if truth.terminal_status == "unknown":
-            truth.terminal_status = "policy_violation" if denied else "success"
-    except anthropic.APITimeoutError as exc:
-        truth.terminal_status, truth.error = "infra_timeout", repr(exc)
-    except anthropic.RateLimitError as exc:
-        truth.terminal_status, truth.error = "rate_limited", repr(exc)
-    except anthropic.APIStatusError as exc:
-        truth.terminal_status, truth.error = "error", repr(exc)
+    run_support_workflow(adapter, truth, scenario, spec, agent_loop, denied, anthropic_failure)

@@ -20,8 +20,8 @@ from botocore.config import Config
 from botocore.exceptions import ClientError, ReadTimeoutError
 
 from . import tools as T
-from .raw_tool_step import run_tool_call
-from .scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT
+from .raw_tool_step import offer_tools, run_support_workflow, run_tool_call
+from .scenarios import SCENARIOS, SPECIALIST_PROMPT
 from .truth import Truth, current_ids
 
 BEDROCK_MODEL_ID = "anthropic.claude-3-5-haiku-20241022-v1:0"
@@ -58,12 +58,19 @@ def _error_code(exc: ClientError) -> str:
     return (exc.response.get("Error") or {}).get("Code", "")
 
 
+def bedrock_failure(exc: BaseException) -> str | None:
+    """The run's terminal status for an exception from botocore (None: not a model failure)."""
+    if isinstance(exc, ReadTimeoutError):
+        return "infra_timeout"
+    if isinstance(exc, ClientError):
+        return "rate_limited" if _error_code(exc) == "ThrottlingException" else "error"
+    return None
+
+
 def run_raw_bedrock(adapter, scenario: str, base_url: str, truth: Truth) -> None:
     spec = SCENARIOS[scenario]
     client = make_bedrock_client(base_url)
-    truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
-    if scenario == "handoff":
-        truth.offered_tools.add("handoff_to_billing_agent")
+    offer_tools(truth, scenario, spec)
     denied: list[str] = []
 
     def call_model(system, messages, tool_specs):
@@ -112,18 +119,4 @@ def run_raw_bedrock(adapter, scenario: str, base_url: str, truth: Truth) -> None
 
         return adapter.agent(agent_name, body)
 
-    first_agent = "triage_agent" if scenario == "handoff" else "support_agent"
-
-    def workflow_body():
-        truth.record_workflow("support_workflow")
-        return agent_loop(first_agent, SYSTEM_PROMPT, spec["user"], spec["tools"])
-
-    try:
-        adapter.workflow("support_workflow", workflow_body)
-        if truth.terminal_status == "unknown":
-            truth.terminal_status = "policy_violation" if denied else "success"
-    except ReadTimeoutError as exc:
-        truth.terminal_status, truth.error = "infra_timeout", repr(exc)
-    except ClientError as exc:
-        throttled = _error_code(exc) == "ThrottlingException"
-        truth.terminal_status, truth.error = ("rate_limited" if throttled else "error"), repr(exc)
+    run_support_workflow(adapter, truth, scenario, spec, agent_loop, denied, bedrock_failure)

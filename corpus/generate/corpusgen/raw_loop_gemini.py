@@ -20,8 +20,8 @@ from google.genai import errors, types
 from . import tools as T
 from .model_spans import OpenModelSpans
 from .raw_loop import CLIENT_TIMEOUT_S
-from .raw_tool_step import run_tool_call
-from .scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT
+from .raw_tool_step import offer_tools, run_support_workflow, run_tool_call
+from .scenarios import SCENARIOS, SPECIALIST_PROMPT
 from .truth import Truth, current_ids
 
 GEMINI_MODEL = "gemini-2.5-flash"
@@ -62,12 +62,21 @@ def gemini_tool(names: list[str]) -> list[types.Tool]:
     return [types.Tool(function_declarations=declarations)] if declarations else []
 
 
+def gemini_failure(exc: BaseException) -> str | None:
+    """The run's terminal status for an exception from google-genai (None: not a model failure)."""
+    if isinstance(exc, _timeout_errors()):
+        return "infra_timeout"
+    if isinstance(exc, errors.ClientError):
+        return "rate_limited" if exc.code == 429 else None
+    if isinstance(exc, errors.ServerError):
+        return "error"
+    return None
+
+
 def run_raw_gemini(adapter, scenario: str, base_url: str, truth: Truth) -> None:
     spec = SCENARIOS[scenario]
     client = make_gemini_client(base_url, getattr(adapter, "model_spans", None))
-    truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
-    if scenario == "handoff":
-        truth.offered_tools.add("handoff_to_billing_agent")
+    offer_tools(truth, scenario, spec)
     denied: list[str] = []
 
     def call_model(system, contents, tools):
@@ -119,21 +128,4 @@ def run_raw_gemini(adapter, scenario: str, base_url: str, truth: Truth) -> None:
 
         return adapter.agent(agent_name, body)
 
-    first_agent = "triage_agent" if scenario == "handoff" else "support_agent"
-
-    def workflow_body():
-        truth.record_workflow("support_workflow")
-        return agent_loop(first_agent, SYSTEM_PROMPT, spec["user"], spec["tools"])
-
-    try:
-        adapter.workflow("support_workflow", workflow_body)
-        if truth.terminal_status == "unknown":
-            truth.terminal_status = "policy_violation" if denied else "success"
-    except _timeout_errors() as exc:
-        truth.terminal_status, truth.error = "infra_timeout", repr(exc)
-    except errors.ClientError as exc:
-        if exc.code != 429:
-            raise
-        truth.terminal_status, truth.error = "rate_limited", repr(exc)
-    except errors.ServerError as exc:
-        truth.terminal_status, truth.error = "error", repr(exc)
+    run_support_workflow(adapter, truth, scenario, spec, agent_loop, denied, gemini_failure)

@@ -1,4 +1,5 @@
-"""The raw loops' tool step, the same for every model API the loop speaks (`raw_loop*.py`).
+"""The raw loops' steps that are the same for every model API the loop speaks (`raw_loop*.py`): the tools a run
+offers, the tool step, and the support workflow with the run's terminal status.
 
 A proposed call runs as the app would run it: the handoff tool runs the specialist agent (and the ground truth
 records the handoff from the current span to the agent it started), an unknown tool answers that it is unknown, a
@@ -10,9 +11,39 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import tools as T
+from .scenarios import SYSTEM_PROMPT
 from .truth import Truth, current_ids
 
 HANDOFF_TOOL = "handoff_to_billing_agent"
+
+
+def offer_tools(truth: Truth, scenario: str, spec: dict) -> None:
+    """Record the tools the scenario's agents offer (the handoff tool in `handoff`)."""
+    truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
+    if scenario == "handoff":
+        truth.offered_tools.add(HANDOFF_TOOL)
+
+
+def run_support_workflow(adapter, truth: Truth, scenario: str, spec: dict, agent_loop, denied: list[str],
+                         failure: Callable[[BaseException], str | None]) -> None:
+    """Run the support workflow (its first agent, then what it hands off to) and record the terminal status:
+    `failure(exc)` names what a model request's exception means ("infra_timeout", "rate_limited", "error"; None:
+    not a model failure, re-raised)."""
+    first_agent = "triage_agent" if scenario == "handoff" else "support_agent"
+
+    def workflow_body():
+        truth.record_workflow("support_workflow")
+        return agent_loop(first_agent, SYSTEM_PROMPT, spec["user"], spec["tools"])
+
+    try:
+        adapter.workflow("support_workflow", workflow_body)
+        if truth.terminal_status == "unknown":
+            truth.terminal_status = "policy_violation" if denied else "success"
+    except Exception as exc:
+        status = failure(exc)
+        if status is None:
+            raise
+        truth.terminal_status, truth.error = status, repr(exc)
 
 
 def run_tool_call(adapter, truth: Truth, name: str, call_id: str | None, args: dict, offered: list[str],
