@@ -5,8 +5,9 @@ COMMITTED and REBUILT are library folders (`corpus/traces/<library>` and the sam
 `run_all.py --out DIR`), each holding `<scenario>/labels.json`. Every rebuild draws new trace and span ids, so ids are
 compared by the part they play, not by value: each label file's ids (in values and inside texts) are renamed in the
 order they first appear in its canonical JSON (keys sorted), which keeps every relation between them (the span a
-request names is the span a link names) and drops only the random bits; so is the fake server's port, drawn anew on
-each run, where an error text quotes its URL (`127.0.0.1:<port>`). Two orders are not the generator's to fix
+request names is the span a link names) and drops only the random bits; so are the fake server's port, drawn anew on
+each run, where an error text quotes its URL (`127.0.0.1:<port>`), and an HTTP `Date` an error text quotes from the
+response's headers (the wall clock). Two orders are not the generator's to fix
 and are compared as sets: the members of a pair in `unordered_pairs` (written sorted by id value) and the tool
 executions of `ground_truth.tool_executions` (in the order they ran: parallel runs finish in any order).
 `ground_truth.notes`, the app's commentary for debugging (a run list in run order), is shown when it differs but not
@@ -27,6 +28,7 @@ from pathlib import Path
 _ID = re.compile(r"\b([0-9a-f]{32}|[0-9a-f]{16})\b")
 _MAX_SHOWN = 5
 _LOOPBACK_PORT = re.compile(r"\b127\.0\.0\.1:\d+")
+_HTTP_DATE = re.compile(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT\b")
 _UNORDERED_PAIRS = "unordered_pairs"
 _GROUND_TRUTH = "ground_truth"
 _TOOL_EXECUTIONS = "tool_executions"
@@ -56,7 +58,7 @@ def canonical(labels: dict) -> dict:
             names[value] = f"{kind}{sum(1 for n in names.values() if n[0] == kind) + 1}"
         return names[value]
 
-    text = _LOOPBACK_PORT.sub("127.0.0.1:PORT", json.dumps(labels, sort_keys=True))
+    text = _HTTP_DATE.sub("DATE", _LOOPBACK_PORT.sub("127.0.0.1:PORT", json.dumps(labels, sort_keys=True)))
     renamed = json.loads(_ID.sub(rename, text))
     if isinstance(renamed.get(_UNORDERED_PAIRS), list):
         renamed[_UNORDERED_PAIRS] = [sorted(pair) for pair in renamed[_UNORDERED_PAIRS]]

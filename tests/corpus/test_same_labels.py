@@ -121,3 +121,13 @@ def test_the_fake_servers_port_in_an_error_text_is_not_compared() -> None:
     assert same_labels.canonical(committed) == same_labels.canonical(rebuilt)
     rebuilt["error"] = "Read timeout on http://127.0.0.1:41877/model/y"
     assert same_labels.canonical(committed) != same_labels.canonical(rebuilt)
+
+
+def test_an_http_date_quoted_in_an_error_text_is_not_compared() -> None:
+    committed = _labels("a" * 32, "1" * 16, "1" * 16)
+    committed["error"] = "Status 500, headers {'date': 'Mon, 07 Dec 2026 07:18:09 GMT'}"
+    rebuilt = _labels("b" * 32, "2" * 16, "2" * 16)
+    rebuilt["error"] = "Status 500, headers {'date': 'Mon, 07 Dec 2026 08:22:19 GMT'}"
+    assert same_labels.canonical(committed) == same_labels.canonical(rebuilt)
+    rebuilt["error"] = "Status 502, headers {'date': 'Mon, 07 Dec 2026 08:22:19 GMT'}"
+    assert same_labels.canonical(committed) != same_labels.canonical(rebuilt)
