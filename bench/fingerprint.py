@@ -8,7 +8,9 @@ Each corpus trace is held twice, as OTLP/JSON (``trace.otlp.json``) and as the p
 the two forms are mapped as two groups, so that each span is read once per group, as a receiver reads it. (Mapped
 together, every span would arrive twice: the duplicate-span path, with a rule that counts a span's children blind to
 a change.) Digests printed before the two groups were separated (up to ``be1abc38``/``d72ac6ce``) came from that
-doubled input and are not comparable with these.
+doubled input and are not comparable with these. A trace captured with OTLP log records (``logs.otlp.json``,
+``logs-<n>.pb``) is mapped with them (``map --logs``), each form with its own; a corpus without any gives the digest
+it gave before logs were read.
 
     python bench/fingerprint.py            # prints the digest and one digest per input group
     python bench/fingerprint.py --list     # also one line per written file
@@ -93,20 +95,23 @@ def _random_file(directory: Path) -> Path:
     return path
 
 
-def _inputs(directory: Path) -> dict[str, list[Path]]:
+def _inputs(directory: Path) -> dict[str, tuple[list[Path], list[Path]]]:
+    """Per group: the trace files and the logs files mapped with them."""
     traces = ROOT / "corpus" / "traces"
-    corpus_json = sorted(traces.rglob("trace.otlp.json"))
-    corpus_pb = sorted(traces.rglob("request-*.pb"))
+    corpus_json = (sorted(traces.rglob("trace.otlp.json")), sorted(traces.rglob("logs.otlp.json")))
+    corpus_pb = (sorted(traces.rglob("request-*.pb")), sorted(traces.rglob("logs-*.pb")))
     edge = sorted((ROOT / "corpus" / "edge_cases").glob("*.otlp.json"))
-    return {"corpus-json": corpus_json, "corpus-pb": corpus_pb, "edge_cases": edge,
-            "random": [_random_file(directory)]}
+    return {"corpus-json": corpus_json, "corpus-pb": corpus_pb, "edge_cases": (edge, []),
+            "random": ([_random_file(directory)], [])}
 
 
-def _digest_group(name: str, paths: list[Path], work: Path, listing: bool) -> str:
+def _digest_group(name: str, paths: list[Path], logs: list[Path], work: Path, listing: bool) -> str:
     output = work / name
     table = io.StringIO()
+    with_logs = ["--logs", *map(str, logs)] if logs else []
     with contextlib.redirect_stdout(table):
-        code = cli_main(["map", *map(str, paths), "--output-dir", str(output), "--config", str(ROOT / "corpus" / "config.yaml")])
+        code = cli_main(["map", *map(str, paths), *with_logs, "--output-dir", str(output),
+                         "--config", str(ROOT / "corpus" / "config.yaml")])
     if code != 0:
         raise SystemExit(f"map exited {code} on the {name} group")
     digest = hashlib.sha256(table.getvalue().replace(str(output), "<out>").encode())
@@ -126,10 +131,10 @@ def main() -> int:
     total = hashlib.sha256()
     with tempfile.TemporaryDirectory() as temp:
         work = Path(temp)
-        for name, paths in _inputs(work).items():
-            digest = _digest_group(name, paths, work, args.list)
+        for name, (paths, logs) in _inputs(work).items():
+            digest = _digest_group(name, paths, logs, work, args.list)
             total.update(digest.encode())
-            print(f"{name}: {len(paths)} files, {digest}")
+            print(f"{name}: {len(paths)} files{f' with {len(logs)} logs files' if logs else ''}, {digest}")
     print(f"fingerprint: {total.hexdigest()}")
     return 0
 

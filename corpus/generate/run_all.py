@@ -317,6 +317,15 @@ MATRIX.update({
     "openinference-bedrock": ("bedrock", "apps.bedrock_app", ALL_SCENARIOS),
     "traceloop-bedrock": ("traceloop-bedrock", "apps.bedrock_app", ALL_SCENARIOS),
 })
+# Frameworks BJ: instrumentations whose content goes out as OTLP log records, captured with the traces (an OTLP
+# LoggerProvider beside the TracerProvider; logs.otlp.json and logs-<n>.pb next to the trace): the botocore Bedrock
+# extension's per-message gen_ai.*.message / gen_ai.choice records (botocore-bedrock's app, its venv) and the official
+# OpenAI instrumentation with util-genai's content mode EVENT_ONLY (one gen_ai.client.inference.operation.details
+# record per inference; openai-v2-content-on's app, its venv); NOTES-frameworks-bj.md.
+MATRIX.update({
+    "botocore-bedrock-logs": ("bedrock", "apps.bedrock_app", ALL_SCENARIOS),
+    "openai-v2-event-only": ("genai", "apps.raw", ALL_SCENARIOS),
+})
 # Frameworks AW: the raw agent loop on the Google Gen AI SDK (`google-genai`, `client.models.generate_content` with
 # function declarations, automatic function calling off: the loop runs the tools and sends `function_response` parts
 # back) against the fake server's Gemini Developer API face (corpusgen/fake_gemini.py), traced by the OpenTelemetry

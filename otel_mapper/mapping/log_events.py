@@ -16,11 +16,12 @@ position, same ids). Copies are bounded (records per span, text per value).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Final
 
 import orjson
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
@@ -42,6 +43,7 @@ __all__ = [
     "event_name",
     "events_in_logs_declaration",
     "mapping_envelopes",
+    "records_by_trace",
     "span_with_logs",
 ]
 
@@ -150,6 +152,20 @@ def mapping_envelopes(
         else envelope
         for envelope in envelopes
     ]
+
+
+def records_by_trace(requests: Iterable[ExportLogsServiceRequest]) -> dict[bytes, dict[bytes, list[LogRecord]]]:
+    """The log records of ``requests`` that name a span, by trace id and span id, in arrival order (what the
+    service's log join holds, read from files); records without a span id cannot be joined and are left out."""
+    joined: dict[bytes, dict[bytes, list[LogRecord]]] = {}
+    for request in requests:
+        for resource_logs in request.resource_logs:
+            for scope_logs in resource_logs.scope_logs:
+                for record in scope_logs.log_records:
+                    if len(record.trace_id) == 16 and len(record.span_id) == 8 and any(record.span_id):
+                        by_span = joined.setdefault(bytes(record.trace_id), {})
+                        by_span.setdefault(bytes(record.span_id), []).append(record)
+    return joined
 
 
 def events_in_logs_declaration() -> Declaration:

@@ -4,20 +4,22 @@ names are accepted too), trace and span ids as hex strings (not base64), enums a
 ``message_from_dict`` turns a decoded OTLP/JSON object into its protobuf message for any request type, given the
 ``JsonLevel`` layout of the repeated fields whose items carry ids (``TRACE_LAYOUT``, ``LOGS_LAYOUT``); both the
 OTLP/HTTP receiver and the file readers use it. ``decode_json_lines`` reads one ``ExportTraceServiceRequest`` per
-line (the Collector file exporter's format) or one per file; ``decode_any`` also accepts binary protobuf, detected
-from content.
+line (the Collector file exporter's format) or one per file, ``decode_log_lines`` the same for
+``ExportLogsServiceRequest``; ``decode_any`` also accepts binary protobuf, detected from content.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
 import orjson
 from google.protobuf import json_format
 from google.protobuf.message import Message
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "clip",
     "decode_any",
     "decode_json_lines",
+    "decode_log_lines",
     "encode_json_line",
     "hex_ids_to_base64",
     "message_from_dict",
@@ -127,13 +130,12 @@ def request_from_dict(data: object, where: str = "$") -> ExportTraceServiceReque
     return message_from_dict(data, ExportTraceServiceRequest, TRACE_LAYOUT, where)
 
 
-def decode_json_lines(data: bytes) -> list[ExportTraceServiceRequest]:
-    """One request per non-empty line; a file holding a single (possibly pretty-printed) object also works."""
+def _json_lines(data: bytes, parse: Callable[[object, str], _M]) -> list[_M]:
     text = data.strip()
     if not text:
         return []
     try:
-        return [request_from_dict(orjson.loads(text), "$")]
+        return [parse(orjson.loads(text), "$")]
     except orjson.JSONDecodeError:
         pass
     requests = []
@@ -144,8 +146,22 @@ def decode_json_lines(data: bytes) -> list[ExportTraceServiceRequest]:
             obj = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             raise OtlpDecodeError(f"line {number}: not JSON ({exc})") from exc
-        requests.append(request_from_dict(obj, f"line {number}"))
+        requests.append(parse(obj, f"line {number}"))
     return requests
+
+
+def decode_json_lines(data: bytes) -> list[ExportTraceServiceRequest]:
+    """One request per non-empty line; a file holding a single (possibly pretty-printed) object also works."""
+    return _json_lines(data, request_from_dict)
+
+
+def _logs_request_from_dict(data: object, where: str) -> ExportLogsServiceRequest:
+    return message_from_dict(data, ExportLogsServiceRequest, LOGS_LAYOUT, where)
+
+
+def decode_log_lines(data: bytes) -> list[ExportLogsServiceRequest]:
+    """One ``ExportLogsServiceRequest`` per non-empty line, or one per file, as :func:`decode_json_lines`."""
+    return _json_lines(data, _logs_request_from_dict)
 
 
 def decode_any(data: bytes) -> list[ExportTraceServiceRequest]:

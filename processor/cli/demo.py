@@ -1,7 +1,9 @@
 """``otel-trajectory demo``: the whole pipeline on the embedded corpus, over real OTLP/gRPC on loopback.
 
 Starts a local sink (standing in for Jaeger/Tempo) and the processor on free ports, sends every trace under
-``corpus/traces`` through an OTLP/gRPC client, waits until every span came back annotated, prints the table.
+``corpus/traces`` through an OTLP/gRPC client (with the log records of a ``logs.otlp.json`` beside it, sent first to
+the logs service, as an app's logs pipeline would: the processor joins them to their spans), waits until every span
+came back annotated, prints the table.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import grpc
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2_grpc import LogsServiceStub
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 
-from otel_mapper.otlp.json_codec import decode_any
+from otel_mapper.otlp.json_codec import decode_any, decode_log_lines
 from processor.cli.demo_sink import CaptureSink
 from processor.cli.table import format_table, row_of
 from processor.config import Config, ExportConfig, load_config
@@ -22,6 +25,8 @@ from processor.pipeline.analysis import AnalysedTrace
 from processor.service import TrajectoryService
 
 __all__ = ["corpus_root", "run_demo"]
+
+LOGS_FILE = "logs.otlp.json"
 
 logger = logging.getLogger(__name__)
 
@@ -58,10 +63,16 @@ async def _run(output_dir: Path, timeout: float) -> int:
     service = TrajectoryService(config, on_analysed=analysed.append)
     port = await service.start()
     sent = 0
+    records = 0
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub = TraceServiceStub(channel)
+            logs_stub = LogsServiceStub(channel)
             for path in files:
+                logs_path = path.with_name(LOGS_FILE)
+                for logs_request in decode_log_lines(logs_path.read_bytes()) if logs_path.exists() else ():
+                    records += sum(len(scope.log_records) for item in logs_request.resource_logs for scope in item.scope_logs)
+                    await logs_stub.Export(logs_request, timeout=30)
                 for request in decode_any(path.read_bytes()):
                     for resource in request.resource_spans:
                         for scope in resource.scope_spans:
@@ -79,7 +90,8 @@ async def _run(output_dir: Path, timeout: float) -> int:
     )
     print(format_table(rows))
     print()
-    print(f"sent {sent} spans in {len(files)} corpus files; received {sink.span_count} annotated spans downstream")
+    print(f"sent {sent} spans in {len(files)} corpus files (and {records} log records joined to their spans); "
+          f"received {sink.span_count} annotated spans downstream")
     print(f"bundles and ledgers of the traces output.artifacts selects ({config.artifacts.mode}) written under "
           f"{output_dir}/<trace id>/")
     if not complete or sink.span_count != sent:

@@ -1,6 +1,7 @@
 """``otel-trajectory eval DIR``: run the detector chain over a labelled corpus and score it.
 
-Walks ``DIR`` for ``labels.json`` files next to ``trace.otlp.json``, maps the labelled trace, runs the chain with
+Walks ``DIR`` for ``labels.json`` files next to ``trace.otlp.json``, maps the labelled trace (with the log records of
+``logs.otlp.json`` beside it folded into their spans, as the service joins them), runs the chain with
 ``--config FILE`` (default ``DIR/config.yaml`` when present; the file's ``detectors:`` section, or the whole file
 if it has none) and prints per category TP / FP / FN, precision, recall, anchor accuracy (the finding sits on the
 labelled span) and terminal-status accuracy, then model->tool link recall, the same scores per convention (the
@@ -45,6 +46,7 @@ logger = logging.getLogger(__name__)
 
 LABELS = "labels.json"
 TRACE = "trace.otlp.json"
+LOGS = "logs.otlp.json"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,9 +73,11 @@ def _load_config(path: Path | None) -> tuple[DetectorsConfig, list[str]]:
 
 
 def _envelopes(trace_file: Path, trace_id: str | None) -> list[SpanEnvelope]:
-    """The labelled trace's spans (``trace_id``, else the trace with most spans in the file)."""
+    """The labelled trace's spans (``trace_id``, else the trace with most spans in the file), with the log records
+    of the ``logs.otlp.json`` beside it folded into copies of their spans."""
+    from otel_mapper.mapping.log_events import mapping_envelopes, records_by_trace
     from otel_mapper.otlp.envelopes import split_request
-    from otel_mapper.otlp.json_codec import decode_json_lines
+    from otel_mapper.otlp.json_codec import decode_json_lines, decode_log_lines
 
     groups: dict[str, list[Any]] = {}
     for request in decode_json_lines(trace_file.read_bytes()):
@@ -83,7 +87,11 @@ def _envelopes(trace_file: Path, trace_id: str | None) -> list[SpanEnvelope]:
     if not groups:
         raise ValueError("no spans in the trace file")
     chosen = trace_id if trace_id in groups else max(sorted(groups), key=lambda key: len(groups[key]))
-    return groups[chosen]
+    logs_file = trace_file.with_name(LOGS)
+    if not logs_file.exists():
+        return groups[chosen]
+    logs = records_by_trace(decode_log_lines(logs_file.read_bytes())).get(bytes.fromhex(chosen))
+    return list(mapping_envelopes(groups[chosen], logs))
 
 
 def _analyser(chain: DetectorChain) -> Callable[[list[SpanEnvelope]], tuple[Trajectory, Diagnosis]]:

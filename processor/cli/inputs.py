@@ -10,6 +10,10 @@ One reader for every command that takes ``INPUT...`` (``map`` and the commands t
 - ``-`` reads standard input (once).
 
 Wrong input is refused, never skipped into "wrote 0 trajectories": :class:`InputError` names the input and says why.
+
+``map --logs FILE...`` also reads OTLP logs files (:func:`read_log_inputs`): OTLP/JSON (one
+``ExportLogsServiceRequest`` per line or per file) or a binary request; their records are joined to their spans as
+``serve`` joins them.
 """
 
 from __future__ import annotations
@@ -20,11 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from otel_mapper.otlp.json_codec import OtlpDecodeError, decode_any
+from otel_mapper.otlp.json_codec import OtlpDecodeError, decode_any, decode_log_lines
 
-__all__ = ["STDIN", "InputError", "InputFile", "Inputs", "read_inputs"]
+__all__ = ["STDIN", "InputError", "InputFile", "Inputs", "read_inputs", "read_log_inputs"]
 
 STDIN = "-"
 SUFFIXES = (".json", ".jsonl", ".pb", ".binpb", ".otlp")
@@ -137,3 +142,37 @@ def read_inputs(
             raise InputError(f"{name}: cannot be read ({exc.strerror or exc})") from None
         result.files.append(_decode(name, data))
     return result
+
+
+def _decode_logs(name: str, data: bytes) -> list[ExportLogsServiceRequest]:
+    if data.lstrip()[:1] in (b"{", b"["):
+        try:
+            return decode_log_lines(data)
+        except OtlpDecodeError as exc:
+            raise InputError(f"{name}: not OTLP logs data ({exc})") from None
+    try:
+        return [ExportLogsServiceRequest.FromString(data)]
+    except Exception as exc:  # protobuf raises DecodeError, but upb may raise others on garbage
+        raise InputError(f"{name}: neither OTLP/JSON logs nor a binary ExportLogsServiceRequest ({exc})") from None
+
+
+def read_log_inputs(paths: Sequence[str | Path]) -> list[ExportLogsServiceRequest]:
+    """Every OTLP logs request of ``paths`` (files); raises :class:`InputError` on a file that cannot be read, does not
+    decode, or holds no log record."""
+    requests: list[ExportLogsServiceRequest] = []
+    for given in paths:
+        path = Path(given)
+        if not path.is_file():
+            raise InputError(f"{given}: logs file not found (--logs names OTLP logs files, not directories)")
+        try:
+            decoded = _decode_logs(str(given), _read_bounded(path))
+        except OSError as exc:
+            raise InputError(f"{given}: cannot be read ({exc.strerror or exc})") from None
+        records = sum(len(scope.log_records) for request in decoded for item in request.resource_logs for scope in item.scope_logs)
+        if not records:
+            raise InputError(
+                f"{given}: holds no OTLP log record (expected resourceLogs[].scopeLogs[].logRecords[] in OTLP/JSON, or a "
+                "binary ExportLogsServiceRequest)"
+            )
+        requests.extend(decoded)
+    return requests

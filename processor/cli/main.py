@@ -64,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
                          help="OTLP/JSON or binary protobuf files, directories of them (searched recursively), or - for stdin")
     map_cmd.add_argument("--config", type=Path, help="YAML config file")
     map_cmd.add_argument("--output-dir", type=Path, help="output directory (default ./otel-trajectory-data)")
+    map_cmd.add_argument("--logs", nargs="+", type=Path, default=[], metavar="FILE",
+                         help="OTLP logs files (OTLP/JSON or binary) whose records are joined to their spans, as serve "
+                              "joins the GenAI events instrumentations send as logs")
     map_cmd.add_argument("--pretty", action="store_true",
                          help="write bundle.json and ledger.json indented (same content; the integrity digest is unchanged)")
 
@@ -178,20 +181,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{args.endpoint}{' ' + args.service if args.service else ''}: {text}")
             return 0 if serving else 1
         if args.command == "map":
-            from processor.cli.inputs import InputError, read_inputs
+            from otel_mapper.mapping.log_events import records_by_trace
+            from processor.cli.inputs import InputError, read_inputs, read_log_inputs
             from processor.cli.offline import map_files
             from processor.cli.table import format_table, row_of
 
             config = _load(args.config)
             try:
                 inputs = read_inputs(args.inputs)
+                logs = records_by_trace(read_log_inputs(args.logs))
             except InputError as exc:
                 print(f"otel-trajectory map: {exc}", file=sys.stderr)
                 return 2
             for note in inputs.passed_over:
                 logger.info("passed over %s", note)
             output_dir = args.output_dir or Path(config.output_dir)
-            results = map_files(inputs.requests, config, output_dir, pretty=args.pretty)
+            results = map_files(inputs.requests, config, output_dir, pretty=args.pretty, logs=logs)
             print(format_table(row_of(item) for item in results))
             print(f"\nwrote {len(results)} trajectories under {output_dir}/<trace id>/")
             return 0

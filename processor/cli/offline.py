@@ -1,14 +1,16 @@
 """``otel-trajectory map``: the same analysis as ``serve``, offline, from files (no network).
 
 Unlike ``serve``, ``map`` writes every trajectory's bundle and ledger, whatever ``output.artifacts`` says, in the
-same per-trace layout, synchronously."""
+same per-trace layout, synchronously. Log records given with ``--logs`` are joined to their spans by trace and span id,
+as ``serve`` joins the records it receives."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 
 from otel_mapper.otlp.envelopes import SpanEnvelope, build_requests, split_request
 from otel_mapper.otlp.held import hold_envelopes
@@ -44,17 +46,23 @@ def group_by_trace(envelopes: Iterable[SpanEnvelope]) -> dict[bytes, list[SpanEn
 
 
 def map_files(
-    requests: Iterable[ExportTraceServiceRequest], config: Config, output_dir: Path, *, pretty: bool = False
+    requests: Iterable[ExportTraceServiceRequest],
+    config: Config,
+    output_dir: Path,
+    *,
+    pretty: bool = False,
+    logs: Mapping[bytes, dict[bytes, list[LogRecord]]] | None = None,
 ) -> list[AnalysedTrace]:
     """Analyse every trace of ``requests`` (see :mod:`processor.cli.inputs` for reading them) into ``output_dir``;
-    ``pretty`` indents bundle and ledger JSON."""
+    ``pretty`` indents bundle and ledger JSON; ``logs``: log records by trace and span id, joined to their spans."""
     envelopes, _ = read_envelopes(requests)
     analyser = Analyser(DetectorChain(load_detectors(config.detectors), config.detectors), prices=config.pricing or None)
     writer = ArtifactWriter(output_dir, bundle_options(config), pretty=pretty)
     results: list[AnalysedTrace] = []
     for trace_id, group in group_by_trace(envelopes).items():
         released = ReleasedTrace(
-            trace_id=trace_id, spans=hold_envelopes(group), revision=1, reason=ReleaseReason.DECISION_WAIT
+            trace_id=trace_id, spans=hold_envelopes(group), revision=1, reason=ReleaseReason.DECISION_WAIT,
+            logs=(logs or {}).get(trace_id),
         )
         analysed = analyser.analyse(released)
         if analysed.trajectory is not None and analysed.diagnosis is not None:

@@ -160,3 +160,20 @@ def test_a_label_whose_evidence_is_not_in_the_trace_is_scored_apart(tmp_path: Pa
     tally = report["categories"]["rate_limited"]
     assert tally["hidden"] == 0 and tally["fn"] == 1 and tally["recall"] == 0.0
     assert any(miss["kind"] == "missed" and miss["category"] == "rate_limited" for miss in report["misses"])
+
+
+def test_log_records_beside_the_trace_are_joined_to_their_spans(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The loop's repeated arguments are only in the instrumentation's log records: read with them, the loop is found;
+    # the same trace without its logs file leaves it undecided.
+    root = _copy(tmp_path, "botocore-bedrock-logs", "tool_loop")
+    assert (root / "botocore-bedrock-logs" / "tool_loop" / "logs.otlp.json").exists()
+    assert eval_cmd.run(_args(str(root), "--json", "--perturbations", "0")) == 0
+    with_logs = json.loads(capsys.readouterr().out)
+    assert with_logs["categories"]["tool_loop"]["tp"] == 1
+    assert with_logs["links"]["evidenced"] > 0 and with_logs["links"]["recall"] == 1.0
+
+    (root / "botocore-bedrock-logs" / "tool_loop" / "logs.otlp.json").unlink()
+    assert eval_cmd.run(_args(str(root), "--json", "--perturbations", "0")) == 0
+    without = json.loads(capsys.readouterr().out)
+    assert without["categories"]["tool_loop"]["tp"] == 0
+    assert without["links"]["evidenced"] == 0

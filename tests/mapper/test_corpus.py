@@ -1,6 +1,7 @@
 """Every corpus trace (corpus/traces/<library>/<scenario>/) mapped and checked against its labels.json.
 
-Checked: node counts per kind; tool flows (proposal ``caused_by`` its model call, execution ``caused_by`` the
+A trace whose app also sent OTLP log records (``logs.otlp.json``) is mapped with them folded into their spans, as the
+service joins them. Checked: node counts per kind; tool flows (proposal ``caused_by`` its model call, execution ``caused_by`` the
 proposal, consuming model call ``depends_on`` the execution); handoffs (an ordering path from the receiving
 agent back to the handing-off node); unordered pairs (no ordering path either way). Labels are ground truth from
 the generator; where a label asserts something the spans carry no evidence for, the test says why it accepts
@@ -17,9 +18,10 @@ import pytest
 
 from otel_mapper.mapping.build import map_trace
 from otel_mapper.mapping.graph import CausalIndex
+from otel_mapper.mapping.log_events import mapping_envelopes, records_by_trace
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp.envelopes import split_request
-from otel_mapper.otlp.json_codec import decode_json_lines
+from otel_mapper.otlp.json_codec import decode_json_lines, decode_log_lines
 from semconv.trajectory import EdgeType, NodeKind
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "traces"
@@ -35,6 +37,10 @@ def _map(directory: Path, trace_id: str) -> Trajectory:
         envelopes.extend(accepted)
     mine = [item for item in envelopes if item.span.trace_id.hex() == trace_id]
     assert mine, f"no spans of trace {trace_id}"
+    logs_file = directory / "logs.otlp.json"  # log records the app's pipeline sent, joined as the service joins them
+    if logs_file.exists():
+        logs = records_by_trace(decode_log_lines(logs_file.read_bytes())).get(bytes.fromhex(trace_id))
+        mine = list(mapping_envelopes(mine, logs))
     return map_trace(mine).trajectory
 
 

@@ -139,3 +139,28 @@ def test_a_plain_text_body_stays_the_message_content() -> None:
     records = [LogRecord(event_name="gen_ai.user.message", body=_s("{not json"))]
     inputs = orjson.loads(_attrs(span_with_logs(_span(), records))["gen_ai.input.messages"])
     assert inputs[0]["parts"] == [{"type": "text", "content": "{not json"}]
+
+
+def test_records_are_grouped_by_trace_and_span_in_arrival_order() -> None:
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+
+    from otel_mapper.mapping.log_events import records_by_trace
+
+    def record(trace: bytes, span: bytes, name: str) -> LogRecord:
+        return LogRecord(trace_id=trace, span_id=span, event_name=name)
+
+    request = ExportLogsServiceRequest()
+    records = request.resource_logs.add().scope_logs.add().log_records
+    records.extend([
+        record(b"t" * 16, b"a" * 8, "gen_ai.user.message"),
+        record(b"u" * 16, b"a" * 8, "other trace"),
+        record(b"t" * 16, b"\0" * 8, "no span"),
+        record(b"t" * 16, b"b" * 8, "gen_ai.choice"),
+        record(b"t" * 16, b"a" * 8, "gen_ai.choice"),
+    ])
+    joined = records_by_trace([request])
+    names = {trace: {span: [item.event_name for item in items] for span, items in spans.items()} for trace, spans in joined.items()}
+    assert names == {
+        b"t" * 16: {b"a" * 8: ["gen_ai.user.message", "gen_ai.choice"], b"b" * 8: ["gen_ai.choice"]},
+        b"u" * 16: {b"a" * 8: ["other trace"]},
+    }

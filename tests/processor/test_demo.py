@@ -3,6 +3,7 @@ every span through ``serve`` over loopback and gets every one back annotated."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -25,10 +26,13 @@ def test_the_demo_gets_every_span_back_annotated(tmp_path: Path, capsys: pytest.
 
     out = capsys.readouterr().out
     assert code == 0, out
-    sent, files, received = map(int, re.search(r"sent (\d+) spans in (\d+) corpus files; received (\d+)", out).groups())  # type: ignore[union-attr]
+    found = re.search(r"sent (\d+) spans in (\d+) corpus files \(and (\d+) log records joined to their spans\); received (\d+)", out)
+    sent, files, records, received = map(int, found.groups())  # type: ignore[union-attr]
     trace_files = list((corpus_root() / "traces").glob("**/trace.otlp.json"))
     assert files == len(trace_files)
     assert sent == received > 0
+    logs_files = list((corpus_root() / "traces").glob("**/logs.otlp.json"))
+    assert records == sum(_log_records(path) for path in logs_files) > 0
     rows = table_rows(out)
     # One row per trace: a capture may hold several (MCP connects in traces of its own before the run).
     trace_ids = {trace_id for path in trace_files for trace_id in re.findall(r'"traceId":\s*"([0-9a-f]{32})"', path.read_text())}
@@ -39,6 +43,15 @@ def test_the_demo_gets_every_span_back_annotated(tmp_path: Path, capsys: pytest.
     assert forensic
     assert {path.parent.name for path in tmp_path.glob("*/bundle.json")} == forensic
     assert {path.parent.name for path in tmp_path.glob("*/ledger.json")} == forensic
+    # A loop whose repeated arguments only the log records carry (the botocore Bedrock extension writes content as
+    # log records, none on the span) is found once the service joins them.
+    by_source = {row["source"]: row for row in rows}
+    assert "tool_loop" in by_source["botocore-bedrock-logs/tool_loop"]["findings"]
+
+
+def _log_records(path: Path) -> int:
+    requests = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return sum(len(scope["logRecords"]) for request in requests for item in request["resourceLogs"] for scope in item["scopeLogs"])
 
 
 def table_rows(out: str) -> list[dict[str, str]]:

@@ -88,3 +88,30 @@ def test_map_reads_a_directory_like_the_files_in_it(tmp_path: Path) -> None:
     written = sorted(path.relative_to(tmp_path / "dir") for path in (tmp_path / "dir").rglob("*") if path.is_file())
     assert written == sorted(path.relative_to(tmp_path / "files") for path in (tmp_path / "files").rglob("*") if path.is_file())
     assert len({path.parts[0] for path in written}) == len(files)
+
+
+def test_map_joins_the_log_records_named_with_logs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The botocore Bedrock extension writes the conversation only as log records: with them the loop is a failure on
+    # evidence, without them it cannot be checked.
+    scenario = CORPUS / "botocore-bedrock-logs" / "tool_loop"
+    if not (scenario / "logs.otlp.json").exists():
+        pytest.skip("corpus traces not present")
+    trace = str(scenario / "trace.otlp.json")
+
+    assert main(["map", trace, "--output-dir", str(tmp_path / "without")]) == 0
+    assert " indeterminate " in capsys.readouterr().out
+    for logs in ("logs.otlp.json", "logs-1.pb"):
+        assert main(["map", trace, "--logs", str(scenario / logs), "--output-dir", str(tmp_path / logs)]) == 0
+        row = next(line for line in capsys.readouterr().out.splitlines() if "support_agent" in line)
+        assert " fail " in row and "tool_loop" in row
+
+
+@pytest.mark.parametrize("name", ["labels.json", "request-1.pb", "missing.json"])
+def test_a_logs_file_without_log_records_is_refused_naming_it(tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    scenario = CORPUS / "botocore-bedrock-logs" / "tool_loop"
+    if not (scenario / "trace.otlp.json").exists():
+        pytest.skip("corpus traces not present")
+    code = main(["map", str(scenario / "trace.otlp.json"), "--logs", str(scenario / name), "--output-dir", str(tmp_path)])
+    assert code == 2
+    assert name in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())

@@ -6,7 +6,13 @@ import orjson
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from otel_mapper.otlp.json_codec import OtlpDecodeError, decode_any, decode_json_lines, encode_json_line
+from otel_mapper.otlp.json_codec import (
+    OtlpDecodeError,
+    decode_any,
+    decode_json_lines,
+    decode_log_lines,
+    encode_json_line,
+)
 
 
 def sample() -> ExportTraceServiceRequest:
@@ -71,3 +77,14 @@ def test_proto_field_names_and_their_ids_are_accepted() -> None:
     (decoded,) = decode_json_lines(line)
     span = decoded.resource_spans[0].scope_spans[0].spans[0]
     assert (span.trace_id, span.span_id, span.name) == (bytes(range(16)), bytes(range(1, 9)), "s")
+
+
+def test_log_requests_are_read_one_per_line_with_hex_ids() -> None:
+    record = {"eventName": "gen_ai.choice", "traceId": "ab" * 16, "spanId": "cd" * 8, "body": {"stringValue": "x"}}
+    line = orjson.dumps({"resourceLogs": [{"scopeLogs": [{"logRecords": [record]}]}]})
+    requests = decode_log_lines(line + b"\n\n" + line + b"\n")
+    assert len(requests) == 2
+    parsed = requests[0].resource_logs[0].scope_logs[0].log_records[0]
+    assert (parsed.trace_id, parsed.span_id, parsed.event_name) == (bytes.fromhex("ab" * 16), bytes.fromhex("cd" * 8), "gen_ai.choice")
+    with pytest.raises(OtlpDecodeError, match="line 2"):
+        decode_log_lines(line + b"\n{not json\n")

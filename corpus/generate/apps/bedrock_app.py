@@ -2,6 +2,7 @@
 the fake server's `/model/<modelId>/converse`, traced three ways (two in one venv, OpenLLMetry in its own):
 
     .venvs/bedrock/bin/python -m apps.bedrock_app --lib botocore-bedrock --scenario plain_tool_use --out DIR
+    .venvs/bedrock/bin/python -m apps.bedrock_app --lib botocore-bedrock-logs --scenario plain_tool_use --out DIR
     .venvs/bedrock/bin/python -m apps.bedrock_app --lib openinference-bedrock --scenario plain_tool_use --out DIR
     .venvs/traceloop-bedrock/bin/python -m apps.bedrock_app --lib traceloop-bedrock --scenario plain_tool_use --out DIR
 
@@ -13,6 +14,8 @@ the fake server's `/model/<modelId>/converse`, traced three ways (two in one ven
   from ``opentelemetry-util-genai``'s ``TelemetryHandler`` (as ``openai-v2-content-on``); that handler reads the same
   variable with its own vocabulary (``SPAN_ONLY`` ...), takes ``true`` for ``NO_CONTENT``, and so records no tool
   arguments or results either.
+- ``botocore-bedrock-logs``: the same, with an OTLP LoggerProvider beside the TracerProvider (a pipeline that sends the
+  instrumentation's log records too): the content is captured in ``logs.otlp.json``.
 - ``openinference-bedrock``: ``openinference-instrumentation-bedrock`` (a ``bedrock.converse`` LLM span per call; it
   wraps the client when boto3 creates it) and the ``OITracer`` chain / agent / tool decorators of
   ``openinference-openai``, on the corpus OTLP pipeline.
@@ -33,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpusgen.connect_guard import ConnectGuard  # noqa: E402
-from corpusgen.harness import app_main, otlp_sdk_pipeline  # noqa: E402
+from corpusgen.harness import app_main, otlp_sdk_log_pipeline, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.raw_loop_bedrock import BEDROCK_MODEL_ID, run_raw_bedrock  # noqa: E402
 from corpusgen.truth import Truth  # noqa: E402
 
@@ -63,6 +66,25 @@ class BotocoreBedrockAdapter(GenAIAdapter):
         with self.handler.invoke_local_agent(agent_name=name, request_model=BEDROCK_MODEL_ID) as inv:
             inv.agent_description = f"{name} of the corpus support app"
             return fn()
+
+
+class BotocoreBedrockLogsAdapter(BotocoreBedrockAdapter):
+    """``botocore-bedrock`` with a LoggerProvider exporting OTLP logs beside the traces: the Bedrock extension's
+    ``gen_ai.*.message`` / ``gen_ai.choice`` log records (the conversation, the tool calls with their ``toolUseId``,
+    the answers), correlated to the client span, are captured too (``logs.otlp.json``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.library = "botocore-bedrock-logs"
+        self.content = True  # in the log records
+
+    def setup(self, endpoint):
+        self.logs = otlp_sdk_log_pipeline(endpoint, f"corpus-{self.library}")
+        super().setup(endpoint)
+
+    def shutdown(self):
+        super().shutdown()
+        self.logs.shutdown()
 
 
 class OpenInferenceBedrockAdapter(OpenInferenceAdapter):
@@ -121,8 +143,8 @@ class TraceloopBedrockAdapter(TraceloopAdapter):
                        resource_attributes={"deployment.environment.name": "corpus"})
 
 
-ADAPTERS = {"botocore-bedrock": BotocoreBedrockAdapter, "openinference-bedrock": OpenInferenceBedrockAdapter,
-            "traceloop-bedrock": TraceloopBedrockAdapter}
+ADAPTERS = {"botocore-bedrock": BotocoreBedrockAdapter, "botocore-bedrock-logs": BotocoreBedrockLogsAdapter,
+            "openinference-bedrock": OpenInferenceBedrockAdapter, "traceloop-bedrock": TraceloopBedrockAdapter}
 
 
 def run_bedrock(adapter, scenario: str, base_url: str, truth: Truth) -> None:

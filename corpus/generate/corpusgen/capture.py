@@ -1,10 +1,12 @@
-"""In-process OTLP/gRPC trace receiver that keeps every ExportTraceServiceRequest it gets (raw bytes)."""
+"""In-process OTLP/gRPC receiver that keeps every ExportTraceServiceRequest and ExportLogsServiceRequest it gets (raw
+bytes): log records are what instrumentations that send GenAI events as OTLP logs write content and errors to."""
 from __future__ import annotations
 
 import threading
 from concurrent import futures
 
 import grpc
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
 
@@ -19,12 +21,26 @@ class _Servicer(trace_service_pb2_grpc.TraceServiceServicer):
         return trace_service_pb2.ExportTraceServiceResponse()
 
 
+class _LogsServicer(logs_service_pb2_grpc.LogsServiceServicer):
+    def __init__(self, sink: list[bytes], lock: threading.Lock):
+        self._sink = sink
+        self._lock = lock
+
+    def Export(self, request, context):  # noqa: N802
+        with self._lock:
+            self._sink.append(request.SerializeToString())
+        return logs_service_pb2.ExportLogsServiceResponse()
+
+
 class CaptureServer:
     def __init__(self):
         self.requests: list[bytes] = []
+        self.log_requests: list[bytes] = []
         self._lock = threading.Lock()
         self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
         trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_Servicer(self.requests, self._lock), self._server)
+        logs_service_pb2_grpc.add_LogsServiceServicer_to_server(_LogsServicer(self.log_requests, self._lock),
+                                                                self._server)
         self.port = self._server.add_insecure_port("127.0.0.1:0")
 
     @property

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .capture import CaptureServer
 from .fake_openai import ScriptedServer
-from .otlp_json import write_trace_files
+from .otlp_json import write_log_files, write_trace_files
 from .scenarios import script
 from .truth import Truth, build_labels, check_labels, collect_span_ids
 
@@ -21,16 +21,35 @@ def otlp_sdk_pipeline(endpoint: str, service_name: str, before=()):
     ends, such as OpenInference's Pydantic AI processor, must see the span before the exporter queues it)."""
     from opentelemetry import trace
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
-    from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    provider = TracerProvider(resource=Resource.create({"service.name": service_name,
-                                                        "deployment.environment.name": "corpus"}))
+    provider = TracerProvider(resource=_corpus_resource(service_name))
     for processor in before:
         provider.add_span_processor(processor)
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint, insecure=True)))
     trace.set_tracer_provider(provider)
+    return provider
+
+
+def _corpus_resource(service_name: str):
+    from opentelemetry.sdk.resources import Resource
+
+    return Resource.create({"service.name": service_name, "deployment.environment.name": "corpus"})
+
+
+def otlp_sdk_log_pipeline(endpoint: str, service_name: str):
+    """LoggerProvider + BatchLogRecordProcessor + OTLPLogExporter (gRPC) to the capture server, installed as the global
+    logger provider, with the resource of :func:`otlp_sdk_pipeline`: for instrumentations that send GenAI events
+    (content, errors) as OTLP log records. Only the apps that call it capture log records."""
+    from opentelemetry._logs import set_logger_provider
+    from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+
+    provider = LoggerProvider(resource=_corpus_resource(service_name))
+    provider.add_log_record_processor(BatchLogRecordProcessor(OTLPLogExporter(endpoint=endpoint, insecure=True)))
+    set_logger_provider(provider)
     return provider
 
 
@@ -69,14 +88,12 @@ def init_langfuse_local(endpoint: str, service_name: str, public_key: str):
     from langfuse import Langfuse
     from opentelemetry import trace
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
-    from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
 
     with socket.socket() as s:  # a port nothing listens on: bound once to pick it, then released
         s.bind(("127.0.0.1", 0))
         unused = f"http://127.0.0.1:{s.getsockname()[1]}"
-    provider = TracerProvider(resource=Resource.create({"service.name": service_name,
-                                                        "deployment.environment.name": "corpus"}))
+    provider = TracerProvider(resource=_corpus_resource(service_name))
     trace.set_tracer_provider(provider)
     client = Langfuse(public_key=public_key, secret_key="sk-lf-corpus", base_url=unused, tracing_enabled=True,
                       sample_rate=1.0, tracer_provider=provider,
@@ -104,6 +121,7 @@ def run_one(meta: dict, adapter, app_fn, out_dir: Path, family: str = "raw") -> 
     for r in server.log:
         r["span"] = adapter.model_span_for(r) if hasattr(adapter, "model_span_for") else r.get("otel_span")
     objs = write_trace_files(out_dir, capture.requests)
+    log_objs = write_log_files(out_dir, capture.log_requests)
     labels = build_labels(meta, server.log, truth)
     spans = collect_span_ids(objs)
     others = sorted({s["traceId"] for s in spans.values()} - {labels["trace_id"]})
@@ -112,7 +130,10 @@ def run_one(meta: dict, adapter, app_fn, out_dir: Path, family: str = "raw") -> 
     problems = check_labels(labels, objs)
     (out_dir / "labels.json").write_text(json.dumps(labels, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     size = (out_dir / "trace.otlp.json").stat().st_size
-    print(f"{meta['library']}/{scenario}: {len(spans)} spans, {len(capture.requests)} request(s), {size} bytes, "
+    records = sum(len(sl.get("logRecords", [])) for o in log_objs for rl in o.get("resourceLogs", [])
+                  for sl in rl.get("scopeLogs", []))
+    logs = f", {records} log record(s)" if log_objs else ""
+    print(f"{meta['library']}/{scenario}: {len(spans)} spans{logs}, {len(capture.requests)} request(s), {size} bytes, "
           f"terminal={labels['terminal_status']}, findings={[f['category'] for f in labels['findings']]}")
     for p in problems:
         print(f"  LABEL PROBLEM: {p}", file=sys.stderr)

@@ -5,9 +5,11 @@ import base64
 import json
 
 from google.protobuf.json_format import MessageToDict
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 _ID_FIELDS = ("traceId", "spanId", "parentSpanId")
+LOGS_FILE = "logs.otlp.json"
 
 
 def _b64_to_hex(value: str) -> str:
@@ -35,6 +37,17 @@ def request_to_json_obj(raw: bytes) -> dict:
     return obj
 
 
+def logs_request_to_json_obj(raw: bytes) -> dict:
+    req = ExportLogsServiceRequest()
+    req.ParseFromString(raw)
+    obj = MessageToDict(req, use_integers_for_enums=True, preserving_proto_field_name=False)
+    for rl in obj.get("resourceLogs", []):
+        for sl in rl.get("scopeLogs", []):
+            for record in sl.get("logRecords", []):
+                _fix_ids(record)
+    return obj
+
+
 def iter_spans(obj: dict):
     for rs in obj.get("resourceSpans", []):
         for ss in rs.get("scopeSpans", []):
@@ -55,4 +68,23 @@ def write_trace_files(out_dir, raw_requests: list[bytes]) -> list[dict]:
         objs.append(obj)
         lines.append(json.dumps(obj, separators=(",", ":"), ensure_ascii=False))
     (out_dir / "trace.otlp.json").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return objs
+
+
+def write_log_files(out_dir, raw_requests: list[bytes]) -> list[dict]:
+    """Write logs.otlp.json (one ExportLogsServiceRequest per line) and logs-<n>.pb when the app sent log records;
+    remove those of an earlier run when it sent none. Return the JSON objects."""
+    for old in out_dir.glob("logs-*.pb"):
+        old.unlink()
+    (out_dir / LOGS_FILE).unlink(missing_ok=True)
+    if not raw_requests:
+        return []
+    objs = []
+    lines = []
+    for n, raw in enumerate(raw_requests, start=1):
+        (out_dir / f"logs-{n}.pb").write_bytes(raw)
+        obj = logs_request_to_json_obj(raw)
+        objs.append(obj)
+        lines.append(json.dumps(obj, separators=(",", ":"), ensure_ascii=False))
+    (out_dir / LOGS_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return objs
