@@ -321,10 +321,13 @@ MATRIX.update({
 # LoggerProvider beside the TracerProvider; logs.otlp.json and logs-<n>.pb next to the trace): the botocore Bedrock
 # extension's per-message gen_ai.*.message / gen_ai.choice records (botocore-bedrock's app, its venv) and the official
 # OpenAI instrumentation with util-genai's content mode EVENT_ONLY (one gen_ai.client.inference.operation.details
-# record per inference; openai-v2-content-on's app, its venv); NOTES-frameworks-bj.md.
+# record per inference; openai-v2-content-on's app, its venv), and Semantic Kernel's sensitive diagnostics, whose
+# messages and choices go through Python logging (an OTel LoggingHandler as its telemetry sample adds;
+# semantic-kernel-native's app, its venv); NOTES-frameworks-bj.md.
 MATRIX.update({
     "botocore-bedrock-logs": ("bedrock", "apps.bedrock_app", ALL_SCENARIOS),
     "openai-v2-event-only": ("genai", "apps.raw", ALL_SCENARIOS),
+    "semantic-kernel-logs": ("semantic-kernel", "apps.semantic_kernel_app", ALL_SCENARIOS),
 })
 # Frameworks AW: the raw agent loop on the Google Gen AI SDK (`google-genai`, `client.models.generate_content` with
 # function declarations, automatic function calling off: the loop runs the tools and sends `function_response` parts

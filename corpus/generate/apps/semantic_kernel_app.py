@@ -4,6 +4,13 @@ calling, the OpenAI connector (`OpenAIChatCompletion`) on the real `openai` clie
 
     .venvs/semantic-kernel/bin/python -m apps.semantic_kernel_app --lib semantic-kernel-native --scenario handoff \
         --out DIR
+    .venvs/semantic-kernel/bin/python -m apps.semantic_kernel_app --lib semantic-kernel-logs --scenario handoff \
+        --out DIR
+
+``semantic-kernel-logs`` is the same app with its Python logging sent as OTLP log records too, as Semantic Kernel's
+telemetry sample sets it up (an OTel ``LoggingHandler`` on the root logger, filtered to ``semantic_kernel``, level
+INFO): with sensitive diagnostics the connector logs every message and choice as a GenAI event there, correlated to
+the chat span; they are captured in ``logs.otlp.json``.
 
 Diagnostics are switched on by Semantic Kernel's own settings, read from the environment when its modules are first
 imported: SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS(_SENSITIVE)=true. Its tracers come from the
@@ -46,7 +53,7 @@ from corpusgen.frameworks import (  # noqa: E402
     async_http_client,
     terminal_status_for,
 )
-from corpusgen.harness import app_main, otlp_sdk_pipeline  # noqa: E402
+from corpusgen.harness import app_main, otlp_sdk_log_pipeline, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # noqa: E402
 from corpusgen.truth import Truth, current_ids  # noqa: E402
 
@@ -70,6 +77,28 @@ class SemanticKernelAdapter:
     def shutdown(self):
         self.provider.force_flush()
         self.provider.shutdown()
+
+
+class SemanticKernelLogsAdapter(SemanticKernelAdapter):
+    """Semantic Kernel's diagnostics with its logging bridged to OTLP logs (its telemetry sample's setup)."""
+    library = "semantic-kernel-logs"
+
+    def setup(self, endpoint):
+        import logging
+
+        from opentelemetry.sdk._logs import LoggingHandler
+
+        super().setup(endpoint)
+        self.logs = otlp_sdk_log_pipeline(endpoint, f"corpus-{self.library}")
+        handler = LoggingHandler(logger_provider=self.logs)
+        handler.addFilter(logging.Filter("semantic_kernel"))
+        root = logging.getLogger()
+        root.addHandler(handler)
+        root.setLevel(logging.INFO)
+
+    def shutdown(self):
+        super().shutdown()
+        self.logs.shutdown()
 
 
 def _caused_by(exc: BaseException, kind: type) -> bool:
@@ -231,8 +260,11 @@ LABEL_RULES = {
 
 
 def main() -> int:
-    return app_main(SemanticKernelAdapter(), run_semantic_kernel, family=f"raw+plugin:{PLUGIN}",
-                    handoff_family=f"agent_plugin+plugin:{PLUGIN}", extra_meta=LABEL_RULES)
+    # With its logging bridged, the messages and choices are recorded (as log records): the content label rules.
+    logs = "--lib" in sys.argv and sys.argv[sys.argv.index("--lib") + 1] == SemanticKernelLogsAdapter.library
+    adapter = SemanticKernelLogsAdapter() if logs else SemanticKernelAdapter()
+    return app_main(adapter, run_semantic_kernel, family=f"raw+plugin:{PLUGIN}",
+                    handoff_family=f"agent_plugin+plugin:{PLUGIN}", extra_meta=None if logs else LABEL_RULES)
 
 
 if __name__ == "__main__":
