@@ -456,6 +456,13 @@ MATRIX.update({
 MATRIX.update({
     "strands-bedrock": ("strands-bedrock", "apps.strands_app", ALL_SCENARIOS),
 })
+# Frameworks BI: the same Strands app on Bedrock with BedrockModel's default, `streaming=True` (boto3 `converse_stream`:
+# the fake server's ConverseStream face, corpusgen/fake_bedrock_stream.py, `application/vnd.amazon.eventstream` frames
+# of the same scripted answers); the venv of strands-bedrock (the same releases: streaming is a model option);
+# NOTES-frameworks-bi.md.
+MATRIX.update({
+    "strands-bedrock-stream": ("strands-bedrock", "apps.strands_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -1,7 +1,8 @@
-"""Strands Agents (`strands-agents`; OpenAI or Amazon Bedrock model provider, non-streaming) with its native tracer.
+"""Strands Agents (`strands-agents`; OpenAI or Amazon Bedrock model provider) with its native tracer.
 
     .venvs/strands/bin/python -m apps.strands_app --lib strands-agents --scenario handoff --out DIR
     .venvs/strands-bedrock/bin/python -m apps.strands_app --lib strands-bedrock --scenario handoff --out DIR
+    .venvs/strands-bedrock/bin/python -m apps.strands_app --lib strands-bedrock-stream --scenario handoff --out DIR
 
 Strands' tracer uses the global TracerProvider (the harness pipeline). The library directory picks the adapter's
 `semconv_opt_in` option (LIBRARIES), the value of `OTEL_SEMCONV_STABILITY_OPT_IN`, set in the environment before
@@ -17,12 +18,12 @@ current while the HTTP request is sent), and Strands' own hooks: `BeforeInvocati
 
 The model provider is the library directory's too (MODELS): OpenAI (`OpenAIModel`, `stream=False`) for the two above;
 Amazon Bedrock, Strands' default provider, for `strands-bedrock` (venv strands-bedrock): `BedrockModel` with
-`streaming=False` (Converse; Strands' own default, the one its README shows, is `converse_stream`, whose
-`application/vnd.amazon.eventstream` answer the fake server does not speak: botocore ships that framing's decoder
-only), a boto3 session with dummy credentials, `endpoint_url` at the fake server's Converse face, and botocore's own
-retries off as in corpusgen/raw_loop_bedrock.py (`total_max_attempts: 1`: the one retry after a throttle is Strands'
-ModelRetryStrategy). A botocore `before-send` handler names the model-call span in the request (Strands sends it from
-a worker thread that carries the `chat` span's context).
+`streaming=False` (Converse), and for `strands-bedrock-stream` (the same venv) with Strands' own default, the one its
+README shows, `streaming=True` (ConverseStream: the fake server's `application/vnd.amazon.eventstream` face,
+corpusgen/fake_bedrock_stream.py); a boto3 session with dummy credentials, `endpoint_url` at the fake server, and
+botocore's own retries off as in corpusgen/raw_loop_bedrock.py (`total_max_attempts: 1`: the one retry after a
+throttle is Strands' ModelRetryStrategy). A botocore `before-send` handler names the model-call span in the request
+(Strands sends it from a worker thread that carries the `chat` span's context).
 """
 
 from __future__ import annotations
@@ -42,9 +43,10 @@ from corpusgen.truth import Truth, current_ids  # noqa: E402
 
 LIBRARY = "strands-agents"
 # library directory -> the adapter's `semconv_opt_in` (OTEL_SEMCONV_STABILITY_OPT_IN; None: left unset).
-LIBRARIES = {LIBRARY: None, "strands-agents-latest": "gen_ai_latest_experimental", "strands-bedrock": None}
-# library directory -> model provider ("openai" unless named here).
-MODELS = {"strands-bedrock": "bedrock"}
+LIBRARIES = {LIBRARY: None, "strands-agents-latest": "gen_ai_latest_experimental", "strands-bedrock": None,
+             "strands-bedrock-stream": None}
+# library directory -> model provider ("openai" unless named here); "bedrock-stream": BedrockModel's default streaming.
+MODELS = {"strands-bedrock": "bedrock", "strands-bedrock-stream": "bedrock-stream"}
 ToolContext = None  # strands.types.tools.ToolContext, bound by import_strands (the tool decorator reads annotations)
 
 
@@ -90,8 +92,9 @@ def openai_model(base_url: str):
     return OpenAIModel(client=client, model_id=MODEL, params={"temperature": 0.2}, stream=False)
 
 
-def bedrock_model(base_url: str):
-    """Strands' BedrockModel (non-streaming Converse) on a boto3 client at the fake server's Bedrock face."""
+def bedrock_model(base_url: str, streaming: bool = False):
+    """Strands' BedrockModel on a boto3 client at the fake server's Bedrock face: Converse, or with `streaming`
+    (Strands' default) ConverseStream."""
     import boto3
     from botocore.config import Config
     from corpusgen.raw_loop_bedrock import BEDROCK_MODEL_ID, REGION, _span_header
@@ -103,8 +106,9 @@ def bedrock_model(base_url: str):
                     retries={"mode": "standard", "total_max_attempts": 1})
     root = base_url[:-3] if base_url.endswith("/v1") else base_url
     model = BedrockModel(model_id=BEDROCK_MODEL_ID, boto_session=session, boto_client_config=config,
-                         endpoint_url=root, streaming=False, temperature=0.2)
-    model.client.meta.events.register("before-send.bedrock-runtime.Converse", _span_header)
+                         endpoint_url=root, streaming=streaming, temperature=0.2)
+    operation = "ConverseStream" if streaming else "Converse"
+    model.client.meta.events.register(f"before-send.bedrock-runtime.{operation}", _span_header)
     return model
 
 
@@ -139,10 +143,12 @@ def run_strands(adapter: StrandsAdapter, scenario: str, base_url: str, truth: Tr
 
     spec = SCENARIOS[scenario]
     runner = ToolRunner(truth, truth.server_log)
-    bedrock = MODELS.get(adapter.library) == "bedrock"
-    model = bedrock_model(base_url) if bedrock else openai_model(base_url)
+    provider = MODELS.get(adapter.library, "openai")
+    bedrock = provider.startswith("bedrock")
+    model = bedrock_model(base_url, provider == "bedrock-stream") if bedrock else openai_model(base_url)
     if bedrock:
-        truth.notes.append(f"every model request sent by Strands' BedrockModel: boto3 bedrock-runtime converse("
+        operation = "converse_stream" if provider == "bedrock-stream" else "converse"
+        truth.notes.append(f"every model request sent by Strands' BedrockModel: boto3 bedrock-runtime {operation}("
                            f"modelId={model.config['model_id']!r})")
 
     class AgentTruth(HookProvider):

@@ -39,8 +39,10 @@ def _error(status: int, error_type: str, message: str, request_id: str, delay: f
                                                  "com.amazon.bedrock/", "x-amzn-RequestId": request_id}
 
 
-def answer_converse(server, path: str, body: dict, headers) -> tuple[int, dict, float, dict]:
-    """Answer one Converse request from `server`'s script; log it like the OpenAI face does."""
+def answer_converse(server, path: str, body: dict, headers, api: str = "bedrock.converse"
+                    ) -> tuple[int, dict, float, dict]:
+    """Answer one Converse request from `server`'s script; log it like the OpenAI face does (`api`: the operation the
+    log names; ConverseStream's face, `fake_bedrock_stream.py`, frames the same answer)."""
     with server._lock:
         seq = len(server.log) + 1
         messages = body.get("messages") or []
@@ -48,8 +50,8 @@ def answer_converse(server, path: str, body: dict, headers) -> tuple[int, dict, 
         entry = {
             "seq": seq,
             "path": path,
-            "api": "bedrock.converse",
-            "model_id": unquote(path[len("/model/"):-len("/converse")]),
+            "api": api,
+            "model_id": unquote(path[len("/model/"):path.rindex("/")]),
             "otel_span": headers.get("x-corpus-otel-span"),
             "sdk_span": headers.get("x-corpus-sdk-span"),
             "agent": headers.get("x-corpus-agent"),

@@ -16,7 +16,9 @@ Code CLI's path) is the same route.
 
 `POST /model/<modelId>/converse` answers it in the Amazon Bedrock Converse API shape (see `fake_bedrock.py`):
 `text` / `toolUse` content blocks (ids `tooluse_<scenario>_<n>`), `stopReason` `tool_use` / `end_turn`, usage as
-`inputTokens` / `outputTokens`, Bedrock's `ThrottlingException` / `InternalServerException` for 429 / 500.
+`inputTokens` / `outputTokens`, Bedrock's `ThrottlingException` / `InternalServerException` for 429 / 500;
+`POST /model/<modelId>/converse-stream` gets the same answer as ConverseStream's `application/vnd.amazon.eventstream`
+events (see `fake_bedrock_stream.py`).
 
 `POST /v1/responses` answers it in the OpenAI Responses API shape (see `fake_responses.py`, non-streaming): a
 `response` whose `output` holds a `message` item and / or `function_call` items (the same call ids
@@ -38,6 +40,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from .fake_bedrock_stream import CONTENT_TYPE as EVENTSTREAM
+from .fake_bedrock_stream import answer_converse_stream, event_stream, is_converse_stream
 from .fake_mistral import as_mistral, is_mistral
 
 MODEL_ANSWERED = "gpt-4o-mini-2024-07-18"
@@ -156,7 +160,10 @@ class ScriptedServer:
                 if delay:
                     time.sleep(delay)
                 stream = status == 200 and bool(body.get("stream")) and "choices" in payload
-                if status == 200 and body.get("stream") and payload.get("type") == "message":
+                content_type = "text/event-stream"
+                if status == 200 and is_converse_stream(self.path):
+                    stream, data, content_type = True, event_stream(payload), EVENTSTREAM
+                elif status == 200 and body.get("stream") and payload.get("type") == "message":
                     from .fake_anthropic import sse_message
                     stream, data = True, sse_message(payload)
                 elif stream:
@@ -166,7 +173,7 @@ class ScriptedServer:
                     data = json.dumps(payload).encode()
                 try:
                     self.send_response(status)
-                    self.send_header("content-type", "text/event-stream" if stream else "application/json")
+                    self.send_header("content-type", content_type if stream else "application/json")
                     self.send_header("content-length", str(len(data)))
                     for k, v in headers.items():
                         self.send_header(k, v)
@@ -191,6 +198,8 @@ class ScriptedServer:
         from .fake_bedrock import answer_converse, is_converse
         if is_converse(path):
             return answer_converse(self, path, body, headers)
+        if is_converse_stream(path):
+            return answer_converse_stream(self, path, body, headers)
         if "?" in path or path.endswith("/count_tokens"):  # the Claude Code CLI's `/v1/messages?beta=true`
             from .fake_anthropic import answer_aside, answer_messages, is_aside
             if is_aside(path, body):
