@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpusgen.connect_guard import ConnectGuard  # noqa: E402
-from corpusgen.harness import app_main, otlp_sdk_log_pipeline, otlp_sdk_pipeline  # noqa: E402
+from corpusgen.harness import LogPipeline, app_main, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.raw_loop_bedrock import BEDROCK_MODEL_ID, run_raw_bedrock  # noqa: E402
 from corpusgen.truth import Truth  # noqa: E402
 
@@ -68,7 +68,7 @@ class BotocoreBedrockAdapter(GenAIAdapter):
             return fn()
 
 
-class BotocoreBedrockLogsAdapter(BotocoreBedrockAdapter):
+class BotocoreBedrockLogsAdapter(LogPipeline, BotocoreBedrockAdapter):
     """``botocore-bedrock`` with a LoggerProvider exporting OTLP logs beside the traces: the Bedrock extension's
     ``gen_ai.*.message`` / ``gen_ai.choice`` log records (the conversation, the tool calls with their ``toolUseId``,
     the answers), correlated to the client span, are captured too (``logs.otlp.json``)."""
@@ -77,14 +77,6 @@ class BotocoreBedrockLogsAdapter(BotocoreBedrockAdapter):
         super().__init__()
         self.library = "botocore-bedrock-logs"
         self.content = True  # in the log records
-
-    def setup(self, endpoint):
-        self.logs = otlp_sdk_log_pipeline(endpoint, f"corpus-{self.library}")
-        super().setup(endpoint)
-
-    def shutdown(self):
-        super().shutdown()
-        self.logs.shutdown()
 
 
 class OpenInferenceBedrockAdapter(OpenInferenceAdapter):

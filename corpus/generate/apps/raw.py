@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpusgen.harness import otlp_sdk_log_pipeline, otlp_sdk_pipeline, run_one  # noqa: E402
+from corpusgen.harness import LogPipeline, otlp_sdk_pipeline, run_one  # noqa: E402
 from corpusgen.raw_loop import MODEL, run_raw  # noqa: E402
 from corpusgen.tools import DESCRIPTIONS  # noqa: E402
 
@@ -56,7 +56,7 @@ class GenAIAdapter:
             return result
 
 
-class GenAIEventOnlyAdapter(GenAIAdapter):
+class GenAIEventOnlyAdapter(LogPipeline, GenAIAdapter):
     """``openai-v2-content-on`` with content ``EVENT_ONLY``, as util-genai's README offers it: every inference's
     messages go out as one ``gen_ai.client.inference.operation.details`` OTLP log record correlated to its span, none on
     the span; an OTLP LoggerProvider beside the TracerProvider exports them (captured in ``logs.otlp.json``)."""
@@ -65,14 +65,6 @@ class GenAIEventOnlyAdapter(GenAIAdapter):
         super().__init__(True)
         self.library = "openai-v2-event-only"
         os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "EVENT_ONLY"
-
-    def setup(self, endpoint):
-        self.logs = otlp_sdk_log_pipeline(endpoint, f"corpus-{self.library}")
-        super().setup(endpoint)
-
-    def shutdown(self):
-        super().shutdown()
-        self.logs.shutdown()
 
 
 class OpenInferenceAdapter:

@@ -53,7 +53,7 @@ from corpusgen.frameworks import (  # noqa: E402
     async_http_client,
     terminal_status_for,
 )
-from corpusgen.harness import app_main, otlp_sdk_log_pipeline, otlp_sdk_pipeline  # noqa: E402
+from corpusgen.harness import LogPipeline, app_main, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # noqa: E402
 from corpusgen.truth import Truth, current_ids  # noqa: E402
 
@@ -79,7 +79,7 @@ class SemanticKernelAdapter:
         self.provider.shutdown()
 
 
-class SemanticKernelLogsAdapter(SemanticKernelAdapter):
+class SemanticKernelLogsAdapter(LogPipeline, SemanticKernelAdapter):
     """Semantic Kernel's diagnostics with its logging bridged to OTLP logs (its telemetry sample's setup)."""
     library = "semantic-kernel-logs"
 
@@ -89,16 +89,11 @@ class SemanticKernelLogsAdapter(SemanticKernelAdapter):
         from opentelemetry.sdk._logs import LoggingHandler
 
         super().setup(endpoint)
-        self.logs = otlp_sdk_log_pipeline(endpoint, f"corpus-{self.library}")
         handler = LoggingHandler(logger_provider=self.logs)
         handler.addFilter(logging.Filter("semantic_kernel"))
         root = logging.getLogger()
         root.addHandler(handler)
         root.setLevel(logging.INFO)
-
-    def shutdown(self):
-        super().shutdown()
-        self.logs.shutdown()
 
 
 def _caused_by(exc: BaseException, kind: type) -> bool:

@@ -10,26 +10,16 @@ from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
 
-class _Servicer(trace_service_pb2_grpc.TraceServiceServicer):
-    def __init__(self, sink: list[bytes], lock: threading.Lock):
-        self._sink = sink
-        self._lock = lock
+def _keeping(servicer_base: type, response_type: type, sink: list[bytes], lock: threading.Lock):
+    """A servicer of ``servicer_base`` whose ``Export`` keeps each request's bytes in ``sink`` and answers success."""
 
-    def Export(self, request, context):  # noqa: N802
-        with self._lock:
-            self._sink.append(request.SerializeToString())
-        return trace_service_pb2.ExportTraceServiceResponse()
+    class Keep(servicer_base):
+        def Export(self, request, context):  # noqa: N802
+            with lock:
+                sink.append(request.SerializeToString())
+            return response_type()
 
-
-class _LogsServicer(logs_service_pb2_grpc.LogsServiceServicer):
-    def __init__(self, sink: list[bytes], lock: threading.Lock):
-        self._sink = sink
-        self._lock = lock
-
-    def Export(self, request, context):  # noqa: N802
-        with self._lock:
-            self._sink.append(request.SerializeToString())
-        return logs_service_pb2.ExportLogsServiceResponse()
+    return Keep()
 
 
 class CaptureServer:
@@ -38,9 +28,12 @@ class CaptureServer:
         self.log_requests: list[bytes] = []
         self._lock = threading.Lock()
         self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(_Servicer(self.requests, self._lock), self._server)
-        logs_service_pb2_grpc.add_LogsServiceServicer_to_server(_LogsServicer(self.log_requests, self._lock),
-                                                                self._server)
+        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(
+            _keeping(trace_service_pb2_grpc.TraceServiceServicer, trace_service_pb2.ExportTraceServiceResponse,
+                     self.requests, self._lock), self._server)
+        logs_service_pb2_grpc.add_LogsServiceServicer_to_server(
+            _keeping(logs_service_pb2_grpc.LogsServiceServicer, logs_service_pb2.ExportLogsServiceResponse,
+                     self.log_requests, self._lock), self._server)
         self.port = self._server.add_insecure_port("127.0.0.1:0")
 
     @property

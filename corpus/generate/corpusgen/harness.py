@@ -53,6 +53,19 @@ def otlp_sdk_log_pipeline(endpoint: str, service_name: str):
     return provider
 
 
+class LogPipeline:
+    """Mixin for an app adapter whose pipeline also exports OTLP log records: the log pipeline is installed before
+    the adapter's own setup instruments anything, and shut down after it."""
+
+    def setup(self, endpoint):
+        self.logs = otlp_sdk_log_pipeline(endpoint, f"corpus-{self.library}")
+        super().setup(endpoint)
+
+    def shutdown(self):
+        super().shutdown()
+        self.logs.shutdown()
+
+
 def init_openlit_local(service_name: str, only: tuple[str, ...] = ()) -> Path:
     """``openlit.init`` on the TracerProvider already set (no exporter of its own), with nothing but the capture server
     to talk to: without ``pricing_json`` it downloads a price list at init, so it gets a local one with no prices
