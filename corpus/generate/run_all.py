@@ -410,6 +410,16 @@ MATRIX.update({
     "openinference-mistral": ("mistral", "apps.mistral_app", ALL_SCENARIOS),
     "traceloop-mistral": ("traceloop-mistral", "apps.mistral_app", ALL_SCENARIOS),
 })
+# Frameworks BE: the raw agent loop of apps/raw.py on the Groq Python SDK (`client.chat.completions.create` with `tools`,
+# `base_url` at the fake server, `max_retries=0`; the SDK posts to Groq's route /openai/v1/chat/completions, which the
+# OpenAI face answers, rewritten in Groq's form by corpusgen/fake_groq.py: the requested model, Groq's usage timings and
+# `x_groq`), traced two ways in one venv: openinference-instrumentation-groq (the OITracer decorators of
+# openinference-openai) and OpenLLMetry's opentelemetry-instrumentation-groq (traceloop-sdk's decorators);
+# apps/groq_app.py, NOTES-frameworks-be.md.
+MATRIX.update({
+    "openinference-groq": ("groq", "apps.groq_app", ALL_SCENARIOS),
+    "traceloop-groq": ("groq", "apps.groq_app", ALL_SCENARIOS),
+})
 # Frameworks AZ: the OpenAI Agents SDK for JavaScript (npm `@openai/agents` 0.20, `setOpenAIAPI('chat_completions')`, the
 # default OpenAI client at the fake server) traced by OpenInference's Agents SDK instrumentation for JavaScript
 # (`@arizeai/openinference-instrumentation-openai-agents` 0.2, a TracingProcessor registered on the SDK in its exclusive

@@ -27,6 +27,7 @@ pricing:
     claude-3-5-haiku-20241022-v1:0: {input_per_million: 0.15, output_per_million: 0.60}
     gemini-2.5-flash: {input_per_million: 0.15, output_per_million: 0.60}
     mistral-small-latest: {input_per_million: 0.15, output_per_million: 0.60}
+    llama-3.3-70b-versatile: {input_per_million: 0.15, output_per_million: 0.60}
 """
 
 

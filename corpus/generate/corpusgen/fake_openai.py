@@ -31,6 +31,10 @@ and Google's error body (`RESOURCE_EXHAUSTED` / `INTERNAL`) for 429 / 500.
 
 A request from the Mistral AI Python SDK (its `user-agent`) on `/v1/chat/completions` gets this face's answer rewritten in
 Mistral's form (see `fake_mistral.py`): the requested model, Mistral's fields, Mistral's error body.
+
+`POST /openai/v1/chat/completions` (Groq's OpenAI-compatible route, where the Groq Python SDK posts) gets this face's
+answer rewritten in Groq's form (see `fake_groq.py`): the requested model, Groq's usage timings and `x_groq`, Groq's
+error wording.
 """
 from __future__ import annotations
 
@@ -42,6 +46,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .fake_bedrock_stream import CONTENT_TYPE as EVENTSTREAM
 from .fake_bedrock_stream import answer_converse_stream, event_stream, is_converse_stream
+from .fake_groq import as_groq, is_groq
 from .fake_mistral import as_mistral, is_mistral
 
 MODEL_ANSWERED = "gpt-4o-mini-2024-07-18"
@@ -157,6 +162,8 @@ class ScriptedServer:
                 status, payload, delay, headers = server._answer(self.path, body, self.headers)
                 if is_mistral(self.headers):
                     status, payload, delay, headers = as_mistral(status, payload, delay, headers, body)
+                elif is_groq(self.path):
+                    status, payload, delay, headers = as_groq(status, payload, delay, headers, body)
                 if delay:
                     time.sleep(delay)
                 stream = status == 200 and bool(body.get("stream")) and "choices" in payload
