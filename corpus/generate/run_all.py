@@ -420,6 +420,15 @@ MATRIX.update({
     "openinference-groq": ("groq", "apps.groq_app", ALL_SCENARIOS),
     "traceloop-groq": ("groq", "apps.groq_app", ALL_SCENARIOS),
 })
+# Frameworks BF: the raw agent loop on the Cohere Python SDK's v2 client (`ClientV2.chat` with `tools`, `base_url` at the
+# fake server, whose Cohere face corpusgen/fake_cohere.py answers `POST /v2/chat`; the SDK's own retries off per request),
+# traced two ways, each in its own venv: openinference-instrumentation-cohere (SDK 7.x; the OITracer decorators of
+# openinference-openai) and OpenLLMetry's opentelemetry-instrumentation-cohere (SDK 5.x, the newest it accepts;
+# traceloop-sdk's decorators); corpusgen/raw_loop_cohere.py, apps/cohere_app.py, NOTES-frameworks-bf.md.
+MATRIX.update({
+    "openinference-cohere": ("cohere", "apps.cohere_app", ALL_SCENARIOS),
+    "traceloop-cohere": ("traceloop-cohere", "apps.cohere_app", ALL_SCENARIOS),
+})
 # Frameworks AZ: the OpenAI Agents SDK for JavaScript (npm `@openai/agents` 0.20, `setOpenAIAPI('chat_completions')`, the
 # default OpenAI client at the fake server) traced by OpenInference's Agents SDK instrumentation for JavaScript
 # (`@arizeai/openinference-instrumentation-openai-agents` 0.2, a TracingProcessor registered on the SDK in its exclusive

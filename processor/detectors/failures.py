@@ -1,7 +1,8 @@
 """Classifying a failed model call or tool execution: rate limit, timeout, or other error.
 
 Read from span status, ``error.type``, the HTTP status and the exception text. The markers cover the client
-libraries agents use (OpenAI/Anthropic SDKs, httpx, requests, aiohttp, gRPC status names, asyncio).
+libraries agents use (OpenAI/Anthropic SDKs, httpx, requests, aiohttp, gRPC status names, asyncio, and the
+``TooManyRequestsError`` of SDKs generated from an API definition, such as Cohere's).
 """
 
 from __future__ import annotations
@@ -20,7 +21,11 @@ from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeSta
 __all__ = ["FailureClass", "classify", "failed", "failure_findings", "model_call_stand_ins", "recovery_note"]
 
 RATE_LIMIT_MARKERS: Final = ("ratelimit", "rate_limit", "rate limit", "too many requests", "resource_exhausted",
-                             "resourceexhausted", "throttl", "quota")
+                             "resourceexhausted", "throttl", "quota",
+                             # HTTP 429 named as an exception class (`TooManyRequestsError` of SDKs generated from an
+                             # API definition, such as Cohere's, in a module `too_many_requests_error`), whose text
+                             # (`headers: {...}, status_code: 429, ...`) puts the status after every response header
+                             "toomanyrequests", "too_many_requests")
 TIMEOUT_MARKERS: Final = ("timeout", "timed out", "deadline_exceeded", "deadlineexceeded", "deadline exceeded")
 TIMEOUT_HTTP: Final = frozenset({408, 504})
 MAX_EVIDENCE_MESSAGE = 120

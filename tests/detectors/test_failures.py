@@ -22,6 +22,10 @@ FAILED = NodeStatus.FAILED
     [
         ({"http_status": 429, "error_type": "openai.RateLimitError"}, FindingCategory.RATE_LIMITED),
         ({"error_type": "grpc.StatusCode.RESOURCE_EXHAUSTED"}, FindingCategory.RATE_LIMITED),
+        ({"error_type": "cohere.errors.too_many_requests_error.TooManyRequestsError",
+          "error_message": "TooManyRequestsError: headers: {'content-type': 'application/json'}"},
+         FindingCategory.RATE_LIMITED),
+        ({"error_type": "TooManyRequestsError"}, FindingCategory.RATE_LIMITED),
         ({"error_type": "<class 'openai.APITimeoutError'>", "error_message": "Request timed out."}, FindingCategory.INFRA_TIMEOUT),
         ({"error_type": "httpx.ReadTimeout"}, FindingCategory.INFRA_TIMEOUT),
         ({"error_type": "DEADLINE_EXCEEDED"}, FindingCategory.INFRA_TIMEOUT),

@@ -29,6 +29,10 @@ items.
 non-streaming): `candidates[0].content.parts` with `text` / `functionCall` parts (the same call ids), `usageMetadata`,
 and Google's error body (`RESOURCE_EXHAUSTED` / `INTERNAL`) for 429 / 500.
 
+`POST /v2/chat` answers it in the Cohere Chat API v2 shape (see `fake_cohere.py`, non-streaming): `message` with
+`content` text blocks or `tool_plan` and `tool_calls` (the same call ids), `finish_reason` `COMPLETE` / `TOOL_CALL`,
+`usage` as `billed_units` and `tokens`, and Cohere's error body for 429 / 500.
+
 A request from the Mistral AI Python SDK (its `user-agent`) on `/v1/chat/completions` gets this face's answer rewritten in
 Mistral's form (see `fake_mistral.py`): the requested model, Mistral's fields, Mistral's error body.
 
@@ -222,6 +226,9 @@ class ScriptedServer:
         if path.endswith(":generateContent"):
             from .fake_gemini import answer_generate_content
             return answer_generate_content(self, path, body, headers)
+        if path.endswith("/v2/chat"):
+            from .fake_cohere import answer_chat
+            return answer_chat(self, path, body, headers)
         with self._lock:
             seq = len(self.log) + 1
             messages = body.get("messages") or []
