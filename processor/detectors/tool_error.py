@@ -39,7 +39,7 @@ MAX_REFUSAL_TEXT: Final = 1024
 
 class ToolErrorDetector:
     name = "tool_error"
-    version = "1.3.0"
+    version = "1.4.0"
     checked_property = "every tool execution completed without error"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding] | DetectorReport:
