@@ -118,3 +118,20 @@ LANGGRAPH_COMMAND: Final = "Command"
 """``{"lg_name": "Command", "update": {...}, "goto": ...}``: a LangGraph ``Command`` as JSON (``Command.toJSON``)."""
 LANGGRAPH_COMMAND_UPDATE: Final = "update"
 LANGGRAPH_MESSAGES: Final = "messages"
+
+# --- LangChain v1 agent middleware (opentelemetry-instrumentation-langchain 0.62.4, patch.py) ------------------------
+TASK_KIND: Final = "gen_ai.task.kind"
+"""On the span OpenLLMetry's LangChain instrumentation opens around an ``AgentMiddleware`` hook call: the middleware's
+class name."""
+TASK_NAME: Final = "gen_ai.task.name"
+"""``<middleware class>.<hook>`` on a middleware hook span (the name ``create_agent`` gives the graph node that calls
+the hook)."""
+MIDDLEWARE_OPERATION: Final = "execute_task"
+"""``gen_ai.operation.name`` of a middleware hook span."""
+MIDDLEWARE_PROVIDER: Final = "langchain"
+"""``gen_ai.provider.name`` of a middleware hook span (the LangGraph node runs around it say ``langgraph``)."""
+MIDDLEWARE_HOOKS: Final = frozenset({
+    "before_agent", "before_model", "after_model", "after_agent",
+    "abefore_agent", "abefore_model", "aafter_model", "aafter_agent",
+})
+"""The ``AgentMiddleware`` methods the instrumentation wraps (``langchain`` 1.x, each a node of the agent's graph)."""

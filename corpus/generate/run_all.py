@@ -482,6 +482,15 @@ MATRIX.update({
 MATRIX.update({
     "strands-bedrock-stream": ("strands-bedrock", "apps.strands_app", ALL_SCENARIOS),
 })
+# Frameworks BH: LangChain v1's agent (`langchain.agents.create_agent` 1.5, its middleware: ToolErrorMiddleware, and
+# ModelRetryMiddleware in model_429; the handoff two create_agent graphs in a parent StateGraph, a tool returning
+# `Command(graph=Command.PARENT)`) on Anthropic's model through langchain-anthropic's ChatAnthropic (the fake server's
+# Messages face), traced by OpenInference's LangChain instrumentation and by OpenLLMetry's through traceloop-sdk (its
+# Anthropic instrumentation on too); one venv, apps/langchain_agent_app.py; NOTES-frameworks-bh.md.
+MATRIX.update({
+    "openinference-langchain-anthropic": ("langchain-anthropic", "apps.langchain_agent_app", ALL_SCENARIOS),
+    "traceloop-langchain-anthropic": ("langchain-anthropic", "apps.langchain_agent_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

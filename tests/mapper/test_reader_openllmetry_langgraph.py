@@ -136,3 +136,33 @@ def test_a_goto_span_records_a_routing_decision_and_runs_nothing() -> None:
         "gen_ai.operation.name": "goto", "langgraph.command.source_node": "tools",
         "langgraph.command.goto_node": "billing_agent"})]
     assert get_node(map_spans(spans), node_id(2)).kind is NodeKind.OTHER
+
+
+# LangChain v1's create_agent runs each middleware hook as a graph node (``<class>.<hook>``); the instrumentation
+# records the node's run and, inside it, a span of the hook call itself (``gen_ai.task.kind`` / ``gen_ai.task.name``).
+
+def _hook(number: int, parent: int, middleware: str, hook: str) -> object:
+    return span(number, f"execute_task {middleware}.{hook}", parent=parent, attrs={
+        "gen_ai.operation.name": "execute_task", "gen_ai.provider.name": "langchain",
+        "gen_ai.task.kind": middleware, "gen_ai.task.name": f"{middleware}.{hook}", "gen_ai.task.status": "success",
+        PROPS + "langgraph_node": f"{middleware}.{hook}", PROPS + "langgraph_step": 1,
+    })
+
+
+def test_a_middleware_hook_span_inside_its_node_run_is_no_step_of_its_own() -> None:
+    spans = [_run(1, "support_agent", None), _run(2, "ToolErrorMiddleware.before_model", 1,
+                                                 node="ToolErrorMiddleware.before_model"),
+             _hook(3, 2, "ToolErrorMiddleware", "before_model")]
+    trajectory = map_spans(spans)
+    assert get_node(trajectory, node_id(2)).kind is NodeKind.WORKFLOW_STEP
+    assert get_node(trajectory, node_id(3)).kind is NodeKind.OTHER
+
+
+def test_a_task_span_whose_name_is_no_middleware_hook_stays_a_step() -> None:
+    spans = [_run(1, "support_agent", None), _hook(2, 1, "ToolErrorMiddleware", "before_model"),
+             span(3, "execute_task review", parent=1, attrs={
+                 "gen_ai.operation.name": "execute_task", "gen_ai.provider.name": "langchain",
+                 "gen_ai.task.kind": "ReviewStep", "gen_ai.task.name": "ReviewStep.run"})]
+    trajectory = map_spans(spans)
+    assert get_node(trajectory, node_id(2)).kind is NodeKind.OTHER
+    assert get_node(trajectory, node_id(3)).kind is NodeKind.WORKFLOW_STEP

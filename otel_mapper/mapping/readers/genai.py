@@ -41,6 +41,7 @@ from otel_mapper.mapping.messages import (
 )
 from otel_mapper.mapping.parts_messages import MAX_FINISH_REASONS, output_finish_reasons
 from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, read_usage
+from otel_mapper.mapping.readers.langchain_middleware import middleware_hook_kind
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
 from otel_mapper.mapping.readers.mastra import mastra_kind, read_mastra_span
 from otel_mapper.mapping.readers.openlit_ag2 import ag2_kind, read_ag2_step
@@ -134,6 +135,7 @@ class GenAIReader:
         operation = view.str_attr(genai.OPERATION_NAME) or named_operation(view)
         if operation:
             kind = mastra_kind(view, pydantic_ai_kind(view, smolagents_kind(view, ag2_kind(view, kind_of_operation(operation)))))
+            kind = middleware_hook_kind(view, kind)
             if kind is _TOOL_EXECUTION and view.has(genai.TRANSFER_TARGET_NAME):
                 return _HANDOFF
             if kind is _AGENT_INVOCATION and view.has(openlit.AGENT_SOURCE):

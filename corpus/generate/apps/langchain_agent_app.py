@@ -1,0 +1,314 @@
+"""LangChain v1's agent (`langchain.agents.create_agent`) on Anthropic's model through langchain-anthropic's
+`ChatAnthropic` against the fake server's Messages face, traced by OpenInference's LangChain instrumentation or by
+OpenLLMetry's through traceloop-sdk.
+
+    .venvs/langchain-anthropic/bin/python -m apps.langchain_agent_app --lib openinference-langchain-anthropic \
+        --scenario handoff --out DIR
+
+The agent: `create_agent(ChatAnthropic(...), tools, system_prompt=..., middleware=[...], name=...)` with the
+middleware a user adds for what the scenarios exercise: `ToolErrorMiddleware` (a tool that raised goes back to the
+model as an error ToolMessage; create_agent's tool node re-raises it otherwise) and, in `model_429`,
+`ModelRetryMiddleware` (one retry on the client's RateLimitError, no wait; each attempt a chat-model run of its own).
+The client retries nothing (`max_retries=0`). The handoff is LangChain's multi-agent handoff: two create_agent
+graphs as nodes of a parent StateGraph, the triage agent's `transfer_to_billing_agent` tool returning a
+`Command(goto="billing_agent", graph=Command.PARENT)`; the billing agent's node hands back to the triage agent, which
+answers (the `supervisor` script).
+
+The Anthropic SDK's own OpenTelemetry spans (on by default in anthropic 2.x, on the global provider) are switched off
+(`ANTHROPIC_OPEN_TELEMETRY=false`), as in `apps/anthropic_app.py`: the trace shows what the instrumentation emits.
+
+Ground truth as in `apps/langgraph_app.py` (its callback handler): every LangChain run and the instrumentation's span
+of it; the request hook on the client's HTTP client marks each request with the open chat-model run's span; tool
+bodies record themselves under their run's span. Agents are the compiled create_agent graphs' runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from corpusgen.frameworks import CLIENT_TIMEOUT_S, ToolRunner, terminal_status_for  # noqa: E402
+from corpusgen.harness import otlp_sdk_pipeline, run_one  # noqa: E402
+from corpusgen.raw_loop_anthropic import ANTHROPIC_MODEL, anthropic_failure  # noqa: E402
+from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # noqa: E402
+from corpusgen.truth import Truth  # noqa: E402
+from langchain.tools import ToolRuntime  # noqa: E402  (module level: @tool resolves annotations)
+from langgraph.types import Command  # noqa: E402
+
+from apps.langgraph_app import _current_run_id, _hex, _make_truth_handler, _null  # noqa: E402
+
+os.environ["ANTHROPIC_OPEN_TELEMETRY"] = "false"
+
+
+class OpenInferenceLangChainAdapter:
+    library = "openinference-langchain-anthropic"
+    convention = "openinference"
+    content = True
+
+    def setup(self, endpoint):
+        from openinference.instrumentation.langchain import LangChainInstrumentor
+
+        self.provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
+        LangChainInstrumentor().instrument(tracer_provider=self.provider)
+
+    def span_of(self, run_id):
+        from openinference.instrumentation.langchain import LangChainInstrumentor
+
+        return LangChainInstrumentor().get_span(run_id)
+
+    def shutdown(self):
+        self.provider.force_flush()
+        self.provider.shutdown()
+
+
+class TraceloopLangChainAdapter:
+    """`Traceloop.init` as its README has it: every instrumentation it finds (LangChain and Anthropic here)."""
+
+    library = "traceloop-langchain-anthropic"
+    convention = "openllmetry"
+    content = True
+
+    def setup(self, endpoint):
+        os.environ.update(TRACELOOP_TELEMETRY="false", TRACELOOP_METRICS_ENABLED="false",
+                          TRACELOOP_LOGGING_ENABLED="false", TRACELOOP_TRACE_CONTENT="true")
+        import langchain_core.callbacks
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+        from traceloop.sdk import Traceloop
+
+        Traceloop.init(app_name=f"corpus-{self.library}", api_endpoint="http://127.0.0.1:9",
+                       exporter=OTLPSpanExporter(endpoint=endpoint, insecure=True), disable_batch=False,
+                       telemetry_enabled=False, resource_attributes={"deployment.environment.name": "corpus"})
+        # The instrumentor keeps its one callback handler in the wrapper it puts on BaseCallbackManager.__init__.
+        init = langchain_core.callbacks.BaseCallbackManager.__init__
+        self.callback_handler = init._self_wrapper._callback_handler
+
+    def span_of(self, run_id):
+        holder = self.callback_handler.spans.get(run_id)
+        return holder.span if holder is not None else None
+
+    @staticmethod
+    def label_wrapper_spans(runs, counts, truth, middleware):
+        """The instrumentation wraps `AgentMiddleware`'s own hook methods (`patch.py`, `_wrap_middleware_hooks`): a hook
+        node run (`<class>.<hook>`) of a middleware class that inherits that hook calls the wrapped method, whose span
+        (inside the node run's) records the same call again: a span of no node kind (`other`). A class's own hook is
+        not wrapped. (create_agent adds a node for every hook it finds not to be `AgentMiddleware`'s, and the wrapped
+        methods never are: each of the four hooks of every middleware is a node under this instrumentation.)"""
+        from langchain.agents.middleware import AgentMiddleware
+
+        inherited = set()
+        for cls in middleware:
+            for hook in ("before_agent", "before_model", "after_model", "after_agent"):
+                owner = next(c for c in cls.__mro__ if hook in c.__dict__)
+                if owner is AgentMiddleware:
+                    inherited.add(f"{cls.__name__}.{hook}")
+        wrapped = [rec for rec in runs.values() if rec["type"] == "chain" and rec["name"] in inherited
+                   and rec["metadata"].get("langgraph_node") == rec["name"]]
+        if wrapped:
+            counts["other"] = counts.get("other", 0) + len(wrapped)
+            truth.notes.append(f"{len(wrapped)} middleware hook call(s) the instrumentation's hook wrapper records "
+                               "inside the hook's node run (other)")
+
+    def shutdown(self):
+        from opentelemetry import trace
+
+        provider = trace.get_tracer_provider()
+        provider.force_flush()
+        provider.shutdown()
+
+
+ADAPTERS = {a.library: a for a in (OpenInferenceLangChainAdapter, TraceloopLangChainAdapter)}
+
+
+def run_agent(adapter, scenario: str, base_url: str, truth: Truth) -> None:
+    import anthropic
+    from langchain.agents import create_agent
+    from langchain.agents.middleware import ModelRetryMiddleware, ToolErrorMiddleware
+    from langchain.tools import tool
+    from langchain_anthropic import ChatAnthropic
+    from langchain_core.messages import ToolMessage
+    from langgraph.graph import START, MessagesState, StateGraph
+    from opentelemetry import trace
+
+    spec = SCENARIOS[scenario]
+    runner = ToolRunner(truth, truth.server_log)
+    span_of = adapter.span_of
+    handler = _make_truth_handler(span_of)
+
+    def mark(request):
+        span_id = handler.model_span()
+        if span_id:
+            request.headers["x-corpus-otel-span"] = span_id
+        else:
+            truth.notes.append(f"no single open chat-model run when a request was sent ({request.url.path})")
+
+    root = base_url[:-3] if base_url.endswith("/v1") else base_url
+    llm = ChatAnthropic(model=ANTHROPIC_MODEL, base_url=root, api_key="sk-ant-corpus-fake", max_tokens=1024,
+                        temperature=0.2, max_retries=0, default_request_timeout=CLIENT_TIMEOUT_S)
+    llm._client._client.event_hooks["request"].append(mark)  # ground truth only: the span of each request
+
+    def body(name, args):
+        """A tool body: the corpus tool run under the tool run's span, with the call id LangChain handed to it."""
+        run_id = _current_run_id()
+        call_id = handler.tool_call_ids.get(run_id)
+        span = span_of(run_id) if run_id else None
+        if span is None:
+            truth.notes.append(f"tool {name}: no span for its run")
+            return runner.run(name, args, call_id=call_id)
+        with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
+            return runner.run(name, args, call_id=call_id)
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Get the current weather for a city."""
+        return body("get_weather", {"city": city})
+
+    @tool
+    def lookup_order(order_id: str) -> str:
+        """Look up an order by its id, e.g. A-1001."""
+        return body("lookup_order", {"order_id": order_id})
+
+    @tool
+    def update_record(record_id: str, field: str, value: str) -> str:
+        """Update one field of a stored record, e.g. record_id order/B-2002."""
+        return body("update_record", {"record_id": record_id, "field": field, "value": value})
+
+    @tool
+    def delete_file(path: str) -> str:
+        """Delete a file from the shared drive."""
+        return body("delete_file", {"path": path})
+
+    @tool
+    def get_file_info(path: str) -> str:
+        """Get metadata of a file on the shared drive."""
+        return body("get_file_info", {"path": path})
+
+    @tool
+    def search_docs(query: str) -> str:
+        """Search the knowledge base."""
+        return body("search_docs", {"query": query})
+
+    registry = {t.name: t for t in (get_weather, lookup_order, update_record, delete_file, get_file_info,
+                                    search_docs)}
+
+    def middleware():
+        chosen = [ToolErrorMiddleware(lambda exc, request: f"Error: {exc}")]
+        if scenario == "model_429":
+            chosen.append(ModelRetryMiddleware(max_retries=1, retry_on=(anthropic.RateLimitError,),
+                                               on_failure="error", initial_delay=0.0, jitter=False))
+        return chosen
+
+    def agent(name, system, tools):
+        return create_agent(llm, tools, system_prompt=system, middleware=middleware(), name=name)
+
+    truth.offered_tools = set(spec["tools"]) | set(spec.get("specialist_tools", []))
+    handoff_spans: list = []
+    if scenario == "handoff":
+        @tool
+        def transfer_to_billing_agent(runtime: ToolRuntime) -> Command:
+            """Transfer the conversation to the billing agent (refunds, invoices)."""
+            run_id = _current_run_id()
+            span = span_of(run_id) if run_id else None
+            with trace.use_span(span, end_on_exit=False) if span is not None else _null():
+                runner.record_other("transfer_to_billing_agent", {}, call_id=runtime.tool_call_id)
+            handoff_spans.append(_hex(span))
+            done = ToolMessage(content="Transferred to billing_agent.", tool_call_id=runtime.tool_call_id,
+                               name="transfer_to_billing_agent")
+            return Command(goto="billing_agent", graph=Command.PARENT,
+                           update={"messages": [runtime.state["messages"][-1], done]})
+
+        truth.offered_tools.add("transfer_to_billing_agent")
+        triage = agent("triage_agent", SYSTEM_PROMPT,
+                       [transfer_to_billing_agent] + [registry[n] for n in spec["tools"]])
+        billing = agent("billing_agent", SPECIALIST_PROMPT, [registry[n] for n in spec["specialist_tools"]])
+        builder = StateGraph(MessagesState)
+        builder.add_node("triage_agent", triage, destinations=("billing_agent",))
+        builder.add_node("billing_agent", billing)
+        builder.add_edge(START, "triage_agent")
+        builder.add_edge("billing_agent", "triage_agent")
+        graph = builder.compile()
+        agent_graphs = {"triage_agent": triage, "billing_agent": billing}
+    else:
+        graph = agent("support_agent", SYSTEM_PROMPT, [registry[n] for n in spec["tools"]])
+        agent_graphs = {"support_agent": graph}
+
+    exc = None
+    try:
+        graph.invoke({"messages": [{"role": "user", "content": spec["user"]}]},
+                     config={"callbacks": [handler], "recursion_limit": 40})
+    except Exception as e:  # noqa: BLE001 - how the run ended is the ground truth we record
+        exc = e
+    terminal_status_for(truth, runner, exc)
+    seen, e = [], exc
+    while e is not None and e not in seen and len(seen) < 10:
+        seen.append(e)
+        e = e.__cause__ or e.__context__
+    failures = [f for f in map(anthropic_failure, seen) if f]
+    if failures:
+        truth.terminal_status = failures[0]
+    if any(r.get("status") == 429 for r in truth.server_log):
+        truth.notes.append("ModelRetryMiddleware re-ran the chat model after HTTP 429 (a new chat-model run)")
+    _label_runs(handler, agent_graphs, handoff_spans, truth)
+    label_wrapper_spans = getattr(adapter, "label_wrapper_spans", None)
+    if label_wrapper_spans is not None:  # spans of the instrumentation that are no LangChain run (its own wrappers)
+        label_wrapper_spans(handler.runs, truth.kind_counts, truth, (ToolErrorMiddleware, ModelRetryMiddleware))
+
+
+def _label_runs(handler, agent_graphs: dict, handoff_spans: list, truth: Truth) -> None:
+    """Node kinds and agents from LangChain's own run records: an agent invocation is the run of a compiled agent
+    graph (the parent of runs of that graph's nodes), any other chain run a workflow step."""
+    node_names = {name: set(g.nodes) - {"__start__"} for name, g in agent_graphs.items()}
+    graph_runs = set()
+    for rec in handler.runs.values():
+        parent = handler.runs.get(rec["parent"])
+        if parent is not None and parent["type"] == "chain" and rec["name"] in node_names.get(parent["name"], ()) \
+                and rec["metadata"].get("langgraph_node") == rec["name"]:
+            graph_runs.add(parent["run_id"])
+    counts = {"agent_invocation": 0, "workflow_step": 0}
+    other = []
+    for rec in handler.runs.values():
+        if rec["otel"] is None:
+            truth.notes.append(f"run {rec['name']} ({rec['type']}) has no span")
+            continue
+        truth.trace_id = truth.trace_id or rec.get("trace")
+        if rec["type"] == "chain" and rec["run_id"] in graph_runs:
+            counts["agent_invocation"] += 1
+            truth.agents.append({"name": rec["name"], "span_id": rec["otel"]})
+        elif rec["type"] == "chain":
+            counts["workflow_step"] += 1
+            truth.workflows.append({"name": rec["name"], "span_id": rec["otel"]})
+        elif rec["type"] not in ("llm", "tool"):
+            other.append(rec["name"])
+    if other:
+        counts["other"] = len(other)
+        truth.notes.append("runs of no node kind: " + ", ".join(sorted(set(other))))
+    if handoff_spans:
+        # The transfer tool does nothing but hand the run over (a Command to the parent graph): its execution is the
+        # handoff node, as langgraph-supervisor's transfer is in apps/langgraph_app.py.
+        counts["handoff"] = len(handoff_spans)
+        counts["tool_execution"] = len(truth.tools) - len(handoff_spans)
+    truth.kind_counts = counts
+    truth.notes.append("runs: " + ", ".join(f"{r['name']}[{r['type']}]" for r in handler.runs.values()))
+    billing_runs = [a["span_id"] for a in truth.agents if a["name"] == "billing_agent"]
+    for h in handoff_spans:
+        truth.handoffs.append({"from_span": h, "to_span": billing_runs[0] if billing_runs else None})
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", required=True, choices=sorted(ADAPTERS))
+    ap.add_argument("--scenario", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    adapter = ADAPTERS[a.lib]()
+    meta = {"library": adapter.library, "convention": adapter.convention, "scenario": a.scenario,
+            "content_captured": adapter.content}
+    family = "supervisor" if a.scenario == "handoff" else "raw"
+    return run_one(meta, adapter, run_agent, Path(a.out), family=family)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
