@@ -429,6 +429,16 @@ MATRIX.update({
     "openinference-cohere": ("cohere", "apps.cohere_app", ALL_SCENARIOS),
     "traceloop-cohere": ("traceloop-cohere", "apps.cohere_app", ALL_SCENARIOS),
 })
+# Frameworks BG: the raw agent loop on the Ollama Python client (`ollama.Client(host=<fake server>).chat(..., tools=...,
+# stream=False)`; the fake server's Ollama face, corpusgen/fake_ollama.py: `POST /api/chat`, tool calls with object
+# arguments and no call id, tool results as `{"role": "tool", "tool_name"}`; corpusgen/raw_loop_ollama.py), traced two
+# ways in one venv: openinference-instrumentation-ollama (the OITracer decorators of openinference-openai) and
+# OpenLLMetry's opentelemetry-instrumentation-ollama (traceloop-sdk's decorators); apps/ollama_app.py,
+# NOTES-frameworks-bg.md.
+MATRIX.update({
+    "openinference-ollama": ("ollama", "apps.ollama_app", ALL_SCENARIOS),
+    "traceloop-ollama": ("ollama", "apps.ollama_app", ALL_SCENARIOS),
+})
 # Frameworks AZ: the OpenAI Agents SDK for JavaScript (npm `@openai/agents` 0.20, `setOpenAIAPI('chat_completions')`, the
 # default OpenAI client at the fake server) traced by OpenInference's Agents SDK instrumentation for JavaScript
 # (`@arizeai/openinference-instrumentation-openai-agents` 0.2, a TracingProcessor registered on the SDK in its exclusive

@@ -21,12 +21,18 @@ call A whose input is ``B.inputs[:j]``. When A made one tool call and one tool m
 result (a chat protocol answers each call of a turn with one tool message; the call may have run in no span, or
 failed); otherwise the one of A's calls whose run returned exactly that text (the run's recorded result, by digest)
 is. Only when A is the one call with that input and recorded its tool calls.
+
+Where A's tool calls carry no call id either (Ollama's chat API has none: an answer's calls are name and arguments, a
+tool message names its tool only), each of A's calls is given a join key (``turn:<A's node>#<index>``, never written as
+a call id) and, when the tool messages after B's message ``j`` are as many as A's calls, the k-th answers the k-th
+call: a chat protocol answers each call of a turn with one tool message, in the order the calls were made.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Final
 
 from otel_mapper.mapping.entries import SpanEntry
@@ -39,6 +45,7 @@ from semconv.trajectory import DeclarationCategory, DeclarationEffect
 
 __all__ = [
     "ONLY_RESULT_EVIDENCE",
+    "ORDER_RESULT_EVIDENCE",
     "PREFIX_EVIDENCE",
     "RESULT_EVIDENCE",
     "conversation_prefix_proposals",
@@ -57,6 +64,13 @@ ONLY_RESULT_EVIDENCE: Final = (
     " input's prefix, which made one tool call"
 )
 """Evidence of a consumed result :func:`conversation_prefix_results` joined as the one answer to one call."""
+ORDER_RESULT_EVIDENCE: Final = (
+    "conversation prefix: the k-th of the tool messages without call id after the turn of the model call whose input"
+    " is this input's prefix, which made as many tool calls without call id: its k-th call"
+)
+"""Evidence of a consumed result :func:`conversation_prefix_results` joined by its place among the turn's answers."""
+TURN_KEY_PREFIX: Final = "turn:"
+"""Join key of a proposal without call id: ``turn:<model call node>#<index of the call>``."""
 MAX_PREFIX_CALLS: Final = 256
 """Tool calls taken from one replayed assistant message."""
 
@@ -174,16 +188,21 @@ def conversation_prefix_results(entries: list[SpanEntry]) -> None:
             answering[answered] += 1
         found: dict[str, str] = {}
         calls_of: dict[int, list[str] | None] = {}  # answered turn -> the call ids of the call that made it
+        ordinal: dict[int, int] = defaultdict(int)  # answered turn -> tool messages of it read so far
         for position, answered, result in facts.id_less_results:
             if not 0 <= answered < position < len(inputs):
                 continue
             if answered not in calls_of:
                 calls_of[answered] = _calls_answered(reader, answered, by_input, by_conversation)
             calls = calls_of[answered]
+            ordinal[answered] += 1
             if calls is None:
                 continue
             if len(calls) == 1 and answering[answered] == 1:
                 found.setdefault(calls[0], ONLY_RESULT_EVIDENCE)
+                continue
+            if calls and all(call.startswith(TURN_KEY_PREFIX) for call in calls) and answering[answered] == len(calls):
+                found.setdefault(calls[ordinal[answered] - 1], ORDER_RESULT_EVIDENCE)
                 continue
             matches = {call_id for call_id in calls if returned.get((call_id, result)) == 1}
             if len(matches) == 1:
@@ -211,4 +230,16 @@ def _calls_answered(
         proposers = [entry for entry in by_conversation.get(prefix, ()) if entry is not reader]
     if len(proposers) != 1:
         return None
-    return [call.call_id for call in proposers[0].facts.proposals or () if call.call_id]
+    proposer = proposers[0]
+    proposals = proposer.facts.proposals or []
+    if proposals and proposer.node_id is not None and not any(call.call_id or call.join_key for call in proposals):
+        # Calls without id: keyed by their place in the proposer's output, so that their results can name them.
+        proposer.facts = copy_facts(proposer.facts)  # the read facts may be kept for the run: never changed
+        proposer.facts.proposals = [
+            replace(call, join_key=f"{TURN_KEY_PREFIX}{proposer.node_id}#{index}")
+            for index, call in enumerate(proposals[:MAX_PREFIX_CALLS])
+        ]
+        proposals = proposer.facts.proposals
+    if any(call.call_id for call in proposals):
+        return [call.call_id for call in proposals if call.call_id]
+    return [call.join_key for call in proposals if call.join_key and call.join_key.startswith(TURN_KEY_PREFIX)]

@@ -4,6 +4,11 @@ chain: the agent is producing the same answer and not moving.
 A turn's predecessor is the nearest model call before it, reached through tool proposals and executions only
 (never through the enclosing agent span). Model calls are visited in causal-depth order, so each run length is
 computed once from its predecessors: linear in the graph, no per-pair comparison.
+
+A turn whose output proposes tool calls with their arguments recorded is left to ``tool_loop``: two such outputs are
+equal when they ask for the same calls with the same arguments, which is that detector's evidence (the same call
+asked for again), not a stall of its own. Where call ids are recorded such outputs never digest alike (each call has
+its own id); a chat API without call ids (Ollama's) gives a repeated call the same output digest each time.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from typing import Final
 from otel_mapper.diagnosis import Finding
 from otel_mapper.model import Trajectory
 from processor.detectors.base import DetectorContext
-from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, Severity
+from semconv.trajectory import EdgeType, FindingCategory, FindingStatus, NodeKind, Severity
 
 _PASS_THROUGH: Final = frozenset({NodeKind.TOOL_PROPOSAL, NodeKind.TOOL_EXECUTION})
 MAX_PREDECESSOR_WALK: Final = 1_000
@@ -35,9 +40,10 @@ class StateStallDetector:
         stalls: dict[str, tuple[str, int]] = {}
         # first call of a stalled run -> (last call, run length)
         digests = {node.id: node.output_digest or "" for node in models}
+        calling = _calls_with_arguments(trajectory, context)
         for node in models:
             context.check_budget()
-            if node.output_digest is None:
+            if node.output_digest is None or node.id in calling:
                 continue
             length, start = 1, node.id
             for previous in self._previous_turns(node.id, trajectory, context):
@@ -81,3 +87,14 @@ class StateStallDetector:
                 elif node.kind in _PASS_THROUGH:
                     queue.append(previous)
         return found
+
+
+def _calls_with_arguments(trajectory: Trajectory, context: DetectorContext) -> set[str]:
+    """Model calls whose output proposes a tool call with its arguments recorded."""
+    proposals = {
+        node.id for node in context.of_kind(NodeKind.TOOL_PROPOSAL)
+        if node.arguments_digest is not None or node.arguments is not None
+    }
+    if not proposals:
+        return set()
+    return {edge.to_node for edge in trajectory.edges if edge.type is EdgeType.CAUSED_BY and edge.from_node in proposals}

@@ -36,3 +36,15 @@ def test_concurrent_equal_outputs_are_not_consecutive_turns() -> None:
     for _ in range(5):
         b.model(parent=agent, output="sha256:same")  # siblings: no causal chain between them
     assert run(StateStallDetector(), b.build()) == []
+
+
+def test_repeated_calls_with_recorded_arguments_are_left_to_tool_loop() -> None:
+    # A chat API without call ids (Ollama's) gives the same call asked for again the same output digest each turn.
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    previous: list[str] = []
+    for _ in range(4):
+        model = b.model(parent=agent, after=previous, output="sha256:same-call")
+        previous = [b.tool("get_weather", parent=agent, after=[b.proposal("get_weather", model, arguments={"city": "Oslo"})],
+                           arguments={"city": "Oslo"})]
+    assert run(StateStallDetector(), b.build(), config({"state_stall": {"turns": 3}})) == []

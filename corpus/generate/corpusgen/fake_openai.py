@@ -32,6 +32,9 @@ and Google's error body (`RESOURCE_EXHAUSTED` / `INTERNAL`) for 429 / 500.
 `POST /v2/chat` answers it in the Cohere Chat API v2 shape (see `fake_cohere.py`, non-streaming): `message` with
 `content` text blocks or `tool_plan` and `tool_calls` (the same call ids), `finish_reason` `COMPLETE` / `TOOL_CALL`,
 `usage` as `billed_units` and `tokens`, and Cohere's error body for 429 / 500.
+`POST /api/chat` answers it in Ollama's chat API shape (see `fake_ollama.py`, non-streaming): `message` with
+`tool_calls` whose arguments are objects and which carry no id, `prompt_eval_count` / `eval_count`, Ollama's
+`{"error": ...}` body for 429 / 500.
 
 A request from the Mistral AI Python SDK (its `user-agent`) on `/v1/chat/completions` gets this face's answer rewritten in
 Mistral's form (see `fake_mistral.py`): the requested model, Mistral's fields, Mistral's error body.
@@ -228,6 +231,9 @@ class ScriptedServer:
             return answer_generate_content(self, path, body, headers)
         if path.endswith("/v2/chat"):
             from .fake_cohere import answer_chat
+            return answer_chat(self, path, body, headers)
+        if path.endswith("/api/chat"):
+            from .fake_ollama import answer_chat
             return answer_chat(self, path, body, headers)
         with self._lock:
             seq = len(self.log) + 1

@@ -42,6 +42,7 @@ from otel_mapper.mapping.messages import (
 from otel_mapper.mapping.parts_messages import MAX_FINISH_REASONS, output_finish_reasons
 from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, read_usage
 from otel_mapper.mapping.readers.langchain_middleware import middleware_hook_kind
+from otel_mapper.mapping.readers.legacy_conversation import completion_records_answer, fill_legacy_conversation
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
 from otel_mapper.mapping.readers.mastra import mastra_kind, read_mastra_span
 from otel_mapper.mapping.readers.openlit_ag2 import ag2_kind, read_ag2_step
@@ -262,9 +263,12 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
         legacy_out, legacy_in = has_indexed_messages(view)
         if legacy_out or legacy_in:
             indexed = read_indexed_messages(view)
-            if legacy_out and facts.proposals is None and (indexed.proposals or not left_out):
+            recorded = indexed.proposals or completion_records_answer(view)
+            if legacy_out and facts.proposals is None and (indexed.proposals or not left_out) and recorded:
                 facts.proposals = indexed.proposals
             facts.consumed_call_ids.extend(indexed.consumed_call_ids)
+            if indexed.input_captured and not facts.input_content_captured:
+                fill_legacy_conversation(view, facts)
             facts.input_content_captured = facts.input_content_captured or indexed.input_captured
 
 

@@ -50,6 +50,7 @@ from otel_mapper.mapping.readers.openinference_messages import (
     FlatMessage,
     calls_of,
     group_messages,
+    id_less_results,
     merge_call_runs,
     message_digest_of,
     results_of,
@@ -237,6 +238,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
         if last_calls is not None:  # conversation-prefix evidence (otel_mapper.mapping.prefix)
             position, message = last_calls
             facts.input_tool_calls.extend((position, call) for call in calls_of(message))
+            facts.id_less_results.extend(id_less_results(ordered))
     if tools:
         names: list[str] = []
         for position in sorted(tools):

@@ -9,14 +9,16 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from otel_mapper.mapping.facts import ToolCallFact
-from otel_mapper.mapping.messages import ASSISTANT_ROLE, arguments_text, message_digest
+from otel_mapper.mapping.messages import ASSISTANT_ROLE, TOOL_ROLE, arguments_text, message_digest, result_text_digest
 from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part, tool_result_part
 from otel_mapper.mapping.readers.common import clean_name, json_content
 from otel_mapper.mapping.spans import SpanView
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import openinference as oi
 
-__all__ = ["FlatMessage", "calls_of", "group_messages", "merge_call_runs", "message_digest_of", "results_of"]
+__all__ = [
+    "FlatMessage", "calls_of", "group_messages", "id_less_results", "merge_call_runs", "message_digest_of", "results_of",
+]
 
 MAX_INDEX: Final = 10_000
 MAX_TOOLS: Final = 1024
@@ -191,3 +193,27 @@ def message_digest_of(message: FlatMessage) -> str:
             )
         )
     return message_digest(parts_message(role, parts))
+
+
+def id_less_results(ordered: list[FlatMessage]) -> list[tuple[int, int, str]]:
+    """The tool messages that name no call id and answer the input's last assistant message answered by tool
+    messages (only tool messages between), as (position, the assistant message's position, digest of the text): the
+    results new to the call that reads this input (conversation-prefix evidence, :mod:`otel_mapper.mapping.prefix`).
+    A chat API without call ids (Ollama's: a tool message names its tool only) answers a turn's calls this way."""
+    found: list[tuple[int, int, str]] = []
+    answered = -1
+    for position, message in enumerate(ordered):
+        fields = message.fields
+        role = fields.get(oi.MESSAGE_ROLE)
+        if role != TOOL_ROLE:
+            answered = position if role == ASSISTANT_ROLE and message.calls else -1
+            continue
+        content = fields.get(oi.MESSAGE_CONTENT)
+        if answered < 0 or fields.get(oi.MESSAGE_TOOL_CALL_ID) or message.results or message.content_call_ids:
+            continue
+        if not isinstance(content, str) or not content.strip():
+            continue
+        if found and found[-1][1] != answered:
+            found.clear()  # a later turn's results: only the last turn's are new to this call
+        found.append((position, answered, result_text_digest(content)))
+    return found

@@ -1,0 +1,117 @@
+"""The conversation in indexed legacy prompts (``gen_ai.prompt.N.role`` / ``.content`` / ``.tool_call_id`` /
+``.tool_calls.M.{id,name,arguments}``, OpenLLMetry's Ollama instrumentation 0.62.4 among others), read message by
+message for conversation-prefix evidence (:mod:`otel_mapper.mapping.prefix`): each message's digest in the GenAI parts
+shape (the same message digests the same in every convention), the system messages' positions, the tool calls of the
+last assistant message that has any, and the tool messages without call id that answer it.
+
+Also whether indexed completions record anything of the answer: an instrumentation that writes an answer's role and
+finish reason but not its tool calls (OpenLLMetry's Ollama and Mistral instrumentations leave an answer that only
+called tools with ``gen_ai.completion.0.role`` alone) records nothing of it: its proposals are unknown, not none.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Final
+
+from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
+from otel_mapper.mapping.messages import (
+    ASSISTANT_ROLE,
+    SYSTEM_ROLE,
+    TOOL_ROLE,
+    arguments_text,
+    message_digest,
+    result_text_digest,
+)
+from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part, tool_result_part
+from otel_mapper.mapping.spans import MAX_NAME, SpanView
+from otel_mapper.otlp.anyvalue import Decoded
+from semconv import genai
+
+__all__ = ["LegacyConversation", "completion_records_answer", "fill_legacy_conversation", "read_legacy_conversation"]
+
+MAX_MESSAGES: Final = 1_000
+"""Indexed prompt messages read from one span (index order); more are left out."""
+MAX_CALLS: Final = 256
+"""Tool calls read from one indexed message."""
+_MESSAGE_KEY = re.compile(r"^(\d+)\.(role|content|tool_call_id)$")
+_CALL_KEY = re.compile(r"^(\d+)\.tool_calls\.(\d+)\.(id|name|arguments)$")
+_ROLE_ONLY_SUFFIXES: Final = (".role", ".finish_reason")
+"""Indexed completion keys that say nothing of the answer's content."""
+
+
+@dataclass(slots=True)
+class LegacyConversation:
+    inputs: list[str] = field(default_factory=list)
+    """Digest of each prompt message, in index order."""
+    system_inputs: list[int] = field(default_factory=list)
+    input_tool_calls: list[tuple[int, ToolCallFact]] = field(default_factory=list)
+    """The tool calls of the last message that has any, with its position."""
+    id_less_results: list[tuple[int, int, str]] = field(default_factory=list)
+    """Tool messages naming no call id that answer the last answered assistant turn: (position, its position,
+    digest of the text)."""
+
+
+def completion_records_answer(view: SpanView) -> bool:
+    """Whether some indexed completion key records content of the answer (anything but a role or finish reason)."""
+    prefix = genai.LEGACY_COMPLETION_PREFIX
+    return any(
+        key[len(prefix):len(prefix) + 1].isdigit() and not key.endswith(_ROLE_ONLY_SUFFIXES)
+        for key in view.keys_with_prefix(prefix)
+    )
+
+
+def read_legacy_conversation(view: SpanView) -> LegacyConversation:
+    prefix = genai.LEGACY_PROMPT_PREFIX
+    fields: dict[int, dict[str, str]] = {}
+    calls: dict[int, dict[int, dict[str, str]]] = {}
+    for key in view.keys_with_prefix(prefix):
+        rest = key[len(prefix):]
+        match = _MESSAGE_KEY.match(rest)
+        if match and int(match.group(1)) < MAX_MESSAGES:
+            fields.setdefault(int(match.group(1)), {})[match.group(2)] = view.text_attr(key) or ""
+            continue
+        match = _CALL_KEY.match(rest)
+        if match and int(match.group(1)) < MAX_MESSAGES and int(match.group(2)) < MAX_CALLS:
+            slots = calls.setdefault(int(match.group(1)), {})
+            slots.setdefault(int(match.group(2)), {})[match.group(3)] = view.text_attr(key) or ""
+    result = LegacyConversation()
+    answered = -1
+    for position, index in enumerate(sorted(set(fields) | set(calls))):  # index order is content order, not time
+        message = fields.get(index, {})
+        role, content, call_id = message.get("role"), message.get("content") or "", message.get("tool_call_id")
+        parts: list[dict[str, Decoded]] = []
+        if call_id:
+            parts.append(tool_result_part(call_id[:MAX_NAME], content))
+        elif content:
+            parts.append(text_part(content))
+        message_calls = [calls[index][slot] for slot in sorted(calls.get(index, {}))]
+        parts.extend(tool_call_part(call.get("id") or None, call.get("name"), call.get("arguments")) for call in message_calls)
+        result.inputs.append(message_digest(parts_message(role, parts)))
+        if role == SYSTEM_ROLE:
+            result.system_inputs.append(position)
+        if message_calls:
+            result.input_tool_calls = [
+                (position, ToolCallFact(call_id=(call.get("id") or "")[:MAX_NAME] or None, name=(call.get("name") or "")[:MAX_NAME],
+                                        arguments=arguments_text(call["arguments"]) if "arguments" in call else None))
+                for call in message_calls
+            ]
+        if role != TOOL_ROLE:
+            answered = position if role == ASSISTANT_ROLE and message_calls else -1
+            continue
+        if answered < 0 or call_id or not content.strip():
+            continue
+        if result.id_less_results and result.id_less_results[-1][1] != answered:
+            result.id_less_results.clear()  # a later turn's results: only the last turn's are new to this call
+        result.id_less_results.append((position, answered, result_text_digest(content)))
+    return result
+
+
+def fill_legacy_conversation(view: SpanView, facts: SpanFacts) -> None:
+    """A model call's conversation-prefix evidence from its indexed legacy prompts."""
+    conversation = read_legacy_conversation(view)
+    facts.messages.inputs = conversation.inputs
+    facts.messages.system_inputs = conversation.system_inputs
+    facts.input_tool_calls.extend(conversation.input_tool_calls)
+    facts.id_less_results.extend(conversation.id_less_results)
