@@ -28,7 +28,7 @@ MAX_PREDECESSOR_WALK: Final = 1_000
 
 class StateStallDetector:
     name = "state_stall"
-    version = "1.0.0"
+    version = "1.1.0"
     checked_property = "no model output repeats unchanged for state_stall.turns consecutive turns"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
