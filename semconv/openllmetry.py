@@ -135,3 +135,10 @@ MIDDLEWARE_HOOKS: Final = frozenset({
     "abefore_agent", "abefore_model", "aafter_model", "aafter_agent",
 })
 """The ``AgentMiddleware`` methods the instrumentation wraps (``langchain`` 1.x, each a node of the agent's graph)."""
+
+# --- MCP tool calls (opentelemetry-instrumentation-mcp 0.62.4) -------------------------------------------------------
+MCP_CALL_TOOL_NAME: Final = "tool_name"
+MCP_CALL_ARGUMENTS: Final = "arguments"
+"""The two keys of ``traceloop.entity.input`` on the ``<tool>.tool`` span ``opentelemetry-instrumentation-mcp`` (0.62.4)
+opens around each ``tools/call`` the MCP client sends: ``{"tool_name": <tool>, "arguments": {...}}``, the request's
+arguments as sent (``null`` when none); its output is ``{"result": <first content text>, "is_error": true}``."""

@@ -501,6 +501,15 @@ MATRIX.update({
     "openinference-langchain-anthropic": ("langchain-anthropic", "apps.langchain_agent_app", ALL_SCENARIOS),
     "traceloop-langchain-anthropic": ("langchain-anthropic", "apps.langchain_agent_app", ALL_SCENARIOS),
 })
+# Frameworks BK: the raw async loop of mcp-native-genai (apps/mcp_app.py, `run_mcp`: the openai client, the support
+# tools on an MCP server in process) under OpenLLMetry: traceloop-sdk's @workflow / @agent decorators, its OpenAI
+# instrumentation and its MCP instrumentation (opentelemetry-instrumentation-mcp: a TOOL span `<tool>.tool` around
+# each `tools/call` the client sends, `<method>.mcp` around the others). Own venv: the instrumentation cannot wrap
+# mcp 2.x, so mcp 1.30.0 (FastMCP, ClientSession over the SDK's memory streams), which has no spans of its own;
+# apps/traceloop_mcp_app.py, NOTES-frameworks-bk.md.
+MATRIX.update({
+    "traceloop-mcp": ("traceloop-mcp", "apps.traceloop_mcp_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

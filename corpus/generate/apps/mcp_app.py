@@ -25,6 +25,7 @@ import asyncio
 import json
 import os
 import sys
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -58,6 +59,30 @@ class McpAdapter:
 
     def shutdown(self):
         self.provider.shutdown()
+
+    # The hooks `run_mcp` runs the loop through (another instrumentation's adapter gives its own:
+    # apps/traceloop_mcp_app.py).
+    schema_field = "input_schema"  # the listed tool's JSON schema, and a tool result's error flag, in mcp 2.x's names
+    error_field = "is_error"
+
+    def build_server(self, truth: Truth, offered: set[str]):
+        return build_server(truth, offered)
+
+    @asynccontextmanager
+    async def connect(self, server):
+        from mcp import Client
+        from mcp.client._memory import InMemoryTransport
+        async with Client(InMemoryTransport(server)) as mcp:
+            yield mcp
+
+    async def in_workflow(self, name: str, body):
+        with self.handler.workflow(name):
+            return await body()
+
+    async def in_agent(self, name: str, body):
+        with self.handler.invoke_local_agent(agent_name=name, request_model=MODEL) as inv:
+            inv.agent_description = f"{name} of the corpus support app (tools over MCP)"
+            return await body()
 
 
 def build_server(truth: Truth, offered: set[str]):
@@ -126,11 +151,10 @@ def build_server(truth: Truth, offered: set[str]):
 
 
 def run_mcp(adapter: McpAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+    """The loop; the adapter builds the server, connects the client and opens the workflow and agent spans."""
     import openai
-    from mcp import Client
 
     spec = SCENARIOS[scenario]
-    handler = adapter.handler
     offered_all = set(spec["tools"]) | set(spec.get("specialist_tools", []))
     truth.offered_tools = set(offered_all)
     if scenario == "handoff":
@@ -160,7 +184,7 @@ def run_mcp(adapter: McpAdapter, scenario: str, base_url: str, truth: Truth) -> 
     async def app(mcp):
         listed = await mcp.list_tools()
         mcp_defs = {t.name: {"type": "function", "function": {"name": t.name, "description": t.description or "",
-                                                             "parameters": t.input_schema}}
+                                                             "parameters": getattr(t, adapter.schema_field)}}
                     for t in listed.tools}
 
         async def execute(tc, agent_name) -> str:
@@ -181,15 +205,15 @@ def run_mcp(adapter: McpAdapter, scenario: str, base_url: str, truth: Truth) -> 
             except Exception as exc:  # noqa: BLE001  (the SDK raises MCPError for e.g. an unknown tool)
                 return f"ERROR: {exc}"
             text = "\n".join(getattr(c, "text", "") for c in result.content)
-            return f"ERROR: {text}" if result.is_error else text
+            return f"ERROR: {text}" if getattr(result, adapter.error_field) else text
 
         async def agent_loop(agent_name, system, user, tool_names, max_turns=10):
             offered = list(tool_names)
             tool_defs = [mcp_defs[n] for n in offered if n in mcp_defs]
             if scenario == "handoff" and agent_name == "triage_agent":
                 tool_defs.append(T.tool_definition("handoff_to_billing_agent"))
-            with handler.invoke_local_agent(agent_name=agent_name, request_model=MODEL) as inv:
-                inv.agent_description = f"{agent_name} of the corpus support app (tools over MCP)"
+
+            async def body():
                 truth.record_agent(agent_name)
                 messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
                 for _ in range(max_turns):
@@ -208,16 +232,20 @@ def run_mcp(adapter: McpAdapter, scenario: str, base_url: str, truth: Truth) -> 
                 truth.terminal_status = "max_turns"
                 return None
 
+            return await adapter.in_agent(agent_name, body)
+
         first_agent = "triage_agent" if scenario == "handoff" else "support_agent"
-        with handler.workflow("support_workflow"):
+
+        async def workflow():
             truth.record_workflow("support_workflow")
             return await agent_loop(first_agent, SYSTEM_PROMPT, spec["user"], spec["tools"])
 
+        return await adapter.in_workflow("support_workflow", workflow)
+
     async def main_async():
-        server = build_server(truth, offered_all)
-        from mcp.client._memory import InMemoryTransport
+        server = adapter.build_server(truth, offered_all)
         failure = None
-        async with Client(InMemoryTransport(server)) as mcp:
+        async with adapter.connect(server) as mcp:
             try:
                 await app(mcp)
             except Exception as exc:  # noqa: BLE001  (raised below, outside the client's task group)

@@ -7,7 +7,8 @@ Recovers: kind from ``gen_ai.operation.name`` when present, else ``traceloop.spa
 ``llm.request.type``, else the ``{name}.{kind}`` span name; everything GenAI-shaped (messages, usage, response
 id, tool-call ids) through :func:`fill_genai_facts`; tool name and arguments of decorator tool spans from
 ``traceloop.entity.*`` (the ``{"args": [], "kwargs": {...}}`` record, unwrapped identically on both sides of the
-argument join) and of LangChain tool spans (``input_str`` payload; the JavaScript handler's, named after the tool's
+argument join; the MCP instrumentation's ``{"tool_name", "arguments"}`` record of a ``tools/call``, in
+:mod:`~otel_mapper.mapping.readers.openllmetry_mcp`) and of LangChain tool spans (``input_str`` payload; the JavaScript handler's, named after the tool's
 class, in :mod:`~otel_mapper.mapping.readers.openllmetry_langchain_js`); agent names and handoff parents; handoffs
 ``{from} → {to}.handoff`` (``unknown`` targets left unknown); LangGraph steps from association properties.
 """
@@ -28,6 +29,7 @@ from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
 from otel_mapper.mapping.readers.openllmetry_agno import agno_kind, agno_team_name, read_agno_tool_result
 from otel_mapper.mapping.readers.openllmetry_langchain_js import read_langchain_js_graph, read_langchain_js_tool
 from otel_mapper.mapping.readers.openllmetry_llama_index import llama_index_kind, read_llama_index
+from otel_mapper.mapping.readers.openllmetry_mcp import mcp_call_arguments
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai, langgraph
@@ -159,7 +161,7 @@ def _strip_suffix(name: str) -> str | None:
 def _read_tool_input(view: SpanView, facts: SpanFacts) -> None:
     if tl.ENTITY_INPUT not in view.attrs:
         return
-    facts.arguments = arguments_text(view.json_attr(tl.ENTITY_INPUT))
+    facts.arguments = arguments_text(mcp_call_arguments(view.json_attr(tl.ENTITY_INPUT), facts.tool_name))
     facts.arguments_visible = facts.arguments is not None
 
 
