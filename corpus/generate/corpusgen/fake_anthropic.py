@@ -51,18 +51,12 @@ def answer_messages(server, path: str, body: dict, headers) -> tuple[int, dict, 
         }
         server.log.append(entry)
         request_id = f"req_{server.scenario}_{seq}"
-        if seq > len(server.steps):
-            entry.update(status=500, outcome="script_exhausted")
+        turn = server.take_step(entry)
+        step, status, delay = turn.step, turn.status, turn.delay
+        if turn.failure == "script_exhausted":
             return 500, {"type": "error", "error": {"type": "api_error", "message": "fake server: script exhausted"},
                          "request_id": request_id}, 0, {"request-id": request_id}
-        step = server.steps[seq - 1]
-        delay = float(step.get("delay", 0))
-        status = int(step.get("status", 200))
-        entry["status"] = status
-        if delay:
-            entry["delay_s"] = delay
-        if status == 429:
-            entry["outcome"] = "rate_limited"
+        if turn.failure == "rate_limited":
             return 429, {"type": "error", "error": {
                 "type": "rate_limit_error",
                 "message": "This request would exceed the rate limit for your organization (org-fake) of 3 "
@@ -70,8 +64,7 @@ def answer_messages(server, path: str, body: dict, headers) -> tuple[int, dict, 
                 "request_id": request_id}, delay, {
                 "request-id": request_id, "retry-after": "1", "anthropic-ratelimit-requests-limit": "3",
                 "anthropic-ratelimit-requests-remaining": "0"}
-        if status >= 500:
-            entry["outcome"] = "server_error"
+        if turn.failure == "server_error":
             return status, {"type": "error", "error": {"type": "api_error", "message": "Internal server error"},
                             "request_id": request_id}, delay, {"request-id": request_id}
         content: list[dict] = []

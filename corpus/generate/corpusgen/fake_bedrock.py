@@ -61,21 +61,14 @@ def answer_converse(server, path: str, body: dict, headers, api: str = "bedrock.
         }
         server.log.append(entry)
         request_id = f"req-{server.scenario}-{seq}"
-        if seq > len(server.steps):
-            entry.update(status=500, outcome="script_exhausted")
+        turn = server.take_step(entry)
+        step, status, delay = turn.step, turn.status, turn.delay
+        if turn.failure == "script_exhausted":
             return _error(500, "InternalServerException", "fake server: script exhausted", request_id, 0)
-        step = server.steps[seq - 1]
-        delay = float(step.get("delay", 0))
-        status = int(step.get("status", 200))
-        entry["status"] = status
-        if delay:
-            entry["delay_s"] = delay
-        if status == 429:
-            entry["outcome"] = "rate_limited"
+        if turn.failure == "rate_limited":
             return _error(429, "ThrottlingException", "Too many requests, please wait before trying again.",
                           request_id, delay)
-        if status >= 500:
-            entry["outcome"] = "server_error"
+        if turn.failure == "server_error":
             return _error(status, "InternalServerException", "The system encountered an unexpected error during "
                           "processing. Try your request again.", request_id, delay)
         content: list[dict] = []

@@ -61,22 +61,15 @@ def answer_chat(server, path: str, body: dict, headers) -> tuple[int, dict, floa
             "input_texts": [text for m in messages for text in _texts(m.get("content"))],
         }
         server.log.append(entry)
-        if seq > len(server.steps):
-            entry.update(status=500, outcome="script_exhausted")
+        turn = server.take_step(entry)
+        step, status, delay = turn.step, turn.status, turn.delay
+        if turn.failure == "script_exhausted":
             return 500, {"id": _id(server, seq, "error"), "message": "fake server: script exhausted"}, 0, {}
-        step = server.steps[seq - 1]
-        delay = float(step.get("delay", 0))
-        status = int(step.get("status", 200))
-        entry["status"] = status
-        if delay:
-            entry["delay_s"] = delay
-        if status == 429:
-            entry["outcome"] = "rate_limited"
+        if turn.failure == "rate_limited":
             return 429, {"id": _id(server, seq, "error"),
                          "message": "You are past the per minute request limit of your key, please wait and try "
                                     "again later."}, delay, {}
-        if status >= 500:
-            entry["outcome"] = "server_error"
+        if turn.failure == "server_error":
             return status, {"id": _id(server, seq, "error"),
                             "message": "internal server error, this has been reported to our developers"}, delay, {}
         text = step.get("text")

@@ -63,24 +63,17 @@ def answer_generate_content(server, path: str, body: dict, headers) -> tuple[int
             "input_texts": [p["text"] for p in _parts(contents) if isinstance(p.get("text"), str)],
         }
         server.log.append(entry)
-        if seq > len(server.steps):
-            entry.update(status=500, outcome="script_exhausted")
+        turn = server.take_step(entry)
+        step, status, delay = turn.step, turn.status, turn.delay
+        if turn.failure == "script_exhausted":
             return 500, _error(500, "fake server: script exhausted", "INTERNAL"), 0, {}
-        step = server.steps[seq - 1]
-        delay = float(step.get("delay", 0))
-        status = int(step.get("status", 200))
-        entry["status"] = status
-        if delay:
-            entry["delay_s"] = delay
-        if status == 429:
-            entry["outcome"] = "rate_limited"
+        if turn.failure == "rate_limited":
             return 429, _error(429, "You exceeded your current quota, please check your plan and billing details. "
                                     "Quota exceeded for metric: generativelanguage.googleapis.com/"
                                     "generate_content_free_tier_requests, limit: 10",
                                "RESOURCE_EXHAUSTED",
                                [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1s"}]), delay, {}
-        if status >= 500:
-            entry["outcome"] = "server_error"
+        if turn.failure == "server_error":
             return status, _error(status, "An internal error has occurred. Please retry or report in "
                                           "https://developers.generativeai.google/guide/troubleshooting",
                                   "INTERNAL"), delay, {}

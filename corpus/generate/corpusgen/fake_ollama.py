@@ -63,20 +63,13 @@ def answer_chat(server, path: str, body: dict, headers) -> tuple[int, dict, floa
             "input_texts": [m.get("content") for m in messages if isinstance(m.get("content"), str)],
         }
         server.log.append(entry)
-        if seq > len(server.steps):
-            entry.update(status=500, outcome="script_exhausted")
+        turn = server.take_step(entry)
+        step, status, delay = turn.step, turn.status, turn.delay
+        if turn.failure == "script_exhausted":
             return 500, {"error": "fake server: script exhausted"}, 0, {}
-        step = server.steps[seq - 1]
-        delay = float(step.get("delay", 0))
-        status = int(step.get("status", 200))
-        entry["status"] = status
-        if delay:
-            entry["delay_s"] = delay
-        if status == 429:
-            entry["outcome"] = "rate_limited"
+        if turn.failure == "rate_limited":
             return 429, {"error": ERRORS[429]}, delay, {"retry-after": "1"}
-        if status >= 500:
-            entry["outcome"] = "server_error"
+        if turn.failure == "server_error":
             return status, {"error": ERRORS[500]}, delay, {}
         text = step.get("text")
         message: dict = {"role": "assistant", "content": text or ""}

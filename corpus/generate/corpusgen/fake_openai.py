@@ -49,6 +49,7 @@ import json
 import re
 import threading
 import time
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .fake_bedrock_stream import CONTENT_TYPE as EVENTSTREAM
@@ -125,6 +126,17 @@ def _sse(payload: dict, include_usage: bool) -> bytes:
     if include_usage:
         chunks = [dict(c, usage=None) for c in chunks] + [dict(base, choices=[], usage=payload["usage"])]
     return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+
+
+@dataclass(slots=True)
+class Turn:
+    """A request's step of the script (:meth:`ScriptedServer.take_step`)."""
+
+    step: dict
+    status: int
+    delay: float
+    failure: str | None
+    """`script_exhausted` (no step left: answered 500), `rate_limited` (429), `server_error` (5xx), else None."""
 
 
 class ScriptedServer:
@@ -208,6 +220,24 @@ class ScriptedServer:
             self._httpd.server_close()
 
     # -- answering ---------------------------------------------------------------------------------------------
+    def take_step(self, entry: dict) -> Turn:
+        """The script's step for the request `entry` logs (by its `seq`), with its status, delay and failure recorded on
+        the entry as every face logs them. The caller holds the lock and has put the entry in the log."""
+        seq = entry["seq"]
+        if seq > len(self.steps):
+            entry.update(status=500, outcome="script_exhausted")
+            return Turn({}, 500, 0.0, "script_exhausted")
+        step = self.steps[seq - 1]
+        delay = float(step.get("delay", 0))
+        status = int(step.get("status", 200))
+        entry["status"] = status
+        if delay:
+            entry["delay_s"] = delay
+        failure = "rate_limited" if status == 429 else "server_error" if status >= 500 else None
+        if failure:
+            entry["outcome"] = failure
+        return Turn(step, status, delay, failure)
+
     def _answer(self, path: str, body: dict, headers) -> tuple[int, dict, float, dict]:
         from .fake_bedrock import answer_converse, is_converse
         if is_converse(path):
@@ -257,23 +287,16 @@ class ScriptedServer:
             if not path.endswith("/chat/completions"):
                 entry.update(status=404, outcome="not_found")
                 return 404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}}, 0, {}
-            if seq > len(self.steps):
-                entry.update(status=500, outcome="script_exhausted")
+            turn = self.take_step(entry)
+            step, status, delay = turn.step, turn.status, turn.delay
+            if turn.failure == "script_exhausted":
                 return 500, {"error": {"message": "fake server: script exhausted", "type": "server_error"}}, 0, {}
-            step = self.steps[seq - 1]
-            delay = float(step.get("delay", 0))
-            status = int(step.get("status", 200))
-            entry["status"] = status
-            if delay:
-                entry["delay_s"] = delay
-            if status == 429:
-                entry["outcome"] = "rate_limited"
+            if turn.failure == "rate_limited":
                 return 429, {"error": {"message": "Rate limit reached for gpt-4o-mini in organization org-fake on "
                                                   "requests per min (RPM): Limit 3, Used 3, Requested 1.",
                                        "type": "requests", "param": None, "code": "rate_limit_exceeded"}}, delay, {
                     "retry-after-ms": "100", "x-ratelimit-remaining-requests": "0"}
-            if status >= 500:
-                entry["outcome"] = "server_error"
+            if turn.failure == "server_error":
                 return status, {"error": {"message": "The server had an error while processing your request. Sorry "
                                                      "about that!", "type": "server_error", "param": None,
                                           "code": None}}, delay, {}

@@ -82,22 +82,15 @@ def answer_responses(server, path: str, body: dict, headers) -> tuple[int, dict,
             entry.update(status=400, outcome="stream_not_supported")
             return 400, _error("fake server: streamed responses are not scripted", "invalid_request_error",
                                None), 0, request_id
-        if seq > len(server.steps):
-            entry.update(status=500, outcome="script_exhausted")
+        turn = server.take_step(entry)
+        step, status, delay = turn.step, turn.status, turn.delay
+        if turn.failure == "script_exhausted":
             return 500, _error("fake server: script exhausted", "server_error", None), 0, request_id
-        step = server.steps[seq - 1]
-        delay = float(step.get("delay", 0))
-        status = int(step.get("status", 200))
-        entry["status"] = status
-        if delay:
-            entry["delay_s"] = delay
-        if status == 429:
-            entry["outcome"] = "rate_limited"
+        if turn.failure == "rate_limited":
             return 429, _error("Rate limit reached for gpt-4o-mini in organization org-fake on requests per min "
                                     "(RPM): Limit 3, Used 3, Requested 1.", "requests", "rate_limit_exceeded"), \
                 delay, {**request_id, "retry-after-ms": "100", "x-ratelimit-remaining-requests": "0"}
-        if status >= 500:
-            entry["outcome"] = "server_error"
+        if turn.failure == "server_error":
             return status, _error("The server had an error while processing your request. Sorry about that!",
                                   "server_error", None), delay, request_id
         text_format = (body.get("text") or {}).get("format") or {"type": "text"}
