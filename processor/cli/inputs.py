@@ -81,6 +81,8 @@ def _decode(name: str, data: bytes) -> InputFile:
         raise InputError(f"{name}: not OTLP trace data ({exc})") from None
     spans = _span_count(requests)
     if not spans:
+        if b'"resourceLogs"' in data[:4096] or b'"resource_logs"' in data[:4096]:
+            raise InputError(f"{name}: holds OTLP log records, not spans; name it with --logs to join its records to their spans")
         raise InputError(
             f"{name}: holds no OTLP span (expected resourceSpans[].scopeSpans[].spans[] in OTLP/JSON, or a binary "
             "ExportTraceServiceRequest)"

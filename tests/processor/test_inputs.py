@@ -115,3 +115,11 @@ def test_a_logs_file_without_log_records_is_refused_naming_it(tmp_path: Path, na
     assert code == 2
     assert name in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_a_logs_file_given_as_a_trace_input_says_to_name_it_with_logs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    logs = CORPUS / "botocore-bedrock-logs" / "tool_loop" / "logs.otlp.json"
+    if not logs.exists():
+        pytest.skip("corpus traces not present")
+    assert main(["map", str(logs), "--output-dir", str(tmp_path)]) == 2
+    assert "name it with --logs" in capsys.readouterr().err
