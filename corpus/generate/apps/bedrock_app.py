@@ -35,8 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpusgen.connect_guard import ConnectGuard  # noqa: E402
-from corpusgen.harness import LogPipeline, app_main, otlp_sdk_pipeline  # noqa: E402
+from corpusgen.connect_guard import loopback_only  # noqa: E402
+from corpusgen.harness import LogPipeline, adapters_main, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.raw_loop_bedrock import BEDROCK_MODEL_ID, run_raw_bedrock  # noqa: E402
 from corpusgen.truth import Truth  # noqa: E402
 
@@ -140,24 +140,13 @@ ADAPTERS = {"botocore-bedrock": BotocoreBedrockAdapter, "botocore-bedrock-logs":
 
 
 def run_bedrock(adapter, scenario: str, base_url: str, truth: Truth) -> None:
-    guard = ConnectGuard()
-    truth.notes.append(f"every model request sent by boto3 bedrock-runtime converse(modelId={BEDROCK_MODEL_ID!r})")
-    try:
+    with loopback_only(truth):
+        truth.notes.append(f"every model request sent by boto3 bedrock-runtime converse(modelId={BEDROCK_MODEL_ID!r})")
         run_raw_bedrock(adapter, scenario, base_url, truth)
-    finally:
-        hosts = sorted({host for host, _ in guard.seen})
-        truth.notes.append(f"python socket connections: {len(guard.seen)}, hosts {hosts}")
-    if guard.refused:
-        raise RuntimeError(f"refused connections: {guard.refused}")
 
 
 def main() -> int:
-    lib = sys.argv[sys.argv.index("--lib") + 1] if "--lib" in sys.argv else ""
-    if lib not in ADAPTERS:
-        print(f"--lib must be one of {sorted(ADAPTERS)}", file=sys.stderr)
-        return 2
-    adapter = ADAPTERS[lib]()
-    return app_main(adapter, run_bedrock, extra_meta=getattr(adapter, "label_rules", None))
+    return adapters_main(ADAPTERS, run_bedrock)
 
 
 if __name__ == "__main__":

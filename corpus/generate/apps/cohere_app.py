@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpusgen.connect_guard import ConnectGuard  # noqa: E402
-from corpusgen.harness import app_main, otlp_sdk_pipeline  # noqa: E402
+from corpusgen.connect_guard import loopback_only  # noqa: E402
+from corpusgen.harness import adapters_main, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.raw_loop_cohere import COHERE_MODEL, run_raw_cohere  # noqa: E402
 from corpusgen.truth import Truth  # noqa: E402
 
@@ -77,24 +77,13 @@ ADAPTERS = {"openinference-cohere": OpenInferenceCohereAdapter, "traceloop-coher
 
 
 def run_cohere(adapter, scenario: str, base_url: str, truth: Truth) -> None:
-    guard = ConnectGuard()
-    truth.notes.append(f"every model request sent by the Cohere SDK's ClientV2.chat(model={COHERE_MODEL!r})")
-    try:
+    with loopback_only(truth):
+        truth.notes.append(f"every model request sent by the Cohere SDK's ClientV2.chat(model={COHERE_MODEL!r})")
         run_raw_cohere(adapter, scenario, base_url, truth)
-    finally:
-        hosts = sorted({host for host, _ in guard.seen})
-        truth.notes.append(f"python socket connections: {len(guard.seen)}, hosts {hosts}")
-    if guard.refused:
-        raise RuntimeError(f"refused connections: {guard.refused}")
 
 
 def main() -> int:
-    lib = sys.argv[sys.argv.index("--lib") + 1] if "--lib" in sys.argv else ""
-    if lib not in ADAPTERS:
-        print(f"--lib must be one of {sorted(ADAPTERS)}", file=sys.stderr)
-        return 2
-    adapter = ADAPTERS[lib]()
-    return app_main(adapter, run_cohere, extra_meta=adapter.label_rules)
+    return adapters_main(ADAPTERS, run_cohere)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpusgen.harness import app_main, otlp_sdk_pipeline  # noqa: E402
+from corpusgen.harness import adapters_main, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.model_spans import OpenModelSpans  # noqa: E402
 from corpusgen.raw_loop_gemini import GEMINI_MODEL, run_raw_gemini  # noqa: E402
 from corpusgen.tools import DESCRIPTIONS  # noqa: E402
@@ -118,11 +118,7 @@ ADAPTERS = {
 
 
 def main() -> int:
-    lib = sys.argv[sys.argv.index("--lib") + 1] if "--lib" in sys.argv else ""
-    if lib not in ADAPTERS:
-        print(f"--lib must be one of {sorted(ADAPTERS)}", file=sys.stderr)
-        return 2
-    return app_main(ADAPTERS[lib](), run_raw_gemini)
+    return adapters_main(ADAPTERS, run_raw_gemini)
 
 
 if __name__ == "__main__":

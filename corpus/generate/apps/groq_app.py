@@ -34,8 +34,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import groq  # noqa: E402
-from corpusgen.connect_guard import ConnectGuard  # noqa: E402
-from corpusgen.harness import app_main, otlp_sdk_pipeline  # noqa: E402
+from corpusgen.connect_guard import loopback_only  # noqa: E402
+from corpusgen.harness import adapters_main, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.model_spans import OpenModelSpans  # noqa: E402
 from corpusgen.raw_loop import CLIENT_TIMEOUT_S, run_raw  # noqa: E402
 from corpusgen.truth import Truth, current_ids  # noqa: E402
@@ -106,28 +106,18 @@ ADAPTERS = {"openinference-groq": OpenInferenceGroqAdapter, "traceloop-groq": Tr
 
 
 def run_groq(adapter, scenario: str, base_url: str, truth: Truth) -> None:
-    guard = ConnectGuard()
-    truth.notes.append(f"every model request sent by the Groq SDK's chat.completions.create(model={GROQ_MODEL!r})")
-    client = make_groq_client(base_url, getattr(adapter, "model_spans", None))
+    with loopback_only(truth):
+        truth.notes.append(f"every model request sent by the Groq SDK's chat.completions.create(model={GROQ_MODEL!r})")
+        client = make_groq_client(base_url, getattr(adapter, "model_spans", None))
 
-    def complete(_openai_client, **request):
-        return client.chat.completions.create(**dict(request, model=GROQ_MODEL))
+        def complete(_openai_client, **request):
+            return client.chat.completions.create(**dict(request, model=GROQ_MODEL))
 
-    try:
         run_raw(adapter, scenario, base_url, truth, complete=complete, failure=groq_failure)
-    finally:
-        hosts = sorted({host for host, _ in guard.seen})
-        truth.notes.append(f"python socket connections: {len(guard.seen)}, hosts {hosts}")
-    if guard.refused:
-        raise RuntimeError(f"refused connections: {guard.refused}")
 
 
 def main() -> int:
-    lib = sys.argv[sys.argv.index("--lib") + 1] if "--lib" in sys.argv else ""
-    if lib not in ADAPTERS:
-        print(f"--lib must be one of {sorted(ADAPTERS)}", file=sys.stderr)
-        return 2
-    return app_main(ADAPTERS[lib](), run_groq)
+    return adapters_main(ADAPTERS, run_groq)
 
 
 if __name__ == "__main__":

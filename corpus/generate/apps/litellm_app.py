@@ -33,8 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpusgen.connect_guard import ConnectGuard  # noqa: E402
-from corpusgen.harness import app_main, otlp_sdk_pipeline  # noqa: E402
+from corpusgen.connect_guard import loopback_only  # noqa: E402
+from corpusgen.harness import adapters_main, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.raw_loop import CLIENT_TIMEOUT_S, run_raw  # noqa: E402
 from corpusgen.truth import Truth  # noqa: E402
 from opentelemetry.sdk.trace import SpanProcessor  # noqa: E402
@@ -133,23 +133,13 @@ ADAPTERS = {"litellm-otel": LiteLLMOtelAdapter, "openinference-litellm": OpenInf
 
 
 def run_litellm(adapter, scenario: str, base_url: str, truth: Truth) -> None:
-    guard = ConnectGuard()
-    truth.notes.append(f"every model request sent by litellm.completion(model={LITELLM_MODEL!r})")
-    try:
+    with loopback_only(truth):
+        truth.notes.append(f"every model request sent by litellm.completion(model={LITELLM_MODEL!r})")
         run_raw(adapter, scenario, base_url, truth, complete=litellm_complete)
-    finally:
-        hosts = sorted({host for host, _ in guard.seen})
-        truth.notes.append(f"python socket connections: {len(guard.seen)}, hosts {hosts}")
-    if guard.refused:
-        raise RuntimeError(f"refused connections: {guard.refused}")
 
 
 def main() -> int:
-    lib = sys.argv[sys.argv.index("--lib") + 1] if "--lib" in sys.argv else ""
-    if lib not in ADAPTERS:
-        print(f"--lib must be one of {sorted(ADAPTERS)}", file=sys.stderr)
-        return 2
-    return app_main(ADAPTERS[lib](), run_litellm)
+    return adapters_main(ADAPTERS, run_litellm)
 
 
 if __name__ == "__main__":

@@ -33,8 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpusgen.connect_guard import ConnectGuard  # noqa: E402
-from corpusgen.harness import app_main, otlp_sdk_pipeline  # noqa: E402
+from corpusgen.connect_guard import loopback_only  # noqa: E402
+from corpusgen.harness import adapters_main, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.raw_loop import CLIENT_TIMEOUT_S, run_raw  # noqa: E402
 from corpusgen.truth import Truth, current_ids  # noqa: E402
 from opentelemetry.sdk.trace import SpanProcessor  # noqa: E402
@@ -144,29 +144,18 @@ ADAPTERS = {"openinference-mistral": OpenInferenceMistralAdapter, "traceloop-mis
 
 
 def run_mistral(adapter, scenario: str, base_url: str, truth: Truth) -> None:
-    guard = ConnectGuard()
-    truth.notes.append(f"every model request sent by the Mistral SDK's chat.complete(model={MISTRAL_MODEL!r})")
-    client = make_mistral_client(base_url)
+    with loopback_only(truth):
+        truth.notes.append(f"every model request sent by the Mistral SDK's chat.complete(model={MISTRAL_MODEL!r})")
+        client = make_mistral_client(base_url)
 
-    def complete(_openai_client, **request):
-        return client.chat.complete(**dict(request, model=MISTRAL_MODEL))
+        def complete(_openai_client, **request):
+            return client.chat.complete(**dict(request, model=MISTRAL_MODEL))
 
-    try:
         run_raw(adapter, scenario, base_url, truth, complete=complete, failure=mistral_failure)
-    finally:
-        hosts = sorted({host for host, _ in guard.seen})
-        truth.notes.append(f"python socket connections: {len(guard.seen)}, hosts {hosts}")
-    if guard.refused:
-        raise RuntimeError(f"refused connections: {guard.refused}")
 
 
 def main() -> int:
-    lib = sys.argv[sys.argv.index("--lib") + 1] if "--lib" in sys.argv else ""
-    if lib not in ADAPTERS:
-        print(f"--lib must be one of {sorted(ADAPTERS)}", file=sys.stderr)
-        return 2
-    adapter = ADAPTERS[lib]()
-    return app_main(adapter, run_mistral, extra_meta=adapter.label_rules)
+    return adapters_main(ADAPTERS, run_mistral)
 
 
 if __name__ == "__main__":

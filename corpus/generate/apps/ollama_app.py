@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpusgen.harness import app_main, otlp_sdk_pipeline  # noqa: E402
+from corpusgen.harness import adapters_main, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.model_spans import OpenModelSpans  # noqa: E402
 from corpusgen.raw_loop_ollama import run_raw_ollama  # noqa: E402
 
@@ -80,12 +80,7 @@ ADAPTERS = {"openinference-ollama": OpenInferenceOllamaAdapter, "traceloop-ollam
 
 
 def main() -> int:
-    lib = sys.argv[sys.argv.index("--lib") + 1] if "--lib" in sys.argv else ""
-    if lib not in ADAPTERS:
-        print(f"--lib must be one of {sorted(ADAPTERS)}", file=sys.stderr)
-        return 2
-    adapter = ADAPTERS[lib]()
-    return app_main(adapter, run_raw_ollama, extra_meta=adapter.label_rules)
+    return adapters_main(ADAPTERS, run_raw_ollama)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpusgen.harness import app_main  # noqa: E402
+from corpusgen.harness import adapters_main  # noqa: E402
 from corpusgen.raw_loop import run_raw  # noqa: E402
 
 from apps.raw import GenAIAdapter, OpenInferenceAdapter  # noqa: E402
@@ -53,11 +53,7 @@ def run_streamed(adapter, scenario: str, base_url: str, truth) -> None:
 
 
 def main() -> int:
-    lib = sys.argv[sys.argv.index("--lib") + 1] if "--lib" in sys.argv else ""
-    if lib not in ADAPTERS:
-        print(f"--lib must be one of {sorted(ADAPTERS)}", file=sys.stderr)
-        return 2
-    return app_main(ADAPTERS[lib](), run_streamed, extra_meta=STREAM_META)
+    return adapters_main(ADAPTERS, run_streamed, extra_meta=STREAM_META)
 
 
 if __name__ == "__main__":

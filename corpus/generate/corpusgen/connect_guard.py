@@ -4,6 +4,8 @@ any other address (or a port the app names) is refused, so nothing an instrument
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 
@@ -29,3 +31,17 @@ class ConnectGuard:
         if host not in LOOPBACK or port == self._refused_port:
             self.refused.append((host, port))
             raise ConnectionRefusedError(f"corpus: connection to {host}:{port} refused (nothing may leave loopback)")
+
+
+@contextmanager
+def loopback_only(truth, refused_port: int | None = None) -> Iterator[ConnectGuard]:
+    """A run under a :class:`ConnectGuard`: the connections it saw go into the truth's notes whatever happens, and the
+    run fails if one was refused."""
+    guard = ConnectGuard(refused_port)
+    try:
+        yield guard
+    finally:
+        hosts = sorted({host for host, _ in guard.seen})
+        truth.notes.append(f"python socket connections: {len(guard.seen)}, hosts {hosts}")
+    if guard.refused:
+        raise RuntimeError(f"refused connections: {guard.refused}")

@@ -169,3 +169,15 @@ def app_main(adapter, app_fn, handoff_family: str = "raw", extra_meta: dict | No
             "content_captured": adapter.content, **(extra_meta or {})}
     chosen = handoff_family if a.scenario == "handoff" else family
     return run_one(meta, adapter, app_fn, Path(a.out), family=chosen)
+
+
+def adapters_main(adapters: dict, app_fn, **kwargs) -> int:
+    """:func:`app_main` for an app with one adapter class per library: ``--lib`` picks it, and its ``label_rules``
+    (when it has any and ``extra_meta`` is not given) are the library's label rules."""
+    lib = sys.argv[sys.argv.index("--lib") + 1] if "--lib" in sys.argv else ""
+    if lib not in adapters:
+        print(f"--lib must be one of {sorted(adapters)}", file=sys.stderr)
+        return 2
+    adapter = adapters[lib]()
+    kwargs.setdefault("extra_meta", getattr(adapter, "label_rules", None))
+    return app_main(adapter, app_fn, **kwargs)
