@@ -15,12 +15,13 @@ from typing import Final
 from otel_mapper.mapping.conversation_memo import ConversationMemo
 from otel_mapper.mapping.facts import ConventionReader, SpanFacts, absorb_facts
 from otel_mapper.mapping.readers import FallbackReader
+from otel_mapper.mapping.readers.common import model_call_http_status
 from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from otel_mapper.model import Declaration, derived_node_id, span_node_id
 from otel_mapper.otlp.envelopes import SpanEnvelope
 from semconv import genai
-from semconv.trajectory import REDELIVERED_QUALIFIER, DeclarationCategory, DeclarationEffect
+from semconv.trajectory import REDELIVERED_QUALIFIER, DeclarationCategory, DeclarationEffect, NodeKind
 
 __all__ = [
     "MAX_ANCESTORS",
@@ -89,6 +90,8 @@ def read_spans(envelopes: Sequence[SpanEnvelope], readers: tuple[ConventionReade
             else:
                 raise LookupError("no convention reader claims the span")
             facts = reader.read(view)
+            if facts.kind is NodeKind.MODEL_CALL and facts.failed and facts.http_status is None:
+                facts.http_status = model_call_http_status(view)
         except Exception:  # a reader bug must not lose the span: it becomes an `other` node, declared
             logger.debug("reader failed on span %s", view.span_id, exc_info=True)
             failures += 1

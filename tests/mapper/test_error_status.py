@@ -1,11 +1,12 @@
-"""The HTTP status a failed call's error text names, read when no status attribute records it."""
+"""The HTTP status a failed model call's error text names, read when no status attribute records it; a tool's error
+text may quote another service's status and keeps the narrower reading."""
 
 from __future__ import annotations
 
 import pytest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.mapping.readers.common import MAX_ERROR_MESSAGE, http_status_in
+from otel_mapper.mapping.readers.common import MAX_ERROR_MESSAGE
 from tests.support.spans import get_node, map_spans, node_id, span
 
 # A client generated from an API definition writes the response's headers before its status.
@@ -22,8 +23,17 @@ _GENERATED = f"headers: {{{_HEADERS}}}, status_code: 429, body: {{'message': 'Yo
     ("order 'A-10O1' not found", None),
     ("status_code: 42", None),
 ])
-def test_a_status_is_read_from_the_texts_clients_write(text: str, status: int | None) -> None:
-    assert http_status_in(text) == status
+def test_a_failed_model_calls_status_is_read_from_the_texts_clients_write(text: str, status: int | None) -> None:
+    agent = span(1, "invoke_agent support", attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support"})
+    call = get_node(map_spans([agent, _failed_call(text, in_event=False)]), node_id(2))
+    assert call.http_status == status
+
+
+def test_a_tools_status_code_text_is_not_read_as_its_http_status() -> None:
+    agent = span(1, "invoke_agent support", attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support"})
+    tool = span(2, "execute_tool fetch", parent=1, error="status_code: 503 from the upstream API", attrs={
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "fetch", "gen_ai.tool.call.id": "c1"})
+    assert get_node(map_spans([agent, tool]), node_id(2)).http_status is None
 
 
 def _failed_call(message: str, *, in_event: bool) -> Span:

@@ -32,6 +32,7 @@ __all__ = [
     "has_genai",
     "http_status_in",
     "json_content",
+    "model_call_http_status",
     "read_error",
     "read_usage",
 ]
@@ -42,11 +43,12 @@ GUARDRAIL_TRIGGERED_ERROR: Final = "guardrail_triggered"
 MAX_CONTENT: Final = 4 * 1024 * 1024
 """Longest content attribute (JSON text of messages, of a run's inputs or outputs) parsed, in characters; a longer
 one is read as not captured."""
-_HTTP_CODE = re.compile(r"\b(?:Error code|status(?:[ _]?code)?|HTTP)[:= ]*([1-5]\d\d)\b", re.IGNORECASE)
+_HTTP_CODE = re.compile(r"\b(?:Error code|status(?: code)?|HTTP)[:= ]*([1-5]\d\d)\b", re.IGNORECASE)
+_MODEL_HTTP_CODE = re.compile(r"\b(?:Error code|status(?:[ _]?code)?|HTTP)[:= ]*([1-5]\d\d)\b", re.IGNORECASE)
 MAX_STATUS_SEARCH: Final = 8192
-"""How far into an error text an HTTP status is looked for: clients generated from an API definition write the
-response's headers first (``headers: {...}, status_code: 429, body: ...``), so the status may sit past the part of the
-text that is kept."""
+"""How far into a failed model call's error texts its HTTP status is looked for: clients generated from an API
+definition write the response's headers first (``headers: {...}, status_code: 429, body: ...``), so the status may
+sit past the part of the text that is kept."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +75,6 @@ def _error_values(view: SpanView) -> tuple[bool, str | None, str | None, int | N
     error_type = view.str_attr(genai.ERROR_TYPE) if genai.ERROR_TYPE in attrs else None
     status_message = status.message
     message = status_message[:MAX_ERROR_MESSAGE] if status_message else None
-    exception_text: str | None = None
     events = span.events
     if events:  # most spans have none: no iterator
         for event in events:
@@ -82,29 +83,42 @@ def _error_values(view: SpanView) -> tuple[bool, str | None, str | None, int | N
             for kv in event.attributes:
                 if kv.key == genai.EXCEPTION_TYPE and error_type is None:
                     error_type = (to_text(kv.value) or "")[:MAX_NAME] or None
-                elif kv.key == genai.EXCEPTION_MESSAGE and exception_text is None:
-                    exception_text = (to_text(kv.value) or "")[:MAX_STATUS_SEARCH] or None
+                elif kv.key == genai.EXCEPTION_MESSAGE and message is None:
+                    message = (to_text(kv.value) or "")[:MAX_ERROR_MESSAGE] or None
             break
-    if message is None and exception_text:
-        message = exception_text[:MAX_ERROR_MESSAGE]
     # Absent keys are skipped without a call (most spans record neither); `or` semantics as for two reads.
     http_status = view.int_attr(genai.HTTP_RESPONSE_STATUS_CODE) if genai.HTTP_RESPONSE_STATUS_CODE in attrs else None
     if not http_status:
         http_status = view.int_attr(genai.HTTP_STATUS_CODE_LEGACY) if genai.HTTP_STATUS_CODE_LEGACY in attrs else None
-    if http_status is None and status_message:
-        http_status = http_status_in(status_message[:MAX_STATUS_SEARCH])
-    if http_status is None and exception_text:
-        http_status = http_status_in(exception_text)
+    if http_status is None and message:
+        http_status = http_status_in(message)
     if http_status is not None and not 100 <= http_status <= 599:
         http_status = None
     return failed, error_type, message, http_status
 
 
 def http_status_in(text: str) -> int | None:
-    """The HTTP status code an error text names (``Error code: 429 - ...``, ``status 503``, ``status_code: 429``), else
-    ``None``."""
+    """The HTTP status code an error text names (``Error code: 429 - ...``, ``status 503``), else ``None``."""
     match = _HTTP_CODE.search(text)
     return int(match.group(1)) if match else None
+
+
+def model_call_http_status(view: SpanView) -> int | None:
+    """The HTTP status a failed model call's error texts name, in any client's wording (``status_code: 429`` as well
+    as :func:`http_status_in`'s), looked for in the first 8 KiB of the status message and of the first ``exception``
+    event's message. Only a model call's own failure is an HTTP answer to its request: a tool's error text may quote
+    the status of whatever the tool called, so tools keep :func:`http_status_in`'s reading."""
+    span = view.span
+    texts = [span.status.message] if span.status.message else []
+    for event in span.events:
+        if event.name == genai.EXCEPTION_EVENT:
+            texts.extend(to_text(kv.value) or "" for kv in event.attributes if kv.key == genai.EXCEPTION_MESSAGE)
+            break
+    for text in texts:
+        match = _MODEL_HTTP_CODE.search(text[:MAX_STATUS_SEARCH])
+        if match:
+            return int(match.group(1))
+    return None
 
 
 def _first_int(view: SpanView, keys: tuple[str, ...]) -> int | None:

@@ -10,14 +10,14 @@ on the real parent); everything GenAI-shaped through :func:`fill_genai_facts`; a
 Logfire's level ``error`` as a failure; Logfire's OpenAI Agents spans (scope ``logfire.openai_agents``) by
 their message template (:mod:`otel_mapper.mapping.readers.logfire_agents`), and its handoff / guardrail spans
 elsewhere (``from_agent`` / ``to_agent`` / ``triggered``); a failed attempt at a model request (``model request attempt
-{model}``, ``pydantic_ai.model_request.attempt``, no operation name) as the model call it was; the HTTP status a
-``ModelHTTPError`` writes into its message (``status_code: 429, model_name: ...``), which no attribute carries.
+{model}``, ``pydantic_ai.model_request.attempt``, no operation name) as the model call it was. The HTTP status a
+``ModelHTTPError`` writes into its message (``status_code: 429, model_name: ...``), which no attribute carries, is read
+for every convention's failed model call (:func:`otel_mapper.mapping.readers.common.model_call_http_status`).
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from typing import ClassVar, Final
 
 from otel_mapper.mapping.facts import SpanFacts
@@ -47,9 +47,6 @@ _MARKERS: Final = frozenset(
         pa.MODEL_REQUEST_ATTEMPT,
     }
 )
-_HTTP_ERROR_STATUS: Final = re.compile(r"\bstatus_code: ([1-5]\d\d)\b")
-"""``ModelHTTPError.__str__`` (and its subclasses ``ModelRateLimitError``, ``ModelServerError``, ...):
-``status_code: {code}, model_name: {model}, body: {body}``; the span status and exception event carry it."""
 
 
 class PydanticAIReader:
@@ -107,8 +104,4 @@ class PydanticAIReader:
         level = view.int_attr(pa.LEVEL_NUM)
         if level is not None and level >= pa.LEVEL_ERROR:
             facts.failed = True
-        if kind is NodeKind.MODEL_CALL and facts.failed and facts.http_status is None and facts.error_message:
-            match = _HTTP_ERROR_STATUS.search(facts.error_message)
-            if match:
-                facts.http_status = int(match.group(1))
         return facts
