@@ -121,3 +121,9 @@ LANGCHAIN_SERIALIZED_KWARGS: Final = "kwargs"
 """LangChain's serialised form ``{"lc": 1, "type": "constructor", "id": [..., "ToolMessage"], "kwargs": {...}}``."""
 LANGCHAIN_MESSAGE_DATA: Final = "data"
 """LangChain's message dict form (``message_to_dict``): ``{"type": "tool", "data": {..., "tool_call_id": ...}}``."""
+LANGCHAIN_RESPONSE_METADATA: Final = "response_metadata"
+"""A LangChain ``AIMessage``'s provider fields, in a chat-model run's recorded output (``output.value``)."""
+BEDROCK_CONVERSE_STOP_REASON: Final = "stopReason"
+"""The Bedrock Converse API's finish reason (``tool_use``, ``end_turn``, ``max_tokens``, ...), kept under its own name in
+the ``response_metadata`` of langchain-aws's ``ChatBedrockConverse``; the instrumentation's ``llm.finish_reason`` reads
+only ``finish_reason`` and ``stop_reason`` there."""

@@ -510,6 +510,14 @@ MATRIX.update({
 MATRIX.update({
     "traceloop-mcp": ("traceloop-mcp", "apps.traceloop_mcp_app", ALL_SCENARIOS),
 })
+# Frameworks BN: the LangChain v1 agent of Frameworks BH (apps/langchain_agent_app.py: create_agent, its middleware, the
+# graph of agents in handoff) on Amazon Bedrock through langchain-aws's ChatBedrockConverse (boto3 `bedrock-runtime`
+# `converse`, its default: the fake server's Converse face, corpusgen/fake_bedrock.py; `endpoint_url`, dummy
+# credentials, botocore retries off), traced by OpenInference's LangChain instrumentation; own venv (no anthropic);
+# NOTES-frameworks-bn.md.
+MATRIX.update({
+    "openinference-langchain-bedrock": ("langchain-bedrock", "apps.langchain_agent_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -1,15 +1,19 @@
 """LangChain v1's agent (`langchain.agents.create_agent`) on Anthropic's model through langchain-anthropic's
 `ChatAnthropic` against the fake server's Messages face, traced by OpenInference's LangChain instrumentation or by
-OpenLLMetry's through traceloop-sdk.
+OpenLLMetry's through traceloop-sdk; or (`openinference-langchain-bedrock`, its own venv) on Amazon Bedrock through
+langchain-aws's `ChatBedrockConverse` against the fake server's Converse face, traced by OpenInference's.
 
     .venvs/langchain-anthropic/bin/python -m apps.langchain_agent_app --lib openinference-langchain-anthropic \
+        --scenario handoff --out DIR
+    .venvs/langchain-bedrock/bin/python -m apps.langchain_agent_app --lib openinference-langchain-bedrock \
         --scenario handoff --out DIR
 
 The agent: `create_agent(ChatAnthropic(...), tools, system_prompt=..., middleware=[...], name=...)` with the
 middleware a user adds for what the scenarios exercise: `ToolErrorMiddleware` (a tool that raised goes back to the
 model as an error ToolMessage; create_agent's tool node re-raises it otherwise) and, in `model_429`,
-`ModelRetryMiddleware` (one retry on the client's RateLimitError, no wait; each attempt a chat-model run of its own).
-The client retries nothing (`max_retries=0`). The handoff is LangChain's multi-agent handoff: two create_agent
+`ModelRetryMiddleware` (one retry on the client's rate-limit error, no wait; each attempt a chat-model run of its own).
+The client retries nothing (`max_retries=0`; on Bedrock botocore's own retries off, `total_max_attempts: 1`, as in
+`corpusgen/raw_loop_bedrock.py`). The handoff is LangChain's multi-agent handoff: two create_agent
 graphs as nodes of a parent StateGraph, the triage agent's `transfer_to_billing_agent` tool returning a
 `Command(goto="billing_agent", graph=Command.PARENT)`; the billing agent's node hands back to the triage agent, which
 answers (the `supervisor` script).
@@ -33,7 +37,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpusgen.frameworks import CLIENT_TIMEOUT_S, ToolRunner, terminal_status_for  # noqa: E402
 from corpusgen.harness import otlp_sdk_pipeline, run_one  # noqa: E402
-from corpusgen.raw_loop_anthropic import ANTHROPIC_MODEL, anthropic_failure  # noqa: E402
 from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # noqa: E402
 from corpusgen.truth import Truth  # noqa: E402
 from langchain.tools import ToolRuntime  # noqa: E402  (module level: @tool resolves annotations)
@@ -48,6 +51,7 @@ class OpenInferenceLangChainAdapter:
     library = "openinference-langchain-anthropic"
     convention = "openinference"
     content = True
+    model_provider = "anthropic"
 
     def setup(self, endpoint):
         from openinference.instrumentation.langchain import LangChainInstrumentor
@@ -65,12 +69,21 @@ class OpenInferenceLangChainAdapter:
         self.provider.shutdown()
 
 
+class OpenInferenceLangChainBedrockAdapter(OpenInferenceLangChainAdapter):
+    """The same instrumentation alone, on ChatBedrockConverse (its README pairs it with no model-client
+    instrumentation)."""
+
+    library = "openinference-langchain-bedrock"
+    model_provider = "bedrock"
+
+
 class TraceloopLangChainAdapter:
     """`Traceloop.init` as its README has it: every instrumentation it finds (LangChain and Anthropic here)."""
 
     library = "traceloop-langchain-anthropic"
     convention = "openllmetry"
     content = True
+    model_provider = "anthropic"
 
     def setup(self, endpoint):
         os.environ.update(TRACELOOP_TELEMETRY="false", TRACELOOP_METRICS_ENABLED="false",
@@ -120,15 +133,49 @@ class TraceloopLangChainAdapter:
         provider.shutdown()
 
 
-ADAPTERS = {a.library: a for a in (OpenInferenceLangChainAdapter, TraceloopLangChainAdapter)}
+ADAPTERS = {a.library: a for a in (OpenInferenceLangChainAdapter, OpenInferenceLangChainBedrockAdapter,
+                                   TraceloopLangChainAdapter)}
+
+
+def _anthropic_model(base_url: str, mark):
+    """ChatAnthropic at the fake server's Messages face; the client's RateLimitError retried by the middleware."""
+    import anthropic
+    from corpusgen.raw_loop_anthropic import ANTHROPIC_MODEL, anthropic_failure
+    from langchain_anthropic import ChatAnthropic
+
+    root = base_url[:-3] if base_url.endswith("/v1") else base_url
+    llm = ChatAnthropic(model=ANTHROPIC_MODEL, base_url=root, api_key="sk-ant-corpus-fake", max_tokens=1024,
+                        temperature=0.2, max_retries=0, default_request_timeout=CLIENT_TIMEOUT_S)
+    llm._client._client.event_hooks["request"].append(mark)  # ground truth only: the span of each request
+    return llm, (anthropic.RateLimitError,), anthropic_failure
+
+
+def _bedrock_model(base_url: str, mark):
+    """ChatBedrockConverse at the fake server's Bedrock face (`endpoint_url`, dummy credentials, botocore's retries
+    off); a ThrottlingException retried by the middleware. Non-streamed (`converse`): the class's default."""
+    from botocore.config import Config
+    from botocore.exceptions import ClientError
+    from corpusgen.raw_loop_bedrock import BEDROCK_MODEL_ID, REGION, bedrock_failure
+    from langchain_aws import ChatBedrockConverse
+
+    root = base_url[:-3] if base_url.endswith("/v1") else base_url
+    config = Config(read_timeout=CLIENT_TIMEOUT_S, connect_timeout=CLIENT_TIMEOUT_S,
+                    retries={"mode": "standard", "total_max_attempts": 1})
+    llm = ChatBedrockConverse(model=BEDROCK_MODEL_ID, region_name=REGION, endpoint_url=root,
+                              aws_access_key_id="AKIACORPUSFAKE000000", aws_secret_access_key="corpus-fake-secret",
+                              max_tokens=1024, temperature=0.2, config=config)
+    llm.client.meta.events.register("before-send.bedrock-runtime", lambda request, **_: mark(request))
+
+    def throttled(exc: Exception) -> bool:
+        return isinstance(exc, ClientError) and (exc.response.get("Error") or {}).get("Code") == "ThrottlingException"
+
+    return llm, throttled, bedrock_failure
 
 
 def run_agent(adapter, scenario: str, base_url: str, truth: Truth) -> None:
-    import anthropic
     from langchain.agents import create_agent
     from langchain.agents.middleware import ModelRetryMiddleware, ToolErrorMiddleware
     from langchain.tools import tool
-    from langchain_anthropic import ChatAnthropic
     from langchain_core.messages import ToolMessage
     from langgraph.graph import START, MessagesState, StateGraph
     from opentelemetry import trace
@@ -143,12 +190,11 @@ def run_agent(adapter, scenario: str, base_url: str, truth: Truth) -> None:
         if span_id:
             request.headers["x-corpus-otel-span"] = span_id
         else:
-            truth.notes.append(f"no single open chat-model run when a request was sent ({request.url.path})")
+            path = getattr(request.url, "path", request.url)
+            truth.notes.append(f"no single open chat-model run when a request was sent ({path})")
 
-    root = base_url[:-3] if base_url.endswith("/v1") else base_url
-    llm = ChatAnthropic(model=ANTHROPIC_MODEL, base_url=root, api_key="sk-ant-corpus-fake", max_tokens=1024,
-                        temperature=0.2, max_retries=0, default_request_timeout=CLIENT_TIMEOUT_S)
-    llm._client._client.event_hooks["request"].append(mark)  # ground truth only: the span of each request
+    make_model = _bedrock_model if adapter.model_provider == "bedrock" else _anthropic_model
+    llm, retry_on, model_failure = make_model(base_url, mark)
 
     def body(name, args):
         """A tool body: the corpus tool run under the tool run's span, with the call id LangChain handed to it."""
@@ -197,7 +243,7 @@ def run_agent(adapter, scenario: str, base_url: str, truth: Truth) -> None:
     def middleware():
         chosen = [ToolErrorMiddleware(lambda exc, request: f"Error: {exc}")]
         if scenario == "model_429":
-            chosen.append(ModelRetryMiddleware(max_retries=1, retry_on=(anthropic.RateLimitError,),
+            chosen.append(ModelRetryMiddleware(max_retries=1, retry_on=retry_on,
                                                on_failure="error", initial_delay=0.0, jitter=False))
         return chosen
 
@@ -246,7 +292,7 @@ def run_agent(adapter, scenario: str, base_url: str, truth: Truth) -> None:
     while e is not None and e not in seen and len(seen) < 10:
         seen.append(e)
         e = e.__cause__ or e.__context__
-    failures = [f for f in map(anthropic_failure, seen) if f]
+    failures = [f for f in map(model_failure, seen) if f]
     if failures:
         truth.terminal_status = failures[0]
     if any(r.get("status") == 429 for r in truth.server_log):

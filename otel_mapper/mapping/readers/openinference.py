@@ -32,6 +32,7 @@ from otel_mapper.mapping.readers.common import clean_name, fill_error, fill_hand
 from otel_mapper.mapping.readers.dspy import dspy_kind, dspy_tool_name, read_react_turn
 from otel_mapper.mapping.readers.genai import fill_genai_facts
 from otel_mapper.mapping.readers.haystack import fill_haystack_call_ids, haystack_kind, read_haystack_results
+from otel_mapper.mapping.readers.langchain_finish import langchain_stop_reason
 from otel_mapper.mapping.readers.langchain_io import fill_langchain_call_ids
 from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, tool_message_call_id
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
@@ -188,7 +189,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
     )
     facts.provider = clean_name(view.str_attr(oi.LLM_PROVIDER)) or clean_name(view.str_attr(oi.LLM_SYSTEM))
     facts.usage = read_usage(view, _USAGE_IN, _USAGE_OUT, _USAGE_CACHED)
-    finish = clean_name(view.str_attr(oi.LLM_FINISH_REASON))
+    finish = clean_name(view.str_attr(oi.LLM_FINISH_REASON)) or langchain_stop_reason(view)
     if finish:
         facts.finish_reasons = (finish,)
     if view.str_attr(oi.OUTPUT_MIME_TYPE) == oi.MIME_JSON:
