@@ -492,6 +492,14 @@ MATRIX.update({
 MATRIX.update({
     "strands-bedrock-stream": ("strands-bedrock", "apps.strands_app", ALL_SCENARIOS),
 })
+# Frameworks BL: the Strands app of strands-agents (its OpenAI provider, `OpenAIModel` with `stream=False`, Strands'
+# default conventions) with OpenInference's Strands span processor (`openinference-instrumentation-strands-agents`
+# 0.1.12: `StrandsAgentsToOpenInferenceProcessor` added to the tracer provider ahead of the export processor, rewriting
+# Strands' own spans into OpenInference attributes as they end); apps/openinference_strands_app.py, an adapter of
+# apps/strands_app.py; NOTES-frameworks-bl.md.
+MATRIX.update({
+    "openinference-strands-agents": ("openinference-strands", "apps.openinference_strands_app", ALL_SCENARIOS),
+})
 # Frameworks BH: LangChain v1's agent (`langchain.agents.create_agent` 1.5, its middleware: ToolErrorMiddleware, and
 # ModelRetryMiddleware in model_429; the handoff two create_agent graphs in a parent StateGraph, a tool returning
 # `Command(graph=Command.PARENT)`) on Anthropic's model through langchain-anthropic's ChatAnthropic (the fake server's

@@ -48,6 +48,7 @@ from otel_mapper.mapping.readers.openinference_gemini_ids import fill_gemini_cal
 from otel_mapper.mapping.readers.openinference_handoffs import read_handoff
 from otel_mapper.mapping.readers.openinference_messages import (
     MAX_TOOLS,
+    MERGED_RESULTS_EVIDENCE,
     FlatMessage,
     calls_of,
     group_messages,
@@ -55,6 +56,7 @@ from otel_mapper.mapping.readers.openinference_messages import (
     merge_call_runs,
     message_digest_of,
     results_of,
+    unanswered_in_answered_turns,
 )
 from otel_mapper.mapping.readers.openinference_response_output import response_output_messages
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
@@ -135,7 +137,10 @@ class OpenInferenceReader:
         if kind is NodeKind.AGENT_INVOCATION and facts.agent_name is None:
             # A root AGENT span that names no agent is a framework's run wrapper (the OpenAI Agents SDK trace span,
             # named after the workflow): its span name is not an agent's.
-            facts.agent_name = facts.graph_node_id or (clean_name(name) if view.parent_span_id is not None else None)
+            # The GenAI agent name comes first (OpenInference's Strands processor keeps Strands' gen_ai.agent.name and
+            # writes one graph.node.id, "strands_agent", for every agent).
+            facts.agent_name = clean_name(view.str_attr(genai.AGENT_NAME)) or facts.graph_node_id or (
+                clean_name(name) if view.parent_span_id is not None else None)
         if kind is NodeKind.MODEL_CALL:
             inputs, outputs = _read_llm(view, facts)
             if view.scope_name == haystack.SCOPE_NAME:
@@ -232,6 +237,10 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
             if message.fields.get(oi.MESSAGE_ROLE) == SYSTEM_ROLE:
                 facts.messages.system_inputs.append(position)
             facts.messages.inputs.append(message_digest_of(message))
+        for call_id in unanswered_in_answered_turns(ordered):
+            if call_id not in facts.consumed_call_ids:
+                facts.consumed_call_ids.append(call_id)
+                facts.consumed_evidence[call_id] = MERGED_RESULTS_EVIDENCE
         after = last_calls[0] if last_calls is not None else -1
         for result_position, result_id, content in results:
             if result_position > after:  # results new to this call (earlier ones were read where they were new)

@@ -17,12 +17,18 @@ from otel_mapper.otlp.anyvalue import Decoded
 from semconv import openinference as oi
 
 __all__ = [
-    "FlatMessage", "calls_of", "group_messages", "id_less_results", "merge_call_runs", "message_digest_of", "results_of",
+    "MERGED_RESULTS_EVIDENCE", "FlatMessage", "calls_of", "group_messages", "id_less_results", "merge_call_runs",
+    "message_digest_of", "results_of", "unanswered_in_answered_turns",
 ]
 
 MAX_INDEX: Final = 10_000
 MAX_TOOLS: Final = 1024
 """Advertised tools a span may list and be read as complete (one more is read, to tell a longer list)."""
+MERGED_RESULTS_EVIDENCE: Final = (
+    "answered with the turn's other calls: a tool message answers one call of the same assistant message and the "
+    "request must answer every call of it"
+)
+"""Evidence of a call read as consumed by :func:`unanswered_in_answered_turns`."""
 _TOOL_CALL_KEY = re.compile(r"^message\.tool_calls\.(\d+)\.(tool_call\.(?:id|function\.name|function\.arguments))$")
 
 
@@ -217,3 +223,28 @@ def id_less_results(ordered: list[FlatMessage]) -> list[tuple[int, int, str]]:
             found.clear()  # a later turn's results: only the last turn's are new to this call
         found.append((position, answered, result_text_digest(content)))
     return found
+
+
+def unanswered_in_answered_turns(ordered: list[FlatMessage]) -> list[str]:
+    """Call ids of an assistant message's calls that no tool message names, where the tool messages right after it name
+    another of its calls: the turn's results were sent (Chat Completions, Anthropic's Messages and Bedrock's Converse
+    reject a request that leaves a call of an assistant message unanswered), recorded in fewer messages than calls.
+    OpenInference's Strands processor (0.1.12) writes one message's several ``toolResult`` blocks as one tool message
+    with the last block's ``toolUseId`` and all their texts. A turn no tool message answers is left as it is."""
+    found: dict[str, None] = {}
+    turn: list[str] = []
+    answered: set[str] = set()
+    for message in (*ordered, None):
+        fields = message.fields if message is not None else {}
+        if message is not None and fields.get(oi.MESSAGE_ROLE) == TOOL_ROLE:
+            call_id = clean_name(fields.get(oi.MESSAGE_TOOL_CALL_ID))
+            answered.update(result_id for result_id, _ in results_of(message))
+            if call_id:
+                answered.add(call_id)
+            continue
+        if turn and not answered.isdisjoint(turn):
+            found.update(dict.fromkeys(call_id for call_id in turn if call_id not in answered))
+        turn, answered = [], set()
+        if message is not None and fields.get(oi.MESSAGE_ROLE) == ASSISTANT_ROLE:
+            turn = [call_id for call in message.calls.values() if (call_id := clean_name(call.get(oi.TOOL_CALL_ID_SUFFIX)))]
+    return list(found)
