@@ -8,7 +8,10 @@ agent spans, the tool's for tool spans, ``Generation`` for the SDK's model step,
 autologging (``mlflow/langchain/langchain_tracer.py``) opens one span per LangChain run, named after the run: ``CHAIN``,
 ``CHAT_MODEL`` / ``LLM``, ``TOOL``, ``RETRIEVER``. Its smolagents autologging (``mlflow/smolagents/autolog.py``)
 patches methods and names each span after the method: ``ToolCallingAgent.run`` (``AGENT``), ``SimpleTool.__call__``
-(``TOOL``), ``<Model>.__call__`` (``CHAT_MODEL``).
+(``TOOL``), ``<Model>.__call__`` (``CHAT_MODEL``). Its DSPy autologging (``mlflow/dspy/callback.py``, a DSPy callback)
+names a module run's span ``<Module class>.forward`` (``AGENT`` for a ReAct, ``LLM`` for a Predict, ``CHAIN`` for
+another module), an LM call's ``LM.__call__`` (``CHAT_MODEL``), an adapter's ``<Adapter class>.format`` / ``.parse``
+(``PARSER``) and a tool's ``Tool.<tool name>`` (``TOOL``; ReAct's own ``finish`` tool gets none).
 """
 
 from __future__ import annotations
@@ -42,6 +45,15 @@ fields (smolagents' ``@tool`` tools hold them on the class: no attribute, the sp
 RETURN_VALUE: Final = "_value"
 """Those autologs record a returned object's ``__dict__``: smolagents' tools return their text as an ``AgentText``
 (a ``str`` subclass keeping it in ``_value``), so a tool span's outputs are ``{"_value": <text>}``."""
+TOOL_INSTANCE_NAME: Final = "name"
+"""The DSPy autolog's tool spans: the tool's ``name`` (beside ``description`` and ``args``) as an attribute."""
+FORMAT_DSPY: Final = "dspy"
+"""``mlflow.message.format`` of the DSPy autolog's LM call: inputs ``{"messages": [{"role", "content"}...]}``, outputs the
+LM's completions, a list of strings (ChatAdapter ``[[ ## field ## ]]`` sections or the JSONAdapter's object)."""
+MODULE_SIGNATURE: Final = "signature"
+"""The DSPy autolog's Predict and ChainOfThought module spans: the module's signature (``question -> answer``)."""
+MODULE_METHOD: Final = "forward"
+"""The method in the DSPy autolog's module span names (``Predict.forward``), whatever was called."""
 TOOL_CALL_ID: Final = "tool_call_id"
 """LangChain tool runs: the id of the model's tool call the run executes (a JSON string)."""
 

@@ -64,7 +64,9 @@ def _mlflow_kind(span, a):
     """MLflow Tracing: `mlflow.spanType` (a JSON-encoded string) on every span. Its Agents SDK processor types the SDK's
     generation span CHAT_MODEL too (`mlflow.message.format` "openai-agent"), around the CHAT_MODEL span of its OpenAI
     client patch (format "openai") that sent the request: the former is no second model call. The SDK's handoff is a
-    CHAIN span named `Handoff` with `{"from_agent": ...}` as its inputs."""
+    CHAIN span named `Handoff` with `{"from_agent": ...}` as its inputs. Its DSPy autolog types a Predict module's run
+    LLM (`Predict.forward`, the module's `signature`, no message format): a workflow step, the model call being the
+    `LM.__call__` CHAT_MODEL span inside it."""
     try:
         kind = json.loads(a["mlflow.spanType"])
         fmt = json.loads(a.get("mlflow.message.format") or "null")
@@ -72,6 +74,8 @@ def _mlflow_kind(span, a):
         return "other"
     if kind == "CHAT_MODEL":
         return "other" if fmt == "openai-agent" else "model_call"
+    if kind == "LLM" and span["name"].endswith(".forward") and "signature" in a and fmt is None:
+        return "workflow_step"
     if kind == "CHAIN" and span["name"] == "Handoff" and "from_agent" in str(a.get("mlflow.spanInputs", "")):
         return "handoff"
     return {"AGENT": "agent_invocation", "TOOL": "tool_execution", "CHAIN": "workflow_step",

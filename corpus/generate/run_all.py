@@ -273,6 +273,12 @@ MATRIX.update({
 MATRIX.update({
     "mlflow-smolagents": ("mlflow-smolagents", "apps.mlflow_smolagents_app", ALL_SCENARIOS),
 })
+# Frameworks BM: DSPy's ReAct traced by MLflow Tracing (`mlflow-tracing`, `mlflow.dspy.autolog()`: its DSPy callback for
+# module, LM, adapter and tool calls; DSPy's native model engine, so no OpenAI or LiteLLM span; MLflow's own OTLP
+# exporter; apps/mlflow_dspy_app.py, the agents of apps/openinference_dspy_app.py; NOTES-frameworks-bm.md).
+MATRIX.update({
+    "mlflow-dspy": ("mlflow-dspy", "apps.mlflow_dspy_app", ALL_SCENARIOS),
+})
 
 # Frameworks AJ: Pydantic AI traced by OpenLIT (`openlit.init` with its Pydantic AI instrumentor (Agent construction and
 # runs, graph iteration and node wrappers) and its OpenAI client instrumentor only; Pydantic AI's own instrumentation

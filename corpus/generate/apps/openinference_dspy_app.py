@@ -179,10 +179,26 @@ def terminal_status(truth: Truth, runner: ToolRunner, exc: BaseException | None)
         truth.terminal_status = "error"
 
 
-def _recorder(truth: Truth, names: dict[int, str], others: set[str]):
+def adapter_layer(others: set[str], hook: str) -> None:
+    """The `<Adapter>.__call__` span an adapter's format runs in, and the `Predict(...).forward` span around it."""
+    from opentelemetry import trace
+
+    if hook != "format":
+        return
+    span = trace.get_current_span()
+    _, span_id = current_ids()
+    parent = getattr(span, "parent", None)
+    if span_id:
+        others.add(span_id)
+    if parent is not None:  # the Predict(...).forward span the adapter runs in
+        others.add(format(parent.span_id, "016x"))
+
+
+def _recorder(truth: Truth, names: dict[int, str], others: set[str], layer=adapter_layer):
+    """``layer(others, hook)`` adds the spans of the adapter's layer, from inside its format / parse callbacks (the
+    instrumentation's spans there differ)."""
     import dspy
     from dspy.utils.callback import BaseCallback
-    from opentelemetry import trace
 
     class Recorder(BaseCallback):
         """Runs inside the instrumentation's span of each module run / adapter call."""
@@ -194,13 +210,10 @@ def _recorder(truth: Truth, names: dict[int, str], others: set[str]):
                 truth.record_workflow(type(instance).__name__)
 
         def on_adapter_format_start(self, call_id, instance, inputs):
-            span = trace.get_current_span()
-            _, span_id = current_ids()
-            parent = getattr(span, "parent", None)
-            if span_id:
-                others.add(span_id)
-            if parent is not None:  # the Predict(...).forward span the adapter runs in
-                others.add(format(parent.span_id, "016x"))
+            layer(others, "format")
+
+        def on_adapter_parse_start(self, call_id, instance, inputs):
+            layer(others, "parse")
 
     return Recorder()
 
@@ -215,7 +228,9 @@ def run_dspy(adapter: OpenInferenceDSPyAdapter, scenario: str, base_url: str, tr
     others: set[str] = set()
     lm = dspy.LM(f"openai/{MODEL}", api_base=base_url, api_key="sk-corpus-fake", cache=False, num_retries=1,
                  timeout=CLIENT_TIMEOUT_S, temperature=0.2)
-    dspy.configure(lm=lm, callbacks=[_recorder(truth, names, others)])
+    # after any callback an instrumentation installed (MLflow's autolog is one), so the recorder runs inside its spans
+    recorder = _recorder(truth, names, others, getattr(adapter, "adapter_layer", adapter_layer))
+    dspy.configure(lm=lm, callbacks=[*dspy.settings.callbacks, recorder])
     dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
 
     def react(name: str, instructions: str, tools: list) -> dspy.ReAct:

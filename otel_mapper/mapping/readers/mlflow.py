@@ -10,7 +10,9 @@ attribute: the run's metadata) is completed from the run's data by :mod:`otel_ma
 (LangGraph's run metadata, agent graph runs, the tool run's call id, langgraph-supervisor's handoff, routing
 exceptions). The autologs that patch a framework's classes (smolagents) name a span ``<Class>.<method>``: an agent
 span's own name is then its ``name`` field, and a tool span names its tool only by its ``function`` fields; a tool
-span that names none gets its name from the proposal it ran (:mod:`otel_mapper.mapping.nameless_tools`).
+span that names none gets its name from the proposal it ran (:mod:`otel_mapper.mapping.nameless_tools`). The DSPy
+autolog's spans (a Predict module's run typed ``LLM``, the ``LM.__call__`` span of message format ``dspy``, tool spans
+naming their tool in ``name``) are read by :mod:`otel_mapper.mapping.readers.mlflow_dspy`.
 
 The Agents SDK's generation span (``mlflow.message.format`` ``openai-agent``: Chat Completions message lists in and
 out, the usage) holds the OpenAI client's call (format ``openai``: the request with its ``messages`` and ``tools``,
@@ -28,6 +30,12 @@ from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.messages import arguments_text, replayed_call_ids, result_text_digest
 from otel_mapper.mapping.readers.common import clean_name, fill_chat_completions, fill_error
 from otel_mapper.mapping.readers.genai import read_tool_definitions
+from otel_mapper.mapping.readers.mlflow_dspy import (
+    completion_messages,
+    dspy_module_kind,
+    dspy_tool_name,
+    read_dspy_lm_call,
+)
 from otel_mapper.mapping.readers.mlflow_langchain import read_langchain_run, run_metadata
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from otel_mapper.model import TokenUsage
@@ -73,8 +81,9 @@ class MLflowReader:
         outputs = view.json_attr(ml.SPAN_OUTPUTS) if ml.SPAN_OUTPUTS in view.attrs else None
         if kind is NodeKind.WORKFLOW_STEP and view.span.name == ml.HANDOFF_SPAN and _has(inputs, ml.HANDOFF_FROM):
             kind = NodeKind.HANDOFF
-        facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
         method_named = _METHOD_NAME.fullmatch(view.span.name) is not None
+        kind = dspy_module_kind(view, kind, method_named)
+        facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
         if kind is NodeKind.AGENT_INVOCATION:
             own = _text(view, ml.INSTANCE_NAME) if method_named else None
             facts.agent_name = clean_name(own or view.span.name)
@@ -86,7 +95,7 @@ class MLflowReader:
                 facts.tool_definitions = tuple(sorted({name for item in tools if (name := clean_name(str(item)))}))
         elif kind is NodeKind.TOOL_EXECUTION:
             # A span named after the patched method names no tool unless the tool's fields say which.
-            facts.tool_name = _tool_field(view) if method_named else clean_name(view.span.name)
+            facts.tool_name = (_tool_field(view) or dspy_tool_name(view)) if method_named else clean_name(view.span.name)
             returned = outputs.get(ml.RETURN_VALUE) if method_named and isinstance(outputs, dict) else None
             if isinstance(returned, str):
                 facts.result_digest = result_text_digest(returned)
@@ -128,6 +137,11 @@ def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs:
         input_messages = _one_text_part(inputs.get("messages")) if isinstance(inputs, dict) else None
         facts.replayed_results = _replayed_results(input_messages)
         output_messages = None
+        if _text(view, ml.MESSAGE_FORMAT) == ml.FORMAT_DSPY:
+            output_messages = completion_messages(outputs)
+            fill_chat_completions(facts, input_messages, output_messages)
+            read_dspy_lm_call(facts, input_messages, output_messages)
+            return
         if isinstance(outputs, dict):
             response_id = outputs.get("id")
             facts.response_id = str(response_id)[:MAX_NAME] if isinstance(response_id, str) else None
