@@ -42,6 +42,7 @@ from corpusgen.truth import Truth  # noqa: E402
 from langchain.tools import ToolRuntime  # noqa: E402  (module level: @tool resolves annotations)
 from langgraph.types import Command  # noqa: E402
 
+from apps.langchain_tools import corpus_tools  # noqa: E402
 from apps.langgraph_app import _current_run_id, _hex, _make_truth_handler, _null  # noqa: E402
 
 os.environ["ANTHROPIC_OPEN_TELEMETRY"] = "false"
@@ -207,38 +208,7 @@ def run_agent(adapter, scenario: str, base_url: str, truth: Truth) -> None:
         with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
             return runner.run(name, args, call_id=call_id)
 
-    @tool
-    def get_weather(city: str) -> str:
-        """Get the current weather for a city."""
-        return body("get_weather", {"city": city})
-
-    @tool
-    def lookup_order(order_id: str) -> str:
-        """Look up an order by its id, e.g. A-1001."""
-        return body("lookup_order", {"order_id": order_id})
-
-    @tool
-    def update_record(record_id: str, field: str, value: str) -> str:
-        """Update one field of a stored record, e.g. record_id order/B-2002."""
-        return body("update_record", {"record_id": record_id, "field": field, "value": value})
-
-    @tool
-    def delete_file(path: str) -> str:
-        """Delete a file from the shared drive."""
-        return body("delete_file", {"path": path})
-
-    @tool
-    def get_file_info(path: str) -> str:
-        """Get metadata of a file on the shared drive."""
-        return body("get_file_info", {"path": path})
-
-    @tool
-    def search_docs(query: str) -> str:
-        """Search the knowledge base."""
-        return body("search_docs", {"query": query})
-
-    registry = {t.name: t for t in (get_weather, lookup_order, update_record, delete_file, get_file_info,
-                                    search_docs)}
+    registry = corpus_tools(body)
 
     def middleware():
         chosen = [ToolErrorMiddleware(lambda exc, request: f"Error: {exc}")]
