@@ -43,7 +43,7 @@ from langchain.tools import ToolRuntime  # noqa: E402  (module level: @tool reso
 from langgraph.types import Command  # noqa: E402
 
 from apps.langchain_tools import corpus_tools  # noqa: E402
-from apps.langgraph_app import _current_run_id, _hex, _make_truth_handler, _null  # noqa: E402
+from apps.langgraph_app import _current_run_id, _hex, _make_truth_handler, _null, label_runs  # noqa: E402
 
 os.environ["ANTHROPIC_OPEN_TELEMETRY"] = "false"
 
@@ -267,50 +267,10 @@ def run_agent(adapter, scenario: str, base_url: str, truth: Truth) -> None:
         truth.terminal_status = failures[0]
     if any(r.get("status") == 429 for r in truth.server_log):
         truth.notes.append("ModelRetryMiddleware re-ran the chat model after HTTP 429 (a new chat-model run)")
-    _label_runs(handler, agent_graphs, handoff_spans, truth)
+    label_runs(handler, agent_graphs, handoff_spans, truth)
     label_wrapper_spans = getattr(adapter, "label_wrapper_spans", None)
     if label_wrapper_spans is not None:  # spans of the instrumentation that are no LangChain run (its own wrappers)
         label_wrapper_spans(handler.runs, truth.kind_counts, truth, (ToolErrorMiddleware, ModelRetryMiddleware))
-
-
-def _label_runs(handler, agent_graphs: dict, handoff_spans: list, truth: Truth) -> None:
-    """Node kinds and agents from LangChain's own run records: an agent invocation is the run of a compiled agent
-    graph (the parent of runs of that graph's nodes), any other chain run a workflow step."""
-    node_names = {name: set(g.nodes) - {"__start__"} for name, g in agent_graphs.items()}
-    graph_runs = set()
-    for rec in handler.runs.values():
-        parent = handler.runs.get(rec["parent"])
-        if parent is not None and parent["type"] == "chain" and rec["name"] in node_names.get(parent["name"], ()) \
-                and rec["metadata"].get("langgraph_node") == rec["name"]:
-            graph_runs.add(parent["run_id"])
-    counts = {"agent_invocation": 0, "workflow_step": 0}
-    other = []
-    for rec in handler.runs.values():
-        if rec["otel"] is None:
-            truth.notes.append(f"run {rec['name']} ({rec['type']}) has no span")
-            continue
-        truth.trace_id = truth.trace_id or rec.get("trace")
-        if rec["type"] == "chain" and rec["run_id"] in graph_runs:
-            counts["agent_invocation"] += 1
-            truth.agents.append({"name": rec["name"], "span_id": rec["otel"]})
-        elif rec["type"] == "chain":
-            counts["workflow_step"] += 1
-            truth.workflows.append({"name": rec["name"], "span_id": rec["otel"]})
-        elif rec["type"] not in ("llm", "tool"):
-            other.append(rec["name"])
-    if other:
-        counts["other"] = len(other)
-        truth.notes.append("runs of no node kind: " + ", ".join(sorted(set(other))))
-    if handoff_spans:
-        # The transfer tool does nothing but hand the run over (a Command to the parent graph): its execution is the
-        # handoff node, as langgraph-supervisor's transfer is in apps/langgraph_app.py.
-        counts["handoff"] = len(handoff_spans)
-        counts["tool_execution"] = len(truth.tools) - len(handoff_spans)
-    truth.kind_counts = counts
-    truth.notes.append("runs: " + ", ".join(f"{r['name']}[{r['type']}]" for r in handler.runs.values()))
-    billing_runs = [a["span_id"] for a in truth.agents if a["name"] == "billing_agent"]
-    for h in handoff_spans:
-        truth.handoffs.append({"from_span": h, "to_span": billing_runs[0] if billing_runs else None})
 
 
 def main() -> int:

@@ -319,9 +319,19 @@ def run_langgraph(adapter: LangGraphAdapter, scenario: str, base_url: str, truth
     if any(r.get("status") == 429 for r in truth.server_log):
         truth.notes.append("LangChain's RunnableRetry re-ran the chat model after HTTP 429 (a new chat-model run)")
 
-    # ---- node kinds and agents from LangChain's own run records ------------------------------------------------
-    # An agent invocation is the run of a compiled agent graph: the run named after the agent whose children are
-    # that graph's node runs (the supervisor graph also wraps each agent in node runs of the same name).
+    label_runs(handler, agent_graphs, handoff_spans, truth)
+    label_wrapper_spans = getattr(adapter, "label_wrapper_spans", None)
+    if label_wrapper_spans is not None:  # spans of the instrumentation that are no LangChain run (its own wrappers)
+        label_wrapper_spans(handler.runs, truth.kind_counts, truth)
+
+
+def label_runs(handler, agent_graphs: dict, handoff_spans: list, truth: Truth) -> None:
+    """Node kinds and agents from LangChain's own run records. An agent invocation is the run of a compiled agent graph:
+    the run named after the agent whose children are that graph's node runs (the supervisor graph also wraps each agent
+    in node runs of the same name); any other chain run is a workflow step. A handoff tool (langgraph-supervisor's
+    transfer, or an app's tool returning a Command to the parent graph) does nothing but hand the run over: its
+    execution is the handoff node, as the Agents SDK's transfer and ADK's transfer_to_agent are; the handoff's target is
+    the billing agent's graph run that follows it."""
     node_names = {name: set(g.nodes) - {"__start__"} for name, g in agent_graphs.items()}
     graph_runs = set()
     for rec in handler.runs.values():
@@ -342,24 +352,16 @@ def run_langgraph(adapter: LangGraphAdapter, scenario: str, base_url: str, truth
         elif rec["type"] == "chain":
             counts["workflow_step"] += 1
             truth.workflows.append({"name": rec["name"], "span_id": rec["otel"]})
-        elif rec["type"] in ("llm", "tool"):
-            continue  # model calls from the server log, tool executions from the tool bodies
-        else:
+        elif rec["type"] not in ("llm", "tool"):  # model calls from the server log, tool executions from the tool bodies
             other.append(rec["name"])
     if other:
         counts["other"] = len(other)
         truth.notes.append("runs of no node kind: " + ", ".join(sorted(set(other))))
     if handoff_spans:
-        # langgraph-supervisor's transfer tool does nothing but hand the run over (a Command to the parent graph): its
-        # execution is the handoff node, as the Agents SDK's transfer and ADK's transfer_to_agent are.
         counts["handoff"] = len(handoff_spans)
         counts["tool_execution"] = len(truth.tools) - len(handoff_spans)
-    label_wrapper_spans = getattr(adapter, "label_wrapper_spans", None)
-    if label_wrapper_spans is not None:  # spans of the instrumentation that are no LangChain run (its own wrappers)
-        label_wrapper_spans(handler.runs, counts, truth)
     truth.kind_counts = counts
     truth.notes.append("runs: " + ", ".join(f"{r['name']}[{r['type']}]" for r in handler.runs.values()))
-    # The handoff's target: the billing agent's graph run (a node of the supervisor graph) that follows the handoff.
     billing_runs = [a["span_id"] for a in truth.agents if a["name"] == "billing_agent"]
     for h in handoff_spans:
         truth.handoffs.append({"from_span": h, "to_span": billing_runs[0] if billing_runs else None})
