@@ -5,7 +5,11 @@ spans before mapping.
 Joining is for analysis only: every log record is forwarded unchanged to the logs exporter whether or not it is
 joined. Records without a trace and span id cannot be joined and are not held. The buffer is bounded in records
 and in age: when full, the oldest traces' records are dropped from the join (counted; the records themselves were
-already forwarded). A record that arrives after its trace was released is counted as late and not held.
+already forwarded). A record that arrives after its trace was released is counted as late and still held: a run
+longer than ``max_run_wait`` goes out in revisions, and an SDK's log batches (1 s by default) usually reach the
+processor before the span batches (5 s) of the same model calls, so the records of a later part of the run arrive
+while it is between revisions; the next revision takes them (a record of a span already analysed matches no span of
+it and is not read), or they expire with the buffer's age bound.
 
 It also remembers which services send logs at all (``service.name`` of records with a trace id), which tells the
 mapper whether a trace without joined logs is missing them (``events_in_logs``) or never had any. The buffer has one
@@ -75,9 +79,8 @@ class LogJoinBuffer:
                     if service:
                         self._remember(service)
                     trace_id = bytes(record.trace_id)
-                    if self._is_released(trace_id) and trace_id not in self._traces:
-                        self.counters.late += 1
-                        continue
+                    if self._is_released(trace_id):
+                        self.counters.late += 1  # between two revisions of its run: held for the next one
                     held = self._traces.get(trace_id)
                     if held is None:
                         held = self._traces[trace_id] = TraceLogs(first_seen=now)

@@ -212,7 +212,8 @@ VOCABULARY: tuple[MetricSpec, ...] = (
           "Log records joined to the span they belong to before mapping.",
           _value(lambda t: t.logs.joined_log_records)),
     _spec("processor.late_log_records", "counter", "{record}",
-          "Log records that arrived after their trace was released.",
+          "Log records that arrived after their trace was released (held for the run's next revision; joined if one "
+          "comes, else expired).",
           _value(lambda t: t.logs.late_log_records)),
     _spec("processor.unjoined_log_records", "counter", "{record}",
           "Log records never joined to a span (no span id, expired or dropped from a full join buffer).",
