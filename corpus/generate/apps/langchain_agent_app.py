@@ -43,7 +43,7 @@ from langchain.tools import ToolRuntime  # noqa: E402  (module level: @tool reso
 from langgraph.types import Command  # noqa: E402
 
 from apps.langchain_tools import corpus_tools  # noqa: E402
-from apps.langgraph_app import _current_run_id, _hex, _make_truth_handler, _null, label_runs  # noqa: E402
+from apps.langgraph_app import _current_run_id, _hex, _make_truth_handler, _null, label_runs, tool_body  # noqa: E402
 
 os.environ["ANTHROPIC_OPEN_TELEMETRY"] = "false"
 
@@ -197,18 +197,7 @@ def run_agent(adapter, scenario: str, base_url: str, truth: Truth) -> None:
     make_model = _bedrock_model if adapter.model_provider == "bedrock" else _anthropic_model
     llm, retry_on, model_failure = make_model(base_url, mark)
 
-    def body(name, args):
-        """A tool body: the corpus tool run under the tool run's span, with the call id LangChain handed to it."""
-        run_id = _current_run_id()
-        call_id = handler.tool_call_ids.get(run_id)
-        span = span_of(run_id) if run_id else None
-        if span is None:
-            truth.notes.append(f"tool {name}: no span for its run")
-            return runner.run(name, args, call_id=call_id)
-        with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
-            return runner.run(name, args, call_id=call_id)
-
-    registry = corpus_tools(body)
+    registry = corpus_tools(tool_body(handler, span_of, runner, truth))
 
     def middleware():
         chosen = [ToolErrorMiddleware(lambda exc, request: f"Error: {exc}")]

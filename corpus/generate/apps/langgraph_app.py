@@ -84,6 +84,25 @@ def _current_run_id():
     return None
 
 
+def tool_body(handler, span_of, runner, truth: Truth):
+    """A tool body for :func:`apps.langchain_tools.corpus_tools`: the corpus tool run under the tool run's span (made
+    current only here, so that the ToolRunner records that span), with the tool-call id LangChain handed to the run's
+    callbacks."""
+    from opentelemetry import trace
+
+    def body(name, args):
+        run_id = _current_run_id()
+        call_id = handler.tool_call_ids.get(run_id)
+        span = span_of(run_id) if run_id else None
+        if span is None:
+            truth.notes.append(f"tool {name}: no span for its run")
+            return runner.run(name, args, call_id=call_id)
+        with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
+            return runner.run(name, args, call_id=call_id)
+
+    return body
+
+
 def _make_truth_handler(_span_of):
     from langchain_core.callbacks import BaseCallbackHandler
 
@@ -232,19 +251,7 @@ def run_langgraph(adapter: LangGraphAdapter, scenario: str, base_url: str, truth
         http_client=http_client,
     )
 
-    def body(name, args):
-        """A tool body: run the corpus tool under the tool run's span (made current only here, so that
-        the ToolRunner records that span), with the tool-call id LangChain handed to the run's callbacks."""
-        run_id = _current_run_id()
-        call_id = handler.tool_call_ids.get(run_id)
-        span = _span_of(run_id) if run_id else None
-        if span is None:
-            truth.notes.append(f"tool {name}: no span for its run")
-            return runner.run(name, args, call_id=call_id)
-        with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
-            return runner.run(name, args, call_id=call_id)
-
-    registry = corpus_tools(body)
+    registry = corpus_tools(tool_body(handler, _span_of, runner, truth))
     handoff_spans: list = []
 
     def model_for(tools):
