@@ -16,6 +16,7 @@ position, same ids). Copies are bounded (records per span, text per value).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Final
@@ -156,9 +157,17 @@ def mapping_envelopes(
 
 def records_by_trace(requests: Iterable[ExportLogsServiceRequest]) -> dict[bytes, dict[bytes, list[LogRecord]]]:
     """The log records of ``requests`` that name a span, by trace id and span id, in arrival order (what the
-    service's log join holds, read from files); records without a span id cannot be joined and are left out."""
+    service's log join holds, read from files); records without a span id cannot be joined and are left out.
+
+    A request read twice (the same export kept as OTLP/JSON and as protobuf, or a retried export written again) is
+    read once: its records would otherwise be joined twice and repeat every message they carry."""
     joined: dict[bytes, dict[bytes, list[LogRecord]]] = {}
+    seen: set[bytes] = set()
     for request in requests:
+        digest = hashlib.blake2b(request.SerializeToString(deterministic=True), digest_size=16).digest()
+        if digest in seen:
+            continue
+        seen.add(digest)
         for resource_logs in request.resource_logs:
             for scope_logs in resource_logs.scope_logs:
                 for record in scope_logs.log_records:

@@ -5,13 +5,15 @@ One reader for every command that takes ``INPUT...`` (``map`` and the commands t
 - a file is OTLP/JSON (one ``ExportTraceServiceRequest`` per line or per file) or a binary protobuf request,
   detected from its content; a named file that does not decode, or decodes to no span, is refused;
 - a directory is searched recursively for ``*.json``, ``*.jsonl`` and ``*.pb`` files, in name order; files in it that
-  hold no OTLP spans (a ``labels.json``, the ``bundle.json`` and ``ledger.json`` that ``map`` writes) are passed over,
-  and counted, but a directory that yields no span at all is refused;
+  hold OTLP log records instead of spans (a Collector file exporter's logs file, the corpus's ``logs.otlp.json``) are
+  read as logs (:attr:`Inputs.logs`), files that hold neither (a ``labels.json``, the ``bundle.json`` and
+  ``ledger.json`` that ``map`` writes) are passed over, and counted, but a directory that yields no span at all is
+  refused;
 - ``-`` reads standard input (once).
 
 Wrong input is refused, never skipped into "wrote 0 trajectories": :class:`InputError` names the input and says why.
 
-``map --logs FILE...`` also reads OTLP logs files (:func:`read_log_inputs`): OTLP/JSON (one
+``map --logs FILE...`` also reads OTLP logs files named one by one (:func:`read_log_inputs`): OTLP/JSON (one
 ``ExportLogsServiceRequest`` per line or per file) or a binary request; their records are joined to their spans as
 ``serve`` joins them.
 """
@@ -56,7 +58,11 @@ class InputFile:
 class Inputs:
     files: list[InputFile] = field(default_factory=list)
     passed_over: list[str] = field(default_factory=list)
-    """Files found under a directory that hold no OTLP span (with the reason), in the order met."""
+    """Files found under a directory that hold neither OTLP spans nor log records (with the reason), in the order met."""
+    logs: list[ExportLogsServiceRequest] = field(default_factory=list)
+    """The OTLP logs requests of files found under a directory, in the order met."""
+    log_files: list[str] = field(default_factory=list)
+    """The files :attr:`logs` came from."""
 
     @property
     def requests(self) -> Iterator[ExportTraceServiceRequest]:
@@ -123,10 +129,17 @@ def read_inputs(
         if path.is_dir():
             found = 0
             for file in _files_under(path):
+                data = b""
                 try:
-                    item = _decode(str(file), _read_bounded(file))
+                    data = _read_bounded(file)
+                    item = _decode(str(file), data)
                 except (InputError, OSError) as exc:
-                    result.passed_over.append(str(exc))
+                    logs = _log_requests_in(str(file), data)
+                    if logs:
+                        result.logs.extend(logs)
+                        result.log_files.append(str(file))
+                    else:
+                        result.passed_over.append(str(exc))
                     continue
                 result.files.append(item)
                 found += item.spans
@@ -158,6 +171,21 @@ def _decode_logs(name: str, data: bytes) -> list[ExportLogsServiceRequest]:
         raise InputError(f"{name}: neither OTLP/JSON logs nor a binary ExportLogsServiceRequest ({exc})") from None
 
 
+def _record_count(requests: Sequence[ExportLogsServiceRequest]) -> int:
+    return sum(len(scope.log_records) for request in requests for item in request.resource_logs for scope in item.scope_logs)
+
+
+def _log_requests_in(name: str, data: bytes) -> list[ExportLogsServiceRequest]:
+    """The logs requests of a file found under a directory that held no span; none if it holds no log record."""
+    if not data.strip():
+        return []
+    try:
+        requests = _decode_logs(name, data)
+    except InputError:
+        return []
+    return requests if _record_count(requests) else []
+
+
 def read_log_inputs(paths: Sequence[str | Path]) -> list[ExportLogsServiceRequest]:
     """Every OTLP logs request of ``paths`` (files); raises :class:`InputError` on a file that cannot be read, does not
     decode, or holds no log record."""
@@ -170,8 +198,7 @@ def read_log_inputs(paths: Sequence[str | Path]) -> list[ExportLogsServiceReques
             decoded = _decode_logs(str(given), _read_bounded(path))
         except OSError as exc:
             raise InputError(f"{given}: cannot be read ({exc.strerror or exc})") from None
-        records = sum(len(scope.log_records) for request in decoded for item in request.resource_logs for scope in item.scope_logs)
-        if not records:
+        if not _record_count(decoded):
             raise InputError(
                 f"{given}: holds no OTLP log record (expected resourceLogs[].scopeLogs[].logRecords[] in OTLP/JSON, or a "
                 "binary ExportLogsServiceRequest)"

@@ -189,12 +189,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             config = _load(args.config)
             try:
                 inputs = read_inputs(args.inputs)
-                logs = records_by_trace(read_log_inputs(args.logs))
+                logs = records_by_trace([*inputs.logs, *read_log_inputs(args.logs)])
             except InputError as exc:
                 print(f"otel-trajectory map: {exc}", file=sys.stderr)
                 return 2
             for note in inputs.passed_over:
                 logger.info("passed over %s", note)
+            for name in inputs.log_files:
+                logger.info("read log records from %s", name)
             output_dir = args.output_dir or Path(config.output_dir)
             results = map_files(inputs.requests, config, output_dir, pretty=args.pretty, logs=logs)
             print(format_table(row_of(item) for item in results))

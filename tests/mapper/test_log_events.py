@@ -164,3 +164,22 @@ def test_records_are_grouped_by_trace_and_span_in_arrival_order() -> None:
         b"t" * 16: {b"a" * 8: ["gen_ai.user.message", "gen_ai.choice"], b"b" * 8: ["gen_ai.choice"]},
         b"u" * 16: {b"a" * 8: ["other trace"]},
     }
+
+
+def test_a_request_read_twice_gives_its_records_once_but_equal_records_of_two_requests_stay() -> None:
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+
+    from otel_mapper.mapping.log_events import records_by_trace
+
+    def request_of(*names: str) -> ExportLogsServiceRequest:
+        request = ExportLogsServiceRequest()
+        request.resource_logs.add().scope_logs.add().log_records.extend(
+            LogRecord(trace_id=b"t" * 16, span_id=b"a" * 8, event_name=name, body=_s("Paris")) for name in names
+        )
+        return request
+
+    first = request_of("gen_ai.user.message")
+    again = ExportLogsServiceRequest.FromString(first.SerializeToString())  # the same export, read from its other file
+    later = request_of("gen_ai.user.message", "gen_ai.user.message")  # the user said it twice more
+    joined = records_by_trace([first, again, later])
+    assert [item.event_name for item in joined[b"t" * 16][b"a" * 8]] == ["gen_ai.user.message"] * 3

@@ -106,6 +106,29 @@ def test_map_joins_the_log_records_named_with_logs(tmp_path: Path, capsys: pytes
         assert " fail " in row and "tool_loop" in row
 
 
+def test_a_directory_joins_the_log_records_found_in_it_once(tmp_path: Path) -> None:
+    # A directory of exports (a Collector's file exporter, a corpus scenario) holds traces and logs side by side: its
+    # log records are joined as --logs joins them, and the same export kept as JSON and as protobuf is read once.
+    scenario = CORPUS / "botocore-bedrock-logs" / "tool_loop"
+    if not (scenario / "logs.otlp.json").exists():
+        pytest.skip("corpus traces not present")
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    for name in ("trace.otlp.json", "logs.otlp.json", "logs-1.pb"):
+        (exports / name).write_bytes((scenario / name).read_bytes())
+
+    inputs = read_inputs([exports])
+    assert sorted(Path(name).name for name in inputs.log_files) == ["logs-1.pb", "logs.otlp.json"]
+    assert inputs.passed_over == []
+    assert main(["map", str(exports), "--output-dir", str(tmp_path / "dir")]) == 0
+    named = ["map", str(scenario / "trace.otlp.json"), "--logs", str(scenario / "logs.otlp.json")]
+    assert main([*named, "--output-dir", str(tmp_path / "named")]) == 0
+
+    (from_dir,) = (tmp_path / "dir").glob("*/bundle.json")
+    (from_named,) = (tmp_path / "named").glob("*/bundle.json")
+    assert from_dir.read_bytes() == from_named.read_bytes()
+
+
 @pytest.mark.parametrize("name", ["labels.json", "request-1.pb", "missing.json"])
 def test_a_logs_file_without_log_records_is_refused_naming_it(tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
     scenario = CORPUS / "botocore-bedrock-logs" / "tool_loop"
