@@ -341,7 +341,7 @@ class TrajectoryService:
         joined = self._log_join.counters
         self.telemetry.logs.joined_log_records = joined.joined
         self.telemetry.logs.late_log_records = joined.late
-        self.telemetry.logs.unjoined_log_records = joined.expired + joined.dropped_full + joined.without_span
+        self.telemetry.logs.unjoined_log_records = joined.expired + joined.dropped_full + joined.without_span + joined.duplicate
         return self.telemetry
 
     async def shutdown(self, deadline: float = 10.0) -> None:

@@ -11,6 +11,11 @@ processor before the span batches (5 s) of the same model calls, so the records 
 while it is between revisions; the next revision takes them (a record of a span already analysed matches no span of
 it and is not read), or they expire with the buffer's age bound.
 
+A request received again byte for byte (an exporter that retried after its deadline passed while the first attempt
+was still being handled, as under overload) is joined once: its records would repeat every message they carry. The
+digests of the last ``MAX_REQUESTS_REMEMBERED`` requests are kept for this; the records are still forwarded twice,
+as a Collector would.
+
 It also remembers which services send logs at all (``service.name`` of records with a trace id), which tells the
 mapper whether a trace without joined logs is missing them (``events_in_logs``) or never had any. The buffer has one
 owner (the service's event loop) and takes time from an injected clock.
@@ -18,6 +23,7 @@ owner (the service's event loop) and takes time from an injected clock.
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -29,6 +35,8 @@ from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 __all__ = ["JoinCounters", "LogJoinBuffer", "TraceLogs"]
 
 MAX_SERVICES_REMEMBERED = 10_000
+MAX_REQUESTS_REMEMBERED = 65_536
+"""Digests of recent logs requests kept to join a retried one once (about 7 MiB at the most)."""
 
 
 @dataclass(slots=True)
@@ -48,6 +56,8 @@ class JoinCounters:
     expired: int = 0
     late: int = 0
     without_span: int = 0
+    duplicate: int = 0
+    """Records of a request received again byte for byte, not joined a second time."""
 
 
 class LogJoinBuffer:
@@ -65,9 +75,15 @@ class LogJoinBuffer:
         self._is_released = is_released
         self._traces: OrderedDict[bytes, TraceLogs] = OrderedDict()
         self._services: OrderedDict[str, None] = OrderedDict()
+        self._recent_requests: OrderedDict[bytes, None] = OrderedDict()
         self.counters = JoinCounters()
 
-    def add(self, request: ExportLogsServiceRequest) -> None:
+    def add(self, request: ExportLogsServiceRequest, body: bytes | None = None) -> None:
+        """Hold the records of ``request`` that name a span; ``body``, the request as received, tells a retried
+        request from a new one."""
+        if body is not None and self._seen_before(body):
+            self.counters.duplicate += sum(len(scope.log_records) for item in request.resource_logs for scope in item.scope_logs)
+            return
         now = self._clock()
         for resource_logs in request.resource_logs:
             service = _service_name(resource_logs.resource.attributes)
@@ -117,6 +133,15 @@ class LogJoinBuffer:
             _, held = self._traces.popitem(last=False)
             self.counters.held -= held.count
             self.counters.dropped_full += held.count
+
+    def _seen_before(self, body: bytes) -> bool:
+        digest = hashlib.blake2b(body, digest_size=16).digest()
+        if digest in self._recent_requests:
+            return True
+        self._recent_requests[digest] = None
+        if len(self._recent_requests) > MAX_REQUESTS_REMEMBERED:
+            self._recent_requests.popitem(last=False)
+        return False
 
     def _remember(self, service: str) -> None:
         if service in self._services:

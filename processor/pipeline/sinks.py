@@ -102,5 +102,5 @@ class PipelineSinks:
             logs.check_export_room()
             origin = await logs.spool_request(body, 1)
             logs.exporter.enqueue(OutboundRequest(body, log_record_count(request), (origin,)))
-        self._log_join.add(request)
+        self._log_join.add(request, body)
         return LogsOutcome()

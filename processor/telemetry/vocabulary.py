@@ -216,7 +216,8 @@ VOCABULARY: tuple[MetricSpec, ...] = (
           "comes, else expired).",
           _value(lambda t: t.logs.late_log_records)),
     _spec("processor.unjoined_log_records", "counter", "{record}",
-          "Log records never joined to a span (no span id, expired or dropped from a full join buffer).",
+          "Log records never joined to a span (no span id, expired, dropped from a full join buffer, or "
+          "received again in a retried request).",
           _value(lambda t: t.logs.unjoined_log_records)),
     # --- detectors ---
     _spec("detector.time", "counter", "s",

@@ -63,6 +63,57 @@ def test_records_of_a_run_that_never_comes_back_expire() -> None:
     assert join.counters.expired == 1 and join.counters.held == 0
 
 
+def test_a_request_received_again_byte_for_byte_is_joined_once() -> None:
+    now, released = [0.0], set()
+    join = _buffer(now, released)
+    retried = _request("gen_ai.user.message", "gen_ai.choice")
+    body = retried.SerializeToString()
+
+    join.add(retried, body)
+    join.add(ExportLogsServiceRequest.FromString(body), body)  # the exporter's retry: the same bytes again
+    also = _request("gen_ai.user.message", "gen_ai.choice")  # the same records in a request of their own
+    also.resource_logs[0].resource.attributes.add(key="host.name").value.string_value = "h"
+    join.add(also, also.SerializeToString())
+
+    held = join.take(RUN)
+    assert held is not None and len(held.by_span[SPAN]) == 4
+    assert join.counters.duplicate == 2 and join.counters.joined == 4
+
+
+def test_serve_joins_a_retried_logs_request_once(tmp_path: Path) -> None:
+    chat = span(2, "chat m", trace_id=RUN, attrs={"gen_ai.operation.name": "chat"})
+    records = _request()
+    for number, name in enumerate(("gen_ai.user.message", "gen_ai.choice")):
+        records.resource_logs[0].scope_logs[0].log_records.add(trace_id=RUN, span_id=(2).to_bytes(8, "big"),
+                                                              event_name=name, time_unix_nano=number + 1)
+
+    async def scenario() -> tuple[int, int]:
+        sink = CaptureSink()
+        sink_port = await sink.start()
+        service = TrajectoryService(Config(
+            listen="127.0.0.1:0", http_listen=None, output_dir=str(tmp_path), decision_wait=0.2,
+            export=ExportConfig(endpoint=f"127.0.0.1:{sink_port}"),
+        ))
+        port = await service.start()
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+                                             request_serializer=None, response_deserializer=ExportTraceServiceResponse.FromString)
+                export_logs = channel.unary_unary("/opentelemetry.proto.collector.logs.v1.LogsService/Export",
+                                                  request_serializer=None, response_deserializer=ExportLogsServiceResponse.FromString)
+                for _attempt in range(2):
+                    await export_logs(records.SerializeToString(), timeout=10)
+                await export(request([chat], service="agent").SerializeToString(), timeout=10)
+                assert await sink.wait_for_spans(1, timeout=30)
+            await service.flush()
+            return service._log_join.counters.joined, service._log_join.counters.duplicate
+        finally:
+            await service.shutdown()
+            await sink.stop()
+
+    assert asyncio.run(scenario()) == (2, 2)
+
+
 @pytest.mark.slow
 def test_serve_reads_the_records_a_long_run_sends_between_two_revisions(tmp_path: Path) -> None:
     # Revision 1 (a model call and its tool run, the run's root not ended) is released by max_run_wait; the later
