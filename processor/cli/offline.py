@@ -6,7 +6,7 @@ as ``serve`` joins the records it receives."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -22,7 +22,7 @@ from processor.pipeline.artifacts import ArtifactWriter
 from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
 from processor.pipeline.file_exporter import write_spans
 
-__all__ = ["group_by_trace", "map_files", "read_envelopes"]
+__all__ = ["analyse_requests", "group_by_trace", "map_files", "read_envelopes"]
 
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
@@ -45,6 +45,24 @@ def group_by_trace(envelopes: Iterable[SpanEnvelope]) -> dict[bytes, list[SpanEn
     return dict(sorted(groups.items()))
 
 
+def analyse_requests(
+    requests: Iterable[ExportTraceServiceRequest],
+    config: Config,
+    *,
+    logs: Mapping[bytes, dict[bytes, list[LogRecord]]] | None = None,
+) -> Iterator[AnalysedTrace]:
+    """Every trace of ``requests`` analysed as ``serve`` analyses a released trace, in trace id order; ``logs``: log
+    records by trace and span id, joined to their spans."""
+    envelopes, _ = read_envelopes(requests)
+    analyser = Analyser(DetectorChain(load_detectors(config.detectors), config.detectors), prices=config.pricing or None)
+    for trace_id, group in group_by_trace(envelopes).items():
+        released = ReleasedTrace(
+            trace_id=trace_id, spans=hold_envelopes(group), revision=1, reason=ReleaseReason.DECISION_WAIT,
+            logs=(logs or {}).get(trace_id),
+        )
+        yield analyser.analyse(released)
+
+
 def map_files(
     requests: Iterable[ExportTraceServiceRequest],
     config: Config,
@@ -55,21 +73,15 @@ def map_files(
 ) -> list[AnalysedTrace]:
     """Analyse every trace of ``requests`` (see :mod:`processor.cli.inputs` for reading them) into ``output_dir``;
     ``pretty`` indents bundle and ledger JSON; ``logs``: log records by trace and span id, joined to their spans."""
-    envelopes, _ = read_envelopes(requests)
-    analyser = Analyser(DetectorChain(load_detectors(config.detectors), config.detectors), prices=config.pricing or None)
     writer = ArtifactWriter(output_dir, bundle_options(config), pretty=pretty)
     results: list[AnalysedTrace] = []
-    for trace_id, group in group_by_trace(envelopes).items():
-        released = ReleasedTrace(
-            trace_id=trace_id, spans=hold_envelopes(group), revision=1, reason=ReleaseReason.DECISION_WAIT,
-            logs=(logs or {}).get(trace_id),
-        )
-        analysed = analyser.analyse(released)
+    for analysed in analyse_requests(requests, config, logs=logs):
         if analysed.trajectory is not None and analysed.diagnosis is not None:
             writer.write(analysed.trajectory, analysed.diagnosis)
-        spans_path = output_dir / trace_id.hex() / "spans.otlp.json"
+        trace_hex = analysed.released.trace_id.hex()
+        spans_path = output_dir / trace_hex / "spans.otlp.json"
         if spans_path.exists():
             spans_path.unlink()  # offline mapping is a fresh run: replace, don't append
-        write_spans(output_dir, trace_id.hex(), build_requests(analysed.envelopes, MAX_REQUEST_BYTES))
+        write_spans(output_dir, trace_hex, build_requests(analysed.envelopes, MAX_REQUEST_BYTES))
         results.append(analysed)
     return results

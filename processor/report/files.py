@@ -16,14 +16,9 @@ from typing import Final
 import orjson
 
 from otel_mapper.bundle.writer import BundleOptions, build_bundle
-from otel_mapper.otlp.held import hold_envelopes
 from otel_mapper.validate.consumer import MAX_BUNDLE_BYTES
 from processor.cli.inputs import STDIN
 from processor.config import Config
-from processor.detectors.chain import DetectorChain
-from processor.detectors.registry import load_detectors
-from processor.pipeline.analysis import Analyser
-from processor.pipeline.assembler import ReleasedTrace, ReleaseReason
 
 __all__ = ["MAX_TRACE_DIRECTORIES", "ReportInputError", "bundles_from_inputs", "newest_bundle", "read_bundle"]
 
@@ -101,8 +96,9 @@ def _from_directory(path: Path) -> list[dict[str, object]]:
 
 
 def _from_otlp(paths: list[Path], config: Config) -> list[dict[str, object]]:
+    from otel_mapper.mapping.log_events import records_by_trace
     from processor.cli.inputs import InputError, read_inputs
-    from processor.cli.offline import group_by_trace, read_envelopes
+    from processor.cli.offline import analyse_requests
 
     try:
         inputs = read_inputs(paths)
@@ -111,16 +107,11 @@ def _from_otlp(paths: list[Path], config: Config) -> list[dict[str, object]]:
         if any(path.is_dir() and message.startswith(f"{path}:") for path in paths):
             message += "; nor a bundle.json: name OTLP files, or run `otel-trajectory map` first"
         raise ReportInputError(message) from None
-    envelopes, _ = read_envelopes(inputs.requests)
-    analyser = Analyser(DetectorChain(load_detectors(config.detectors), config.detectors))
     options = BundleOptions(content_mode=config.content_mode)
     bundles: list[dict[str, object]] = []
-    for trace_id, group in group_by_trace(envelopes).items():
-        released = ReleasedTrace(trace_id=trace_id, spans=hold_envelopes(group), revision=1,
-                                 reason=ReleaseReason.DECISION_WAIT)
-        analysed = analyser.analyse(released)
+    for analysed in analyse_requests(inputs.requests, config, logs=records_by_trace(inputs.logs)):
         if analysed.trajectory is None or analysed.diagnosis is None:
-            logger.warning("trace %s could not be analysed: %s", trace_id.hex(), analysed.error)
+            logger.warning("trace %s could not be analysed: %s", analysed.released.trace_id.hex(), analysed.error)
             continue
         bundles.append(build_bundle(analysed.trajectory, analysed.diagnosis, options))
     return bundles

@@ -145,3 +145,21 @@ def test_report_refuses_input_without_a_span_naming_it(tmp_path: Path, capsys: p
     assert codes == [2, 2] and not (tmp_path / "x.html").exists()
     assert f"{hello}: holds no OTLP span" in err
     assert f"{folder}: no file under this directory holds an OTLP span" in err and "nor a bundle.json" in err
+
+
+def test_report_joins_the_log_records_of_a_directory_as_map_does(tmp_path: Path) -> None:
+    scenario = Path(__file__).resolve().parents[2] / "corpus" / "traces" / "botocore-bedrock-logs" / "tool_loop"
+    if not (scenario / "logs.otlp.json").exists():
+        pytest.skip("corpus traces not present")
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    for name in ("trace.otlp.json", "logs.otlp.json"):
+        shutil.copy(scenario / name, folder / name)
+    _map([folder], tmp_path / "out")
+    (bundle,) = (tmp_path / "out").glob("*/bundle.json")
+    expected = Counter(node["node_id"] for node in json.loads(bundle.read_text())["nodes"])
+
+    assert main(["report", str(folder), "--output", str(tmp_path / "folder.html")]) == 0
+
+    assert _node_ids(tmp_path / "folder.html") == expected
+    assert sum(expected.values()) > 5  # the records add the conversation's messages and calls to the run's spans
