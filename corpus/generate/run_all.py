@@ -532,6 +532,15 @@ MATRIX.update({
 MATRIX.update({
     "openinference-langchain-bedrock": ("langchain-bedrock", "apps.langchain_agent_app", ALL_SCENARIOS),
 })
+# Frameworks BQ: the app of Frameworks BK with its MCP server a process of its own, started by the client over stdio
+# (`mcp.client.stdio.stdio_client` with `StdioServerParameters`), as most MCP servers are run; the server process
+# initializes OpenLLMetry too and exports to the same capture server (the instrumentation's stdio stream wrappers carry
+# the context in `_meta` and open a `ResponseStreamWriter` span per message written on each side); the tool records come
+# back in a file the app reads after the process exits. Same venv as traceloop-mcp; apps/traceloop_mcp_app.py
+# (`--lib traceloop-mcp-stdio`), NOTES-frameworks-bq.md.
+MATRIX.update({
+    "traceloop-mcp-stdio": ("traceloop-mcp", "apps.traceloop_mcp_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -22,18 +22,36 @@ Ground truth, never read back from the exported trace:
   name, arguments and outcome under the same id.
 The server applies the policy of mcp-native-genai: ``delete_*`` answers a denial (not an error); a tool that raises and
 an unknown tool become FastMCP's ``isError`` results (``Error executing tool ...``, ``Unknown tool: ...``).
+
+``--lib traceloop-mcp-stdio`` runs the same loop with the server a process of its own, started by the client over stdio
+(``mcp.client.stdio.stdio_client`` with ``StdioServerParameters``: this module with ``--serve``), as MCP servers are
+usually run. The server process calls ``Traceloop.init`` too (the MCP instrumentation alone; its console banner sent to
+stderr, since stdout is the MCP channel) and exports to the same capture server. On both sides the instrumentation
+wraps the stdio streams: the client's writer opens a ``ResponseStreamWriter`` span around each message it writes and
+puts that span's ``traceparent`` in a request's ``_meta``; the server's reader attaches the context it carries, so the
+server's handler, and the ``ResponseStreamWriter`` span its writer opens around the answer, join the client's trace.
+Ground truth is taken as in process: the client notes the span current when each ``tools/call`` is written (the
+``.tool`` span), the server's wrapped handler writes each call's record to a JSON-lines file the app reads when the
+process has exited; the ``ResponseStreamWriter`` spans of the run's calls are counted as ``other`` nodes (two a call).
 """
 from __future__ import annotations
 
+import argparse
+import asyncio
+import contextlib
+import json
 import os
+import shutil
 import sys
+import tempfile
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+HERE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(HERE))
 
 from corpusgen import tools as T  # noqa: E402
-from corpusgen.harness import app_main  # noqa: E402
+from corpusgen.harness import adapters_main  # noqa: E402
 from corpusgen.truth import Truth, current_ids  # noqa: E402
 
 from apps.mcp_app import CALL_ID_META, run_mcp  # noqa: E402
@@ -80,6 +98,53 @@ def _denied_delete_file(path: str) -> str:
     return T.denial("delete_file")  # the server's policy: delete_* is never executed
 
 
+def traceloop_init(app_name: str, endpoint: str, with_openai: bool) -> None:
+    """``Traceloop.init`` with the corpus OTLP exporter: its MCP instrumentation, and its OpenAI one in the app."""
+    os.environ.update(TRACELOOP_TELEMETRY="false", TRACELOOP_METRICS_ENABLED="false",
+                      TRACELOOP_LOGGING_ENABLED="false", TRACELOOP_TRACE_CONTENT="true")
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+    from traceloop.sdk import Traceloop
+    from traceloop.sdk.instruments import Instruments
+    instruments = {Instruments.OPENAI, Instruments.MCP} if with_openai else {Instruments.MCP}
+    Traceloop.init(app_name=app_name, api_endpoint="http://127.0.0.1:9",
+                   exporter=OTLPSpanExporter(endpoint=endpoint, insecure=True), disable_batch=False,
+                   telemetry_enabled=False, instruments=instruments,
+                   resource_attributes={"deployment.environment.name": "corpus"})
+
+
+def support_server(truth: Truth, offered: set[str], sent: dict[str, str | None]):
+    """The support tools of mcp-native-genai on a FastMCP server, its ``tools/call`` handler recording each call (the
+    span: the one ``sent`` noted for its call id, else the span current in the handler)."""
+    from mcp import types
+    from mcp.server.fastmcp import FastMCP
+
+    server = FastMCP(name="support-tools", instructions="Order, weather, file and knowledge-base tools.")
+    registered = {name for name in T.FUNCTIONS if name in offered}
+    for name in (n for n in T.FUNCTIONS if n in registered):  # mcp-native-genai's order
+        fn = _denied_delete_file if name == "delete_file" else T.FUNCTIONS[name]
+        server.tool(name=name, description=T.DESCRIPTIONS[name])(fn)
+    lowlevel = server._mcp_server
+    handle = lowlevel.request_handlers[types.CallToolRequest]
+
+    async def recording(req):
+        result = await handle(req)
+        name, args = req.params.name, req.params.arguments or {}
+        call_id = _call_id(req.params.meta)
+        if name not in registered:
+            status = "unknown_tool"
+        elif result.root.isError:
+            status = "error"
+        elif T.is_forbidden(name):
+            status = "denied"
+        else:
+            status = "ok"
+        truth.record_tool(call_id, name, status, span_id=sent.get(call_id), args=args)
+        return result
+
+    lowlevel.request_handlers[types.CallToolRequest] = recording
+    return server
+
+
 class TraceloopMcpAdapter(TraceloopAdapter):
     """traceloop-sdk decorators + OpenLLMetry's OpenAI and MCP instrumentations, mcp 1.30.0 in process."""
     library = "traceloop-mcp"
@@ -90,47 +155,11 @@ class TraceloopMcpAdapter(TraceloopAdapter):
         self.sent: dict[str, str | None] = {}  # call id -> the span current when its tools/call was sent
 
     def setup(self, endpoint):
-        os.environ.update(TRACELOOP_TELEMETRY="false", TRACELOOP_METRICS_ENABLED="false",
-                          TRACELOOP_LOGGING_ENABLED="false", TRACELOOP_TRACE_CONTENT="true")
-        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
-        from traceloop.sdk import Traceloop
-        from traceloop.sdk.instruments import Instruments
-        Traceloop.init(app_name=f"corpus-{self.library}", api_endpoint="http://127.0.0.1:9",
-                       exporter=OTLPSpanExporter(endpoint=endpoint, insecure=True), disable_batch=False,
-                       telemetry_enabled=False, instruments={Instruments.OPENAI, Instruments.MCP},
-                       resource_attributes={"deployment.environment.name": "corpus"})
+        self.endpoint = endpoint
+        traceloop_init(f"corpus-{self.library}", endpoint, with_openai=True)
 
     def build_server(self, truth: Truth, offered: set[str]):
-        """The support tools of mcp-native-genai on a FastMCP server, its ``tools/call`` handler recording each call."""
-        from mcp import types
-        from mcp.server.fastmcp import FastMCP
-
-        server = FastMCP(name="support-tools", instructions="Order, weather, file and knowledge-base tools.")
-        registered = {name for name in T.FUNCTIONS if name in offered}
-        for name in (n for n in T.FUNCTIONS if n in registered):  # mcp-native-genai's order
-            fn = _denied_delete_file if name == "delete_file" else T.FUNCTIONS[name]
-            server.tool(name=name, description=T.DESCRIPTIONS[name])(fn)
-        lowlevel = server._mcp_server
-        handle = lowlevel.request_handlers[types.CallToolRequest]
-        sent = self.sent
-
-        async def recording(req):
-            result = await handle(req)
-            name, args = req.params.name, req.params.arguments or {}
-            call_id = _call_id(req.params.meta)
-            if name not in registered:
-                status = "unknown_tool"
-            elif result.root.isError:
-                status = "error"
-            elif T.is_forbidden(name):
-                status = "denied"
-            else:
-                status = "ok"
-            truth.record_tool(call_id, name, status, span_id=sent.get(call_id), args=args)
-            return result
-
-        lowlevel.request_handlers[types.CallToolRequest] = recording
-        return server
+        return support_server(truth, offered, self.sent)
 
     @asynccontextmanager
     async def connect(self, server):
@@ -161,8 +190,89 @@ class TraceloopMcpAdapter(TraceloopAdapter):
         return await agent(name=name)(body)()
 
 
+class TraceloopMcpStdioAdapter(TraceloopMcpAdapter):
+    """The same app with the MCP server a process of its own, started by the client over stdio (``stdio_client`` with
+    ``StdioServerParameters``); the server process initializes OpenLLMetry too (its MCP instrumentation) and exports
+    to the same capture server. Its tool records come back in a JSON-lines file read when the process has exited."""
+    library = "traceloop-mcp-stdio"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.log_path = Path(tempfile.mkdtemp(prefix="corpus-mcp-")) / "tools.jsonl"
+        self.truth: Truth | None = None
+
+    def build_server(self, truth: Truth, offered: set[str]):
+        self.truth = truth
+        return sorted(offered)  # what the server process is started with
+
+    @asynccontextmanager
+    async def connect(self, server):
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client import stdio  # its stdio_client as instrumented by Traceloop.init
+
+        args = ["-m", "apps.traceloop_mcp_app", "--serve", "--endpoint", self.endpoint, "--tools", ",".join(server),
+                "--tool-log", str(self.log_path)]
+        params = StdioServerParameters(command=sys.executable, args=args, cwd=str(HERE),
+                                       env={"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"})
+        try:
+            async with stdio.stdio_client(params) as (read, write):
+                async with ClientSession(read, _NotingWriteStream(write, self.sent)) as session:
+                    await session.initialize()
+                    yield session
+        finally:
+            self._collect()
+
+    def _collect(self) -> None:
+        """The server process's tool records, each under the span the client noted for its call id (the server's
+        handler runs under the client's context, carried in ``_meta``: no span of its own)."""
+        answered = joined = 0
+        if self.log_path.exists():
+            for line in self.log_path.read_text(encoding="utf-8").splitlines():
+                rec = json.loads(line)
+                joined += rec["span_id"] is not None  # the server's handler ran under a context from `_meta`
+                rec["span_id"] = self.sent.get(rec["call_id"], rec["span_id"])
+                self.truth.tools.append(rec)
+                answered += 1
+        shutil.rmtree(self.log_path.parent, ignore_errors=True)
+        if answered:
+            self.truth.notes.append(f"server process: {joined} of {answered} tools/call handlers ran under a span "
+                                    "context carried in the request's _meta (no span of the server's own)")
+        # The instrumentation's stream writers open a `ResponseStreamWriter` span around every message written on
+        # either side of stdio: in the run's trace, one per `tools/call` the client wrote (under its `.tool` span) and
+        # one per answer the server wrote (under the client's). No node kind: `other`.
+        if self.sent or answered:
+            self.truth.kind_counts["other"] = len(self.sent) + answered
+
+
+def serve(endpoint: str, tools: list[str], log_path: Path) -> None:
+    """The stdio MCP server process: OpenLLMetry initialized (its banner to stderr: stdout is the MCP channel), the
+    support tools on FastMCP, each call recorded in ``log_path`` as it happens."""
+    from apps.openinference_openai_agents_mcp_app import _ToolLog
+
+    with contextlib.redirect_stdout(sys.stderr):
+        traceloop_init(f"corpus-{TraceloopMcpStdioAdapter.library}-tools", endpoint, with_openai=False)
+    server = support_server(_ToolLog(log_path), set(tools), {})
+    try:
+        asyncio.run(server.run_stdio_async())  # returns when the client closes stdin
+    finally:
+        from opentelemetry import trace
+        provider = trace.get_tracer_provider()
+        provider.force_flush()
+        provider.shutdown()
+
+
 def main() -> int:
-    return app_main(TraceloopMcpAdapter(), run_mcp)
+    if "--serve" in sys.argv:
+        ap = argparse.ArgumentParser()
+        ap.add_argument("--serve", action="store_true")
+        ap.add_argument("--endpoint", required=True)
+        ap.add_argument("--tools", default="")
+        ap.add_argument("--tool-log", required=True)
+        a = ap.parse_args()
+        serve(a.endpoint, [t for t in a.tools.split(",") if t], Path(a.tool_log))
+        return 0
+    return adapters_main({"traceloop-mcp": TraceloopMcpAdapter, "traceloop-mcp-stdio": TraceloopMcpStdioAdapter},
+                         run_mcp)
 
 
 if __name__ == "__main__":
