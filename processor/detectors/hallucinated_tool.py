@@ -23,7 +23,8 @@ that proposal is judged by the name the model wrote, and the run is counted unde
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 from otel_mapper.diagnosis import Finding
 from otel_mapper.mapping.edges import CONTAINMENT_CHILDREN, containment_children
@@ -56,45 +57,25 @@ class HallucinatedToolDetector:
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> DetectorReport:
         findings: list[Finding] = []
         undecided = 0
-        declared_by_invocation = self._declared_by_invocation(context)
         delegated = _delegated_work(trajectory, context)
-        running_agents = _running_agents(trajectory, context)
-        rejected = self._rejections(context)
-        names_trusted = _executed_names_trusted(context)
+        rejected = _rejections(context)
         unmatched = 0
         reported_proposals: set[str] = set()
-        for execution in context.of_kind(NodeKind.TOOL_EXECUTION):
-            context.check_budget()
-            if not execution.tool_name:
-                continue
-            proposal = _parent_of_kind(context, trajectory, execution, NodeKind.TOOL_PROPOSAL)
+        for run in _judged_runs(trajectory, context, delegated, rejected):
+            execution, proposal = run.execution, run.proposal
             if proposal is not None:
                 reported_proposals.add(proposal.id)
-                model = _parent_of_kind(context, trajectory, proposal, NodeKind.MODEL_CALL)
-                declared = model.tool_definitions if model is not None else None
-                where = f"model call {model.id}" if model is not None else "its model call"
-                if declared is None:
-                    declared = _agent_tools(trajectory, execution, model or execution, delegated)
-                    where = f"agent invocation {execution.invocation}"
-            else:
-                key = execution.invocation or ""
-                declared = declared_by_invocation.get(key)
-                if declared is None and key in declared_by_invocation:  # a model call there captured no definitions
-                    declared = _agent_tools(trajectory, execution, execution, delegated)
-                where = "any model call of its agent invocation"
-            if declared is None:
-                witness = _rejection_of(rejected, execution)
-                if witness is None:
+            if run.declared is None:
+                if run.witness is None:
                     undecided += 1
                 else:
-                    findings.append(self._rejected(execution, witness, Severity.HIGH, "executed"))
-            elif not _declares(declared, execution.tool_name) and execution.id not in running_agents:
-                if names_trusted or _named_as_proposed(execution, proposal):
-                    findings.append(self._finding(execution, where, declared, Severity.HIGH, "executed"))
-                else:  # the model's own proposal, if there is one, is judged by the name it wrote
-                    unmatched += 1
-                    if proposal is not None:
-                        reported_proposals.discard(proposal.id)
+                    findings.append(self._rejected(execution, run.witness, Severity.HIGH, "executed"))
+            elif run.undeclared:
+                findings.append(self._finding(execution, run.where, run.declared, Severity.HIGH, "executed"))
+            elif run.unmatched:  # the model's own proposal, if there is one, is judged by the name it wrote
+                unmatched += 1
+                if proposal is not None:
+                    reported_proposals.discard(proposal.id)
         for proposal in context.of_kind(NodeKind.TOOL_PROPOSAL):
             context.check_budget()
             if proposal.id in reported_proposals or not proposal.tool_name or _delegated(trajectory, context, proposal):
@@ -125,24 +106,6 @@ class HallucinatedToolDetector:
         return DetectorReport(findings=tuple(findings), undecided=undecided, note="; ".join(notes))
 
     @staticmethod
-    def _rejections(context: DetectorContext) -> dict[str, dict[str, str]]:
-        """Invocation (``""`` for the whole trajectory) -> rejected tool name (as written and in function style) ->
-        the node whose span recorded the rejection."""
-        found: dict[str, dict[str, str]] = {}
-        for nodes in context.nodes_by_kind.values():
-            for node in nodes:
-                if not node.unknown_tools:
-                    continue
-                context.check_budget()
-                for key in {node.invocation or "", ""}:
-                    names = found.setdefault(key, {})
-                    for tool in node.unknown_tools:
-                        for name in (tool, function_style(tool)):
-                            if name not in names or node.id < names[name]:
-                                names[name] = node.id  # the smallest id: the same witness whatever the node order
-        return found
-
-    @staticmethod
     def _rejected(node: Node, witness: str, severity: Severity, verb: str) -> Finding:
         where = "its own span" if witness == node.id else witness
         return Finding(
@@ -155,22 +118,6 @@ class HallucinatedToolDetector:
         )
 
     @staticmethod
-    def _declared_by_invocation(context: DetectorContext) -> dict[str, tuple[str, ...] | None]:
-        """Invocation -> union of the tools declared to its model calls, or ``None`` when any of them did not capture
-        them."""
-        declared: dict[str, set[str] | None] = {}
-        for model in context.of_kind(NodeKind.MODEL_CALL):
-            context.check_budget()
-            key = model.invocation or ""
-            if model.tool_definitions is None:
-                declared[key] = None
-            elif key not in declared:
-                declared[key] = set(model.tool_definitions)
-            elif (known := declared[key]) is not None:
-                known.update(model.tool_definitions)
-        return {key: None if value is None else tuple(sorted(value)) for key, value in declared.items()}
-
-    @staticmethod
     def _finding(node: Node, where: str, declared: tuple[str, ...], severity: Severity, verb: str) -> Finding:
         shown = ", ".join(declared[:8]) + (", ..." if len(declared) > 8 else "")
         return Finding(
@@ -180,6 +127,98 @@ class HallucinatedToolDetector:
             node_id=node.id,
             evidence=f"tool {node.tool_name} {verb} but not declared to {where} (declared: {shown or 'none'})",
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _JudgedRun:
+    """One tool execution judged against the tools declared where it was proposed."""
+
+    execution: Node
+    proposal: Node | None
+    declared: tuple[str, ...] | None
+    """What was declared (``None``: not recorded; then ``witness`` may name a runtime's rejection of the tool)."""
+    where: str
+    witness: str | None = None
+    undeclared: bool = False
+    """Declared tools were recorded, this one is not among them, and its name can be judged: a finding."""
+    unmatched: bool = False
+    """Not among the declared tools, but run names here are read in a shape not known: not judged."""
+
+
+def _judged_runs(
+    trajectory: Trajectory, context: DetectorContext, delegated: frozenset[str], rejected: dict[str, dict[str, str]]
+) -> Iterator[_JudgedRun]:
+    """Every named tool execution, judged (:class:`_JudgedRun`); ``rejected``: :func:`_rejections`."""
+    declared_by_invocation = _declared_by_invocation(context)
+    running_agents = _running_agents(trajectory, context)
+    names_trusted = _executed_names_trusted(context)
+    for execution in context.of_kind(NodeKind.TOOL_EXECUTION):
+        context.check_budget()
+        if not execution.tool_name:
+            continue
+        proposal = _parent_of_kind(context, trajectory, execution, NodeKind.TOOL_PROPOSAL)
+        if proposal is not None:
+            model = _parent_of_kind(context, trajectory, proposal, NodeKind.MODEL_CALL)
+            declared = model.tool_definitions if model is not None else None
+            where = f"model call {model.id}" if model is not None else "its model call"
+            if declared is None:
+                declared = _agent_tools(trajectory, execution, model or execution, delegated)
+                where = f"agent invocation {execution.invocation}"
+        else:
+            key = execution.invocation or ""
+            declared = declared_by_invocation.get(key)
+            if declared is None and key in declared_by_invocation:  # a model call there captured no definitions
+                declared = _agent_tools(trajectory, execution, execution, delegated)
+            where = "any model call of its agent invocation"
+        if declared is None:
+            yield _JudgedRun(execution, proposal, None, where, witness=_rejection_of(rejected, execution))
+        elif not _declares(declared, execution.tool_name) and execution.id not in running_agents:
+            trusted = names_trusted or _named_as_proposed(execution, proposal)
+            yield _JudgedRun(execution, proposal, declared, where, undeclared=trusted, unmatched=not trusted)
+        else:
+            yield _JudgedRun(execution, proposal, declared, where)
+
+
+def undeclared_runs(trajectory: Trajectory, context: DetectorContext) -> frozenset[str]:
+    """Tool executions this detector reports as run but never declared (by the declared tools, not by a runtime's
+    rejection, which the node's ``unknown_tools`` carry): another detector reading the same failed run leaves it to
+    this one."""
+    runs = _judged_runs(trajectory, context, _delegated_work(trajectory, context), _rejections(context))
+    return frozenset(run.execution.id for run in runs if run.undeclared)
+
+
+def _rejections(context: DetectorContext) -> dict[str, dict[str, str]]:
+    """Invocation (``""`` for the whole trajectory) -> rejected tool name (as written and in function style) ->
+    the node whose span recorded the rejection."""
+    found: dict[str, dict[str, str]] = {}
+    for nodes in context.nodes_by_kind.values():
+        for node in nodes:
+            if not node.unknown_tools:
+                continue
+            context.check_budget()
+            for key in {node.invocation or "", ""}:
+                names = found.setdefault(key, {})
+                for tool in node.unknown_tools:
+                    for name in (tool, function_style(tool)):
+                        if name not in names or node.id < names[name]:
+                            names[name] = node.id  # the smallest id: the same witness whatever the node order
+    return found
+
+
+def _declared_by_invocation(context: DetectorContext) -> dict[str, tuple[str, ...] | None]:
+    """Invocation -> union of the tools declared to its model calls, or ``None`` when any of them did not capture
+    them."""
+    declared: dict[str, set[str] | None] = {}
+    for model in context.of_kind(NodeKind.MODEL_CALL):
+        context.check_budget()
+        key = model.invocation or ""
+        if model.tool_definitions is None:
+            declared[key] = None
+        elif key not in declared:
+            declared[key] = set(model.tool_definitions)
+        elif (known := declared[key]) is not None:
+            known.update(model.tool_definitions)
+    return {key: None if value is None else tuple(sorted(value)) for key, value in declared.items()}
 
 
 def _executed_names_trusted(context: DetectorContext) -> bool:

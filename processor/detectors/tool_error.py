@@ -2,7 +2,9 @@
 
 Rate limits and timeouts of tools are left to ``rate_limited`` and ``infra_timeout`` (one finding per failure,
 under its most specific category). A tool span that failed because the runtime has no such tool (Strands marks the
-call of an unknown tool ERROR) is the model's mistake, reported once as ``hallucinated_tool``. A forbidden tool's
+call of an unknown tool ERROR), or that ran a tool no model call of its agent invocation was offered (the runtime's
+rejection may sit only in content that was not captured), is the model's mistake, reported once as
+``hallucinated_tool``. A forbidden tool's
 span (``policy.forbidden_tools``) that failed with a refusal (its error says the call was denied, not allowed or not
 permitted: a permission check refusing it, as the Claude Agent SDK's ``can_use_tool`` deny leaves the tool span ERROR
 with the callback's message) is reported once, as ``policy_violation``; a forbidden tool that ran and failed otherwise
@@ -21,6 +23,8 @@ from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext, DetectorReport
 from processor.detectors.causal import recovered
 from processor.detectors.failures import MAX_EVIDENCE_MESSAGE, FailureClass, failure_findings, recovery_note
+from processor.detectors.hallucinated_tool import HallucinatedToolDetector, undeclared_runs
+from processor.detectors.policy import PolicyDetector
 from processor.detectors.tool_runs import tool_runs, unseen_calls
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
 
@@ -39,7 +43,7 @@ MAX_REFUSAL_TEXT: Final = 1024
 
 class ToolErrorDetector:
     name = "tool_error"
-    version = "1.4.0"
+    version = "1.5.0"
     checked_property = "every tool execution completed without error"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding] | DetectorReport:
@@ -56,12 +60,25 @@ class ToolErrorDetector:
             return bool(node.tool_name) and ((node.invocation or "", style) in rejected or ("", style) in rejected)
 
         forbidden = context.config.policy.forbidden_tools
+        undeclared: frozenset[str] | None = None
+
+        enabled = context.config.enabled
+        hallucinations_reported = enabled is None or HallucinatedToolDetector.name in enabled
+        refusals_reported = enabled is None or PolicyDetector.name in enabled
 
         def reported_elsewhere(node: Node) -> bool:
-            """An unknown tool (``hallucinated_tool``) or a forbidden one refused (``policy_violation``)."""
-            return unknown_tool(node) or (
-                node.kind is NodeKind.TOOL_EXECUTION and refused(node) and forbidden.match_tool(node) is not None
-            )
+            """An unknown tool (``hallucinated_tool``: rejected by the runtime, or run though never declared) or a
+            forbidden one refused (``policy_violation``), when that detector runs."""
+            nonlocal undeclared
+            if refusals_reported and node.kind is NodeKind.TOOL_EXECUTION and refused(node) and forbidden.match_tool(node):
+                return True
+            if not hallucinations_reported:
+                return False
+            if unknown_tool(node):
+                return True
+            if undeclared is None:  # judged once, and only when a failed run needs it
+                undeclared = undeclared_runs(trajectory, context)
+            return node.id in undeclared
 
         findings = list(failure_findings(
             trajectory, context, (NodeKind.TOOL_EXECUTION,), FailureClass.OTHER, FindingCategory.TOOL_ERROR,

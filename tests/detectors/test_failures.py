@@ -58,6 +58,38 @@ def test_tool_timeout_is_infra_timeout_not_tool_error() -> None:
     assert [f.node_id for f in run(ToolErrorDetector(), trajectory)] == [plain]
 
 
+def test_a_failed_run_of_a_tool_never_declared_is_left_to_hallucinated_tool() -> None:
+    # Content not captured: no proposal and no result text say the runtime rejected the tool, but the model calls of
+    # its invocation declared their tools and this one is not among them. One failure, one finding.
+    from processor.detectors.hallucinated_tool import HallucinatedToolDetector
+
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    b.model(parent=agent, tools=("lookup_order",))
+    unknown = b.tool("fetch_invoice", parent=agent, status=FAILED, error_type="ValueError")
+    broken = b.tool("lookup_order", parent=agent, status=FAILED, error_type="ValueError")
+    trajectory = b.build()
+
+    assert [f.node_id for f in run(ToolErrorDetector(), trajectory)] == [broken]
+    assert [f.node_id for f in run(HallucinatedToolDetector(), trajectory)] == [unknown]
+    # With hallucinated_tool not run, the failure is still reported, as a tool error.
+    alone = config({"enabled": ["tool_error"]})
+    assert sorted(f.node_id for f in run(ToolErrorDetector(), trajectory, alone)) == sorted([unknown, broken])
+
+
+def test_a_forbidden_tool_refused_by_a_permission_check_is_left_to_policy_violation() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    refused = b.tool("delete_file", parent=agent, status=FAILED, error_type="PermissionError",
+                     error_message="Tool use denied by policy")
+    trajectory = b.build()
+    policy = {"policy": {"forbidden_tools": ["delete_*"]}}
+
+    assert run(ToolErrorDetector(), trajectory, config(policy)) == []
+    without_policy = config({**policy, "enabled": ["tool_error", "hallucinated_tool"]})
+    assert [f.node_id for f in run(ToolErrorDetector(), trajectory, without_policy)] == [refused]
+
+
 def test_a_dependent_success_marks_recovery() -> None:
     b = TrajectoryBuilder()
     agent = b.agent()

@@ -216,3 +216,20 @@ def test_a_tool_span_google_adk_types_as_its_agent_transfer_is_a_handoff() -> No
     handoff = get_node(trajectory, node_id(2))
     assert handoff.kind is NodeKind.HANDOFF and handoff.handoff_to == "billing_agent"
     assert get_node(trajectory, node_id(3)).kind is NodeKind.TOOL_EXECUTION  # a tool of the app's own, so typed
+
+
+def test_an_adk_transfer_whose_arguments_were_not_recorded_is_still_a_handoff() -> None:
+    # Inputs hidden (OPENINFERENCE_HIDE_INPUTS) or redacted: the receiving agent is unknown, but ADK's own type says the
+    # span is its agent transfer, not a tool of the app's (which a policy on tool names would judge).
+    spans = [
+        span(1, "agent_run [triage_agent]", attrs={"openinference.span.kind": "AGENT", "agent.name": "triage_agent"}),
+        span(2, "execute_tool transfer_to_agent", parent=1, attrs={
+            "openinference.span.kind": "TOOL", "tool.name": "transfer_to_agent", "gen_ai.tool.type": "TransferToAgentTool"}),
+        span(3, "execute_tool transfer_to_agent", parent=1, attrs={
+            "openinference.span.kind": "TOOL", "tool.name": "transfer_to_agent", "gen_ai.tool.type": "TransferToAgentTool",
+            "input.value": "__REDACTED__"}),
+    ]
+    trajectory = map_spans(spans)
+    for number in (2, 3):
+        handoff = get_node(trajectory, node_id(number))
+        assert handoff.kind is NodeKind.HANDOFF and handoff.handoff_to is None

@@ -153,9 +153,10 @@ class OpenInferenceReader:
             _read_tool(view, facts, tool_name)
             if view.scope_name == beeai.SCOPE_NAME:
                 read_beeai_tool_input(view, facts)
-            if facts.handoff_to_agent and view.str_attr(genai.TOOL_TYPE) == adk.TRANSFER_TOOL_TYPE:
+            if view.str_attr(genai.TOOL_TYPE) == adk.TRANSFER_TOOL_TYPE:
                 # Google ADK types the span of its agent transfer (OpenInference's ADK instrumentation 1.0.5 keeps
-                # ADK's gen_ai.tool.type on its TOOL span): a handoff, as in ADK's own spans.
+                # ADK's gen_ai.tool.type on its TOOL span): a handoff, as in ADK's own spans, also when its arguments
+                # (the receiving agent) were not recorded.
                 facts.kind = NodeKind.HANDOFF
         elif kind is NodeKind.HANDOFF:
             read_handoff(view, facts, tool_name)
