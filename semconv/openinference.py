@@ -40,6 +40,8 @@ GRAPH_NODE_PARENT_ID: Final = "graph.node.parent_id"
 SESSION_ID: Final = "session.id"
 
 LLM_MODEL_NAME: Final = "llm.model_name"
+LLM_INVOCATION_PARAMETERS: Final = "llm.invocation_parameters"
+"""The request's settings as JSON (Google ADK's include the system instruction)."""
 LLM_REQUEST_MODEL_NAME: Final = "llm.request.model_name"
 LLM_RESPONSE_MODEL_NAME: Final = "llm.response.model_name"
 LLM_PROVIDER: Final = "llm.provider"

@@ -3,12 +3,24 @@ attributes of the conventions we read reduced to the dataset's content mode.
 
 ``keep``: content stays (scrubbed). ``digest``: a content value becomes ``sha256:<hex>`` of its scrubbed text
 (identical arguments keep identical digests, so repeats are still visible). ``drop``: it becomes the marker
-``[REDACTED:content]``. Only the attribute keys listed in :data:`CONTENT_KEYS` and :data:`CONTENT_PREFIXES` are
-content; everything else (names, ids, usage, status, errors) stays, scrubbed. Iterative over ``AnyValue`` trees.
+``[REDACTED:content]``. Iterative over ``AnyValue`` trees.
+
+Which attributes are content (:func:`is_content_key`), on spans and on their events: the keys listed in
+:data:`CONTENT_KEYS` and under :data:`CONTENT_PREFIXES` (the conventions' own message, argument and result keys), and
+any text-valued key that names content in its words (``input``, ``output``, ``prompt``, ``completion``, ``messages``,
+``content``, ``arguments``, ``result``, ``instructions``...: :data:`CONTENT_WORDS`) unless its last word says what
+the value is about rather than holding it (``input_tokens``, ``input.mime_type``, ``gen_ai.response.id``:
+:data:`DESCRIPTIVE_WORDS`). Frameworks name their content in words of their own (``mlflow.spanInputs``,
+``langfuse.observation.input``, ``gen_ai.task.output``, ``llamaindex.step.input_summary``, Strands' message events),
+and a dataset made with ``drop`` must not keep a conversation because its convention was not listed. Numbers and
+booleans are never content (``llm.token_count.prompt`` stays). Everything else stays, scrubbed: names (a span named
+after its task's text keeps that text), ids, usage, tool definitions, status, and errors (``exception`` events, keys
+naming an error or a status): they are what the analysis reads.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Final
 
@@ -20,7 +32,7 @@ from otel_mapper.bundle.canonical import digest_text
 from otel_mapper.bundle.redact import ContentMode, scrub
 from semconv import genai, openinference, openllmetry, pydantic_ai, vercel
 
-__all__ = ["CONTENT_KEYS", "CONTENT_PREFIXES", "redact_span", "scrub_attributes"]
+__all__ = ["CONTENT_KEYS", "CONTENT_PREFIXES", "CONTENT_WORDS", "is_content_key", "redact_span", "scrub_attributes"]
 
 CONTENT_KEYS: Final = frozenset(
     {
@@ -41,6 +53,14 @@ CONTENT_KEYS: Final = frozenset(
         vercel.PROMPT_MESSAGES,
         *vercel.TOOL_CALL_ARGS,
         *vercel.TOOL_CALL_RESULT,
+        openinference.LLM_INVOCATION_PARAMETERS,  # ADK and others put the system instruction there
+        pydantic_ai.MODEL_REQUEST_PARAMETERS,  # the instructions beside the tools offered
+        # Whole crews (each agent's role, goal and backstory; each task's description, the user's request in it)
+        "crewai.crew.agents",
+        "crewai.crew.tasks",
+        "crew_agents",
+        "crew_tasks",
+        "request_data",  # Logfire's OpenAI request body
     }
 )
 CONTENT_PREFIXES: Final = (
@@ -49,13 +69,40 @@ CONTENT_PREFIXES: Final = (
     openinference.LLM_INPUT_MESSAGES,
     openinference.LLM_OUTPUT_MESSAGES,
 )
+CONTENT_WORDS: Final = frozenset({
+    "input", "inputs", "output", "outputs", "prompt", "prompts", "completion", "completions", "message", "messages",
+    "content", "contents", "arguments", "args", "result", "results", "response", "responses", "choices",
+    "instructions", "backstory", "goal", "description", "summary", "query", "text", "body",
+})
+"""Words of an attribute key that name content (:func:`is_content_key`)."""
+DESCRIPTIVE_WORDS: Final = frozenset({
+    "id", "ids", "type", "types", "kind", "name", "names", "count", "counts", "code", "role", "roles", "model", "models",
+    "token", "tokens", "reason", "reasons", "index", "version", "provider", "system", "operation", "format", "encoding",
+    "size", "length", "language", "method", "mime", "digest", "hash", "tools", "choice", "timestamp", "time", "tier",
+    "fingerprint",
+})
+"""A key ending in one of these words describes a value rather than holding it."""
+ERROR_WORDS: Final = frozenset({"error", "errors", "exception", "status"})
+"""Errors and status stay: the analysis reads them."""
+_WORD_BREAK: Final = re.compile(r"[._\-/:\s]+|(?<=[a-z0-9])(?=[A-Z])")
+MAX_KEY_WORDS: Final = 32
 DROPPED_MARKER: Final = "[REDACTED:content]"
 MAX_VALUES: Final = 1_000_000
 """AnyValue nodes visited per span at most (the decoder bounds nesting; this bounds breadth)."""
 
 
-def _is_content(key: str) -> bool:
-    return key in CONTENT_KEYS or key.startswith(CONTENT_PREFIXES)
+def is_content_key(key: str) -> bool:
+    """Whether a text value under ``key`` is content (module docstring)."""
+    if key in CONTENT_KEYS or key.startswith(CONTENT_PREFIXES):
+        return True
+    words = [word.lower() for word in _WORD_BREAK.split(key[:256], maxsplit=MAX_KEY_WORDS) if word]
+    if not words or words[-1] in DESCRIPTIVE_WORDS or not ERROR_WORDS.isdisjoint(words):
+        return False
+    return not CONTENT_WORDS.isdisjoint(words)
+
+
+def _holds_text(value: AnyValue) -> bool:
+    return value.WhichOneof("value") in ("string_value", "array_value", "kvlist_value", "bytes_value")
 
 
 def _scrub_value(root: AnyValue) -> None:
@@ -93,7 +140,7 @@ def _attributes(attributes: Iterable[KeyValue], mode: ContentMode) -> None:
     for item in attributes:
         item.key = scrub(item.key)
         _scrub_value(item.value)
-        if _is_content(item.key):
+        if mode != "keep" and _holds_text(item.value) and is_content_key(item.key):
             _reduce(item.value, mode)
 
 
@@ -106,7 +153,7 @@ def redact_span(span: Span, mode: ContentMode) -> None:
     _attributes(span.attributes, mode)
     for event in span.events:
         event.name = scrub(event.name)
-        _attributes(event.attributes, mode)
+        _attributes(event.attributes, "keep" if event.name == genai.EXCEPTION_EVENT else mode)
     for link in span.links:
         link.trace_state = scrub(link.trace_state)
         _attributes(link.attributes, mode)
