@@ -100,6 +100,25 @@ def _laminar_kind(span, a):
     return "workflow_step" if kind == "DEFAULT" else "other"
 
 
+def _agentops_kind(span, a):
+    """AgentOps: `agentops.span.kind` where it writes one (session, agent, tool, llm); its Agents SDK mirrors without one
+    (`instrumentation.name` agentops) are the handoff (`from_agent` / `to_agent`) and steps (trace, task, turn). A
+    generation mirror (`llm`) is AgentOps' record of a request its OpenAI client span records too: no node of its own.
+    Its OpenAI client span (`gen_ai.request.type`, no AgentOps key) is the model call; a `tool_call.<name>` span under it
+    records one call of the answer (a proposal, counted from the answer: no node)."""
+    if "gen_ai.request.type" in a and "agentops.span.kind" not in a:
+        return "model_call"
+    if span["name"].startswith("tool_call.") and "tool.call.id" in a:
+        return "no node"
+    kind = a.get("agentops.span.kind")
+    if kind is not None:
+        return {"agent": "agent_invocation", "tool": "tool_execution", "session": "workflow_step",
+                "llm": "other"}.get(kind, "other")
+    if a.get("instrumentation.name") == "agentops":
+        return "handoff" if "to_agent" in a or "from_agent" in a else "workflow_step"
+    return "other"
+
+
 def _otel_langchain(a):
     """A span of the official OpenTelemetry LangChain instrumentation (GenAI conventions, no vendor keys)."""
     return a.get("gen_ai.operation.name") in ("invoke_agent", "execute_tool") and not any(
@@ -178,6 +197,9 @@ def classify(span, graph_runs=frozenset(), wrappers=frozenset(), outer=frozenset
                 "tool_call": "tool_execution"}.get(a["mastra.span.type"], "no node")
     if "lmnr.span.type" in a:
         return _laminar_kind(span, a)
+    if "agentops.span.kind" in a or a.get("instrumentation.name") == "agentops" or "gen_ai.request.type" in a or (
+            span["name"].startswith("tool_call.") and "tool.call.id" in a):
+        return _agentops_kind(span, a)
     if span["spanId"] in wrappers:
         return "workflow_step"  # the official LangChain instrumentation: a node run wrapping an agent graph
     if a.get("gen_ai.operation.name") == "execute_tool" and _otel_langchain(a) and a.get("gen_ai.tool.type") == "function" \

@@ -541,6 +541,13 @@ MATRIX.update({
 MATRIX.update({
     "traceloop-mcp-stdio": ("traceloop-mcp", "apps.traceloop_mcp_app", ALL_SCENARIOS),
 })
+# Frameworks BR: the OpenAI Agents SDK app of apps/agents.py traced by AgentOps (`agentops.init()` with no API key, no
+# AgentOps backend: its own Agents SDK tracing processor mirrors every SDK trace / span as an OTel span under its session
+# span; its OTLP/HTTP span exporter to a local relay that sends each request on to the capture server over gRPC,
+# corpusgen/otlp_http_relay.py); apps/agentops_openai_agents_app.py, NOTES-frameworks-br.md.
+MATRIX.update({
+    "agentops-openai-agents": ("agentops-openai-agents", "apps.agentops_openai_agents_app", AGENTS_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -55,6 +55,7 @@ from otel_mapper.mapping.openlit_crews import settle_openlit_crews
 from otel_mapper.mapping.openlit_graph import settle_openlit_graphs
 from otel_mapper.mapping.own_replays import settle_own_replays
 from otel_mapper.mapping.prefix import conversation_prefix_proposals, conversation_prefix_results
+from otel_mapper.mapping.proposal_spans import settle_proposal_spans
 from otel_mapper.mapping.readers import default_readers
 from otel_mapper.mapping.run_state import RunState, earlier_revisions_missing, kept_span, with_spans
 from otel_mapper.mapping.sdk_request_twins import settle_sdk_request_twins
@@ -181,6 +182,7 @@ def map_trace(
     merge_nested_runs(entries, notes)
     settle_mcp_server_twins(entries, by_span_id, notes)
     settle_sdk_request_twins(entries, notes)
+    settle_proposal_spans(entries, by_span_id, notes)
     fold_wrapped_model_calls(entries, notes)
     fold_callback_model_calls(entries, notes)
     inherit_step_call_ids(entries)

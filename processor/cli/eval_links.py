@@ -28,7 +28,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp.anyvalue import to_text
-from semconv import adk, genai, haystack, laminar, langfuse, mlflow, openllmetry, pydantic_ai, vercel
+from semconv import adk, agentops, genai, haystack, laminar, langfuse, mlflow, openllmetry, pydantic_ai, vercel
 from semconv import openinference as oi
 from semconv.trajectory import EdgeType, NodeKind
 
@@ -55,6 +55,9 @@ ARGUMENT_KEYS: Final = frozenset(
     }
 )
 """Attributes (on the span or on one of its events) in which some convention records a tool's arguments."""
+_MIRROR_ARGUMENT_KEY: Final = agentops.TOOL_PARAMETERS
+"""AgentOps' function mirrors' arguments, read only on its mirror spans (``instrumentation.name`` ``agentops``):
+OpenInference writes a tool's parameter schema under the same key."""
 _ARGUMENT_EVENTS: Final = frozenset({genai.TOOL_MESSAGE_EVENT})
 """Span events whose ``content`` is the tool's input (Strands Agents, GenAI <= v1.36 per-message events)."""
 
@@ -80,9 +83,13 @@ def span_texts(spans: Iterable[Span]) -> SpanTexts:
         span_id = span.span_id.hex()
         pieces: list[str] = []
         arguments: list[str] = []
-        for key, text in _values(span.attributes):
+        values = list(_values(span.attributes))
+        mirror = any(
+            key == agentops.INSTRUMENTATION_NAME and text == agentops.INSTRUMENTATION_AGENTOPS for key, text in values
+        )
+        for key, text in values:
             pieces.append(text)
-            if key in ARGUMENT_KEYS:
+            if key in ARGUMENT_KEYS or (mirror and key == _MIRROR_ARGUMENT_KEY):
                 arguments.append(text)
         for event in span.events:
             for key, text in _values(event.attributes):

@@ -82,3 +82,16 @@ def test_haystack_tool_call_inputs_are_argument_evidence() -> None:
     labels = _labels([_flow("call_a", 2), _flow("call_b", 3)], [("get", 2), ("get", 3)])
     tally = score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(spans))
     assert (tally.evidenced, tally.recovered) == (2, 2) and tally.by_evidence == {"arguments": 2}
+
+
+def test_agentops_mirror_parameters_are_argument_evidence_but_not_another_conventions_tool_parameters() -> None:
+    model = span(1, "chat", attrs={"out": "call_a call_b"})
+    mirror = {"instrumentation.name": "agentops"}
+    spans = [model, span(2, "get", attrs={**mirror, "tool.parameters": '{"q": 1}'}),
+             span(3, "get", attrs={**mirror, "tool.parameters": '{"q": 2}'})]
+    labels = _labels([_flow("call_a", 2), _flow("call_b", 3)], [("get", 2), ("get", 3)])
+    tally = score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(spans))
+    assert (tally.evidenced, tally.recovered) == (2, 2) and tally.by_evidence == {"arguments": 2}
+    # OpenInference's tool spans write a tool's parameter schema under the same key: no evidence of a call.
+    schemas = [model, span(2, "get", attrs={"tool.parameters": '{"q": 1}'}), span(3, "get", attrs={"tool.parameters": '{"q": 2}'})]
+    assert score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(schemas)).evidenced == 0

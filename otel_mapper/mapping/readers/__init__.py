@@ -30,11 +30,15 @@ Order and why:
     no attribute of another convention, content in Haystack's ``ChatMessage`` trace dicts;
 14. LlamaIndex's own OpenTelemetry integration -- its instrumentation scope: dispatcher spans with no convention's
     attributes, the LLM calls' content in span events (:mod:`otel_mapper.mapping.readers.llama_index_otel`);
-15. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
-16. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
+15. AgentOps -- ``agentops.span.kind``, ``instrumentation.name`` ``agentops`` or an AgentOps scope: its session span, the
+    OpenAI Agents SDK spans it mirrors (GenAI attributes on its generation mirrors, the SDK's error only in
+    attributes) and the ``tool_call.<name>`` records of a model's proposals; its OpenAI client spans carry none of
+    these and are read as OTel GenAI (:mod:`otel_mapper.mapping.readers.agentops`);
+16. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
+17. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
     while a span of another instrumentation may carry Langfuse's (set by hand to type it in Langfuse): the other
     convention reads it;
-17. fallback.
+18. fallback.
 
 LangGraph has no spans of its own: its run metadata is read by the OpenInference, OpenLLMetry, LangSmith, Langfuse and
 MLflow readers
@@ -45,6 +49,7 @@ from __future__ import annotations
 
 from otel_mapper.mapping.facts import ConventionReader, SpanFacts
 from otel_mapper.mapping.readers.adk import ADKReader
+from otel_mapper.mapping.readers.agentops import AgentOpsReader
 from otel_mapper.mapping.readers.common import fill_error
 from otel_mapper.mapping.readers.genai import GenAIReader
 from otel_mapper.mapping.readers.haystack_native import HaystackNativeReader
@@ -66,6 +71,7 @@ from semconv.trajectory import NodeKind
 
 __all__ = [
     "ADKReader",
+    "AgentOpsReader",
     "FallbackReader",
     "GenAIReader",
     "HaystackNativeReader",
@@ -117,6 +123,7 @@ def default_readers() -> tuple[ConventionReader, ...]:
         LangtraceReader(),
         HaystackNativeReader(),
         LlamaIndexOtelReader(),
+        AgentOpsReader(),
         GenAIReader(),
         LangfuseReader(),
         FallbackReader(),

@@ -1,0 +1,80 @@
+"""AgentOps' spans (the ``agentops`` Python SDK) and the OpenAI Agents SDK spans its instrumentation makes: the names we
+read.
+
+Pinned to ``agentops`` 0.4.21 on ``openai-agents`` 0.24.0. ``agentops.init()`` opens a session span (scope
+``agentops``, ``agentops.span.kind`` ``session``, named ``<trace name>.session``) and keeps it current. Its Agents SDK
+instrumentation (``agentops/instrumentation/agentic/openai_agents/``) replaces the SDK's tracing processors with its
+own, which opens one OTel span per SDK trace and per SDK span (``exporter.py``; scope ``openai-agents`` with the SDK's
+version), never current: each is named by the span data's ``name``, else by its type (``generation``, ``handoff``,
+``turn``), and carries :data:`INSTRUMENTATION_NAME` ``agentops`` with the SDK's own ids as text
+(``get_base_span_attributes``). Typed by ``agentops.span.kind`` only where its attribute extractors write one
+(``attributes/common.py``: agent -> ``agent``, function -> ``tool``, generation / response -> ``llm``); the SDK trace's
+span (``workflow.step.type`` ``trace``), task, turn, custom and handoff spans carry none. Every mirror span ends with
+status OK (the processor marks the SDK span OK before the exporter reads it, and an OK status is final): an SDK
+``SpanError`` is written as :data:`ERROR_TYPE` ``AgentError``, :data:`ERROR_MESSAGE` (the SDK's short label: ``Error
+running tool (non-fatal)``, ``Error getting response``, ``Error in agent run``, ``Tool not found``) and an
+``exception`` event whose :data:`ERROR_DATA` is the JSON of the error's data (``{"error": "Error code: 500 - ..."}``,
+``{"tool_name": "fetch_invoice"}``).
+
+Its OpenAI client instrumentation (``agentops/instrumentation/providers/openai/``) stays on beside it: a span
+``openai.chat.completion`` (scope ``openai``) current around each request, with OpenLLMetry's legacy ``gen_ai.prompt.*``
+/ ``gen_ai.completion.*`` names (read by the GenAI reader), the answer's tool calls not among them but each one a child
+span ``tool_call.<name>`` (scope :data:`CHAT_WRAPPER_SCOPE`) with :data:`TOOL_CALL_ID`, :data:`TOOL_NAME` and
+:data:`TOOL_PARAMETERS`: a record of the proposal, not a run. Observed in ``corpus/traces/agentops-openai-agents``
+(``corpus/NOTES-frameworks-br.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+SESSION_SCOPE: Final = "agentops"
+"""Scope of the session span (``agentops.sdk.core``'s tracer)."""
+MIRROR_SCOPE: Final = "openai-agents"
+"""Scope of its Agents SDK mirror spans (the instrumentation's ``LIBRARY_NAME``, with the SDK's version)."""
+SCOPE_PREFIX: Final = "agentops."
+"""Scopes of AgentOps' own instrumentation modules (``agentops.instrumentation.providers.openai.wrappers.chat``...)."""
+CHAT_WRAPPER_SCOPE: Final = "agentops.instrumentation.providers.openai.wrappers.chat"
+"""Scope of the ``tool_call.<name>`` spans its OpenAI wrapper opens under a model call, one per proposed call."""
+
+SPAN_KIND: Final = "agentops.span.kind"
+"""The span's AgentOps kind (``SPAN_KIND_*``); absent on most Agents SDK mirrors."""
+SPAN_KIND_SESSION: Final = "session"
+SPAN_KIND_AGENT: Final = "agent"
+SPAN_KIND_TOOL: Final = "tool"
+SPAN_KIND_LLM: Final = "llm"
+SPAN_KIND_GUARDRAIL: Final = "guardrail"
+SPAN_KIND_STEPS: Final = frozenset({"workflow", "task", "operation", "chain"})
+"""Kinds of a run's structure (read as workflow steps)."""
+
+INSTRUMENTATION_NAME: Final = "instrumentation.name"
+"""``agentops`` on every Agents SDK mirror span (with ``instrumentation.version``, ``trace.id``, ``span.id``)."""
+INSTRUMENTATION_AGENTOPS: Final = "agentops"
+
+AGENT_NAME: Final = "agent.name"
+AGENT_TOOLS: Final = "agent.tools"
+"""The agent's tool names as a JSON list."""
+AGENT_HANDOFFS: Final = "handoffs"
+"""The agents it may hand the run to, as a JSON list of names (each offered as ``transfer_to_<agent>``)."""
+
+TOOL_NAME: Final = "tool.name"
+TOOL_PARAMETERS: Final = "tool.parameters"
+"""A tool's arguments (JSON text): on a function mirror (the run) and on a ``tool_call.<name>`` span (the proposal)."""
+TOOL_RESULT: Final = "tool.result"
+TOOL_CALL_ID: Final = "tool.call.id"
+"""Only on ``tool_call.<name>`` spans: the function mirrors record no call id."""
+
+HANDOFF_FROM: Final = "from_agent"
+HANDOFF_TO: Final = "to_agent"
+"""A handoff mirror's agents by name."""
+
+ERROR_TYPE: Final = "error.type"
+ERROR_MESSAGE: Final = "error.message"
+ERROR_DATA: Final = "error.data"
+"""On the ``exception`` event of a mirror whose SDK span failed: the error's data as JSON (``ERROR_DATA_*`` keys)."""
+ERROR_DATA_ERROR: Final = "error"
+ERROR_DATA_TOOL: Final = "tool_name"
+
+GENERATION_INPUT: Final = "gen_ai.prompt.0.content"
+"""On a generation mirror (``llm``): the SDK generation's whole input, the Chat Completions message list as one JSON
+text (under ``gen_ai.prompt.0.role`` ``user``); its output and usage are not written for Chat Completions."""

@@ -1,0 +1,171 @@
+"""AgentOps' spans (:mod:`otel_mapper.mapping.readers.agentops`, :mod:`otel_mapper.mapping.proposal_spans`): the OpenAI
+Agents SDK's spans as ``agentops`` 0.4.21 mirrors them under its session span (typed by ``agentops.span.kind`` where it
+writes one, every SDK error in attributes on an OK span), beside its OpenAI client spans, whose answers' tool calls are
+child spans ``tool_call.<name>``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
+
+from otel_mapper.mapping.build import map_trace
+from otel_mapper.model import Trajectory
+from otel_mapper.otlp.envelopes import split_request
+from semconv.trajectory import EdgeType, NodeKind
+from tests.support.spans import get_node, has_edge, node_id, span
+
+SESSION_SCOPE = "agentops"
+MIRROR_SCOPE = "openai-agents"
+CLIENT_SCOPE = "openai"
+RECORD_SCOPE = "agentops.instrumentation.providers.openai.wrappers.chat"
+MIRROR = {"instrumentation.name": "agentops", "instrumentation.version": "0.4.21"}
+
+
+def _map(scoped: Sequence[tuple[str, Sequence[Span]]]) -> Trajectory:
+    request = ExportTraceServiceRequest()
+    resource_spans = request.resource_spans.add()
+    for scope, spans in scoped:
+        scope_spans = resource_spans.scope_spans.add()
+        scope_spans.scope.CopyFrom(InstrumentationScope(name=scope))
+        scope_spans.spans.extend(spans)
+    accepted, rejected = split_request(request)
+    assert rejected is None
+    return map_trace(accepted).trajectory
+
+
+def _mirror(number: int, name: str, parent: int, *, error: tuple[str, dict[str, Any]] | None = None,
+            **attrs: Any) -> Span:
+    """An Agents SDK span as AgentOps' exporter writes it: status OK, an SDK error as attributes and an event."""
+    values = {**MIRROR, **attrs}
+    events: list[tuple[str, dict[str, Any]]] = []
+    if error is not None:
+        label, data = error
+        values.update({"error.type": "AgentError", "error.message": label})
+        events.append(("exception", {"exception.type": "Exception", "exception.message": label,
+                                     "error.data": json.dumps(data)}))
+    return span(number, name, parent=parent, attrs=values, events=events)
+
+
+def _client(number: int, parent: int, *, error: str | None = None, **attrs: Any) -> Span:
+    """AgentOps' ``openai.chat.completion`` span: legacy GenAI names, no tool call among the completion's."""
+    values = {"gen_ai.request.type": "chat", "gen_ai.system": "OpenAI", "gen_ai.request.model": "gpt-4o-mini", **attrs}
+    return span(number, "openai.chat.completion", parent=parent, attrs=values, error=error)
+
+
+def _record(number: int, parent: int, call_id: str, name: str, arguments: str) -> Span:
+    return span(number, f"tool_call.{name}", parent=parent, attrs={
+        "tool.name": name, "tool.parameters": arguments, "tool.call.id": call_id, "tool.call.type": "function"})
+
+
+def _run(*, tool_error: bool = False, clients: bool = True) -> list[tuple[str, list[Span]]]:
+    """Session 1; the SDK trace 2, task 3, agent 4; turn 5 (generation 6, function 7); turn 8 (generation 9); the
+    client's spans 10 and 12 under the session, 10 proposing call_1 as its child span 11."""
+    mirrors = [
+        _mirror(2, "Agent workflow", 1, **{"workflow.name": "Agent workflow", "workflow.step.type": "trace"}),
+        _mirror(3, "Agent workflow", 2),
+        _mirror(4, "support_agent", 3, **{"agentops.span.kind": "agent", "agent.name": "support_agent",
+                                           "agent.tools": '["lookup_order"]', "handoffs": '["billing_agent"]'}),
+        _mirror(5, "turn", 4),
+        _mirror(6, "generation", 5, **{"agentops.span.kind": "llm", "gen_ai.system": "openai"}),
+        _mirror(7, "lookup_order", 5, error=("Error running tool (non-fatal)", {"tool_name": "lookup_order",
+                                                                               "error": "failed"}) if tool_error else None,
+                **{"agentops.span.kind": "tool", "tool.name": "lookup_order", "tool.parameters": '{"order_id": "A-1"}',
+                   "tool.result": "shipped", "tool.status": "succeeded"}),
+        _mirror(8, "turn", 4),
+        _mirror(9, "generation", 8, **{"agentops.span.kind": "llm", "gen_ai.system": "openai"}),
+    ]
+    scoped = [(SESSION_SCOPE, [span(1, "default.session", attrs={"agentops.span.kind": "session"})]),
+              (MIRROR_SCOPE, mirrors)]
+    if clients:
+        scoped.append((CLIENT_SCOPE, [
+            _client(10, 1, **{"gen_ai.completion.0.finish_reason": "tool_calls", "gen_ai.completion.0.role": "assistant"}),
+            _client(12, 1, **{"gen_ai.prompt.0.role": "assistant", "gen_ai.prompt.0.tool_calls.0.id": "call_1",
+                              "gen_ai.prompt.0.tool_calls.0.name": "lookup_order",
+                              "gen_ai.prompt.1.role": "tool", "gen_ai.prompt.1.tool_call_id": "call_1",
+                              "gen_ai.prompt.1.content": "shipped", "gen_ai.completion.0.content": "It shipped."}),
+        ]))
+        scoped.append((RECORD_SCOPE, [_record(11, 10, "call_1", "lookup_order", '{"order_id": "A-1"}')]))
+    return scoped
+
+
+def test_kinds_come_from_the_agentops_kind_and_the_mirrored_sdk_span() -> None:
+    trajectory = _map(_run())
+    kinds = {number: get_node(trajectory, node_id(number)).kind for number in (1, 2, 3, 4, 5, 7, 8)}
+    assert kinds == {1: NodeKind.WORKFLOW_STEP, 2: NodeKind.WORKFLOW_STEP, 3: NodeKind.WORKFLOW_STEP,
+                     4: NodeKind.AGENT_INVOCATION, 5: NodeKind.WORKFLOW_STEP, 7: NodeKind.TOOL_EXECUTION,
+                     8: NodeKind.WORKFLOW_STEP}
+    agent = get_node(trajectory, node_id(4))
+    assert (agent.convention, agent.agent_name, agent.tool_definitions) == (
+        "agentops", "support_agent", ("lookup_order", "transfer_to_billing_agent"))
+    run = get_node(trajectory, node_id(7))
+    assert (run.tool_name, run.tool_call_id, run.arguments, run.result_visible) == (
+        "lookup_order", None, '{"order_id":"A-1"}', True)
+
+
+def test_a_handoff_mirror_runs_the_transfer_tool() -> None:
+    scoped = [(MIRROR_SCOPE, [_mirror(2, "Agent workflow", 1), _mirror(3, "handoff", 2, from_agent="triage_agent",
+                                                                      to_agent="billing_agent")])]
+    handoff = get_node(_map(scoped), node_id(3))
+    assert (handoff.kind, handoff.tool_name, handoff.handoff_to) == (
+        NodeKind.HANDOFF, "transfer_to_billing_agent", "billing_agent")
+
+
+def test_an_sdk_error_on_an_ok_mirror_fails_it_with_the_datas_error_text() -> None:
+    scoped = [(MIRROR_SCOPE, [
+        _mirror(2, "Agent workflow", 1),
+        _mirror(3, "support_agent", 2, error=("Error in agent run", {"error": "Error code: 500 - boom"}),
+                **{"agentops.span.kind": "agent", "agent.name": "support_agent"}),
+        _mirror(4, "turn", 3, error=("Tool not found", {"tool_name": "fetch_invoice"})),
+        _mirror(5, "lookup_order", 3, error=("Error running tool (non-fatal)", {"tool_name": "lookup_order"}),
+                **{"agentops.span.kind": "tool", "tool.name": "lookup_order"}),
+    ])]
+    trajectory = _map(scoped)
+    agent, turn, run = (get_node(trajectory, node_id(number)) for number in (3, 4, 5))
+    assert (agent.error_message, agent.http_status) == ("Error code: 500 - boom", 500)
+    assert (turn.error_message, turn.unknown_tools) == ("Tool not found", ("fetch_invoice",))
+    assert run.error_message == "Error running tool (non-fatal)"
+    assert all(node.status.value == "failed" for node in (agent, turn, run))
+
+
+def test_a_call_record_span_is_a_proposal_of_the_model_call_above_it() -> None:
+    trajectory = _map(_run())
+    proposal = node_id(10, "call:call_1")
+    assert get_node(trajectory, proposal).tool_name == "lookup_order"
+    assert has_edge(trajectory, proposal, EdgeType.CAUSED_BY, node_id(10))
+    assert get_node(trajectory, node_id(11)).kind is NodeKind.OTHER
+    assert trajectory.node(node_id(11, "call:call_1")) is None
+    assert has_edge(trajectory, node_id(7), EdgeType.CAUSED_BY, proposal)  # by tool name and arguments
+    assert has_edge(trajectory, node_id(12), EdgeType.DEPENDS_ON, node_id(7))
+
+
+def test_call_records_under_one_model_call_are_taken_in_call_id_order() -> None:
+    records = [_record(13, 10, "call_b", "lookup_order", '{"order_id": "B"}'),
+               _record(11, 10, "call_a", "lookup_order", '{"order_id": "A"}')]
+    forward = _map([(CLIENT_SCOPE, [_client(10, 1)]), (RECORD_SCOPE, records)])
+    backward = _map([(CLIENT_SCOPE, [_client(10, 1)]), (RECORD_SCOPE, records[::-1])])
+    ids = [node.id for node in forward.nodes if node.kind is NodeKind.TOOL_PROPOSAL]
+    assert ids == [node_id(10, "call:call_a"), node_id(10, "call:call_b")]
+    assert forward == backward
+
+
+def test_generation_mirrors_are_other_when_the_clients_spans_record_every_request() -> None:
+    with_clients = _map(_run())
+    assert {get_node(with_clients, node_id(n)).kind for n in (6, 9)} == {NodeKind.OTHER}
+    assert {node.id for node in with_clients.nodes if node.kind is NodeKind.MODEL_CALL} == {node_id(10), node_id(12)}
+    alone = _map(_run(clients=False))
+    assert {get_node(alone, node_id(n)).kind for n in (6, 9)} == {NodeKind.MODEL_CALL}
+
+
+def test_a_failed_generation_mirror_stays_a_model_call_when_no_client_span_failed() -> None:
+    scoped = _run()
+    mirrors = scoped[1][1]
+    mirrors[7] = _mirror(9, "generation", 8, error=("Error getting response", {"error": "Request timed out."}),
+                         **{"agentops.span.kind": "llm", "gen_ai.system": "openai"})
+    trajectory = _map(scoped)
+    failed = get_node(trajectory, node_id(9))
+    assert (failed.kind, failed.error_message) == (NodeKind.MODEL_CALL, "Request timed out.")
