@@ -19,3 +19,7 @@ TOOL_FUNCTION_DECLARATIONS: Final = ("function_declarations", "functionDeclarati
 """A ``Tool``'s function declarations (``[{"name", "description", "parameters"}]``), as a recorded list of a request's
 tools holds them (``config.tools``: one ``Tool`` may declare several functions; other tools, such as ``google_search``,
 declare none)."""
+RESPONSE_OUTPUT: Final = "output"
+"""The key of a ``FunctionResponse.response`` object that holds the function's output, as the API documents it."""
+RESPONSE_ERROR: Final = "error"
+"""The key of a ``FunctionResponse.response`` object that holds the function's error details."""

@@ -548,6 +548,18 @@ MATRIX.update({
 MATRIX.update({
     "agentops-openai-agents": ("agentops-openai-agents", "apps.agentops_openai_agents_app", AGENTS_SCENARIOS),
 })
+# Frameworks BO: the raw agent loop on the Vertex AI SDK (`google-cloud-aiplatform`: `vertexai.init(api_endpoint=<fake
+# server>, api_transport="rest", AnonymousCredentials)`, `GenerativeModel.generate_content` with function declarations;
+# the SDK's default transport is gRPC), answered by the fake server's Vertex route (corpusgen/fake_vertex.py: the Gemini
+# face's body; the SDK's GA types drop the call ids), traced two ways in one venv: the OpenTelemetry contrib
+# opentelemetry-instrumentation-vertexai 2.2b0 (content as OTLP log records, captured with the traces; the app's
+# workflow / agent / tool spans in the GenAI shape from its own tracer) and openinference-instrumentation-vertexai (the
+# OITracer decorators of openinference-openai); apps/vertexai_app.py, corpusgen/raw_loop_vertex.py,
+# NOTES-frameworks-bo.md.
+MATRIX.update({
+    "otel-vertexai": ("vertexai", "apps.vertexai_app", ALL_SCENARIOS),
+    "openinference-vertexai": ("vertexai", "apps.vertexai_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -7,7 +7,8 @@ Instrumentations may put content and errors in log records instead of on the spa
 - the deprecated per-message events (``gen_ai.system|user|assistant|tool.message``, ``gen_ai.choice``) carry one
   message each in the body (a structured value, or its JSON text as Python ``logging`` emitters send it): they are
   rebuilt, in arrival order, into ``gen_ai.input.messages`` / ``gen_ai.output.messages`` in the structured parts
-  form when the span has no such attribute;
+  form when the span has no such attribute (Vertex AI's, whose content is Gemini parts and whose ids are made up:
+  :mod:`otel_mapper.mapping.gemini_event_parts`);
 - ``exception`` and ``gen_ai.client.operation.exception`` records become an ``exception`` event.
 
 The span that is exported is never touched: mapping reads the copy, annotation writes on the original (same
@@ -27,6 +28,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
+from otel_mapper.mapping.gemini_event_parts import is_vertex_ai, vertex_choice_message, vertex_input_message
 from otel_mapper.mapping.parts_messages import (
     chat_completions_message,
     chat_completions_tool_calls,
@@ -87,8 +89,12 @@ def span_with_logs(span: Span, records: Sequence[LogRecord]) -> Span:
         elif name in _EXCEPTION_EVENTS or _has_exception_attributes(record):
             event = copy.events.add(name=genai.EXCEPTION_EVENT, time_unix_nano=record.time_unix_nano)
             event.attributes.extend(kv for kv in record.attributes if kv.key.startswith("exception."))
+        elif name in _INPUT_ROLES and is_vertex_ai(record):
+            inputs.append(vertex_input_message(_INPUT_ROLES[name], _body(record)))
         elif name in _INPUT_ROLES:
             inputs.append(chat_completions_message(_INPUT_ROLES[name], _body(record)))
+        elif name == genai.CHOICE_EVENT and is_vertex_ai(record):
+            outputs.append(vertex_choice_message(_body(record)))
         elif name == genai.CHOICE_EVENT:
             outputs.append(_choice_message(_body(record)))
     _set_messages(copy, present, genai.INPUT_MESSAGES, inputs)

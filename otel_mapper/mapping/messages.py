@@ -13,6 +13,7 @@ import orjson
 
 from otel_mapper.bundle.canonical import digest, dumps_canonical
 from otel_mapper.mapping.facts import ToolCallFact
+from otel_mapper.mapping.gemini_event_parts import function_response_texts
 from otel_mapper.mapping.parts_messages import CHAT_TOOL_CALL_ID, CHAT_TOOL_CALLS, with_chat_completions_fields
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, parse_json_text
 from otel_mapper.mapping.tool_failures import tool_failure
@@ -240,7 +241,8 @@ def _id_less_result_text(parts: list[dict[str, Decoded]]) -> str | None:
         if part_type == genai.PART_TOOL_CALL_RESPONSE:
             if part.get("id"):
                 return None
-            texts.extend(_result_texts(part.get("response", part.get("result"))))
+            response = part.get("response", part.get("result"))
+            texts.extend(_result_texts(response) or function_response_texts(response))  # a Gemini {"output": ...}
         elif part_type == genai.PART_TEXT:
             content = part.get("content")
             if isinstance(content, str):

@@ -29,6 +29,9 @@ items.
 non-streaming): `candidates[0].content.parts` with `text` / `functionCall` parts (the same call ids), `usageMetadata`,
 and Google's error body (`RESOURCE_EXHAUSTED` / `INTERNAL`) for 429 / 500.
 
+`POST /v1/projects/<p>/locations/<l>/publishers/google/models/<model>:generateContent` (Vertex AI's route, the
+Vertex AI SDK's REST transport) gets the Gemini face's answer (see `fake_vertex.py`).
+
 `POST /v2/chat` answers it in the Cohere Chat API v2 shape (see `fake_cohere.py`, non-streaming): `message` with
 `content` text blocks or `tool_plan` and `tool_calls` (the same call ids), `finish_reason` `COMPLETE` / `TOOL_CALL`,
 `usage` as `billed_units` and `tokens`, and Cohere's error body for 429 / 500.
@@ -244,6 +247,9 @@ class ScriptedServer:
             return answer_converse(self, path, body, headers)
         if is_converse_stream(path):
             return answer_converse_stream(self, path, body, headers)
+        from .fake_vertex import answer_vertex_generate_content, is_vertex_generate_content
+        if is_vertex_generate_content(path):
+            return answer_vertex_generate_content(self, path, body, headers)
         if "?" in path or path.endswith("/count_tokens"):  # the Claude Code CLI's `/v1/messages?beta=true`
             from .fake_anthropic import answer_aside, answer_messages, is_aside
             if is_aside(path, body):
