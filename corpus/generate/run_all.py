@@ -560,6 +560,14 @@ MATRIX.update({
     "otel-vertexai": ("vertexai", "apps.vertexai_app", ALL_SCENARIOS),
     "openinference-vertexai": ("vertexai", "apps.vertexai_app", ALL_SCENARIOS),
 })
+# Frameworks BP: the crew of openinference-crewai (apps/crewai_app.py, `--provider anthropic`) on Anthropic through
+# CrewAI's native Anthropic provider (`LLM(model="anthropic/...")`: the anthropic SDK, no LiteLLM; base_url at the fake
+# server's Messages face, corpusgen/fake_anthropic.py), traced by OpenInference's CrewAI instrumentation + its Anthropic
+# client instrumentation. Own venv: crewai's `anthropic` extra pins anthropic 0.73, which only the 0.1.x Anthropic
+# instrumentation accepts; NOTES-frameworks-bp.md.
+MATRIX.update({
+    "openinference-crewai-anthropic": ("crewai-anthropic", "apps.crewai_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -15,10 +15,19 @@ from otel_mapper.attribution.usage import model_call_stand_ins as stand_ins_of
 from otel_mapper.diagnosis import Finding
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext
-from processor.detectors.causal import recovered
+from processor.detectors.causal import carried_on, recovered
+from semconv import model_clients
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
 
-__all__ = ["FailureClass", "classify", "failed", "failure_findings", "model_call_stand_ins", "recovery_note"]
+__all__ = [
+    "FailureClass",
+    "classify",
+    "failed",
+    "failed_call_stand_ins",
+    "failure_findings",
+    "model_call_stand_ins",
+    "recovery_note",
+]
 
 RATE_LIMIT_MARKERS: Final = ("ratelimit", "rate_limit", "rate limit", "too many requests", "resource_exhausted",
                              "resourceexhausted", "throttl", "quota",
@@ -63,6 +72,29 @@ def model_call_stand_ins(context: DetectorContext) -> list[Node]:
     return stand_ins_of(context.of_kind(NodeKind.MODEL_CALL), context.of_kind(NodeKind.AGENT_INVOCATION))
 
 
+def failed_call_stand_ins(context: DetectorContext) -> list[Node]:
+    """Agent invocations that stand for a failed model call no span records: the invocation failed with a model
+    client's error (its type in a model-client SDK's module, :data:`semconv.model_clients.ERROR_MODULES`), and no model
+    call or tool execution inside it, nor an agent invocation inside it that failed so, failed. OpenInference's
+    Anthropic instrumentation (0.1.20) never ends the span of a request that raised: CrewAI's agent span, which the
+    error reaches, is the trace's only record of the failed request."""
+    agents = {node.id: node for node in context.of_kind(NodeKind.AGENT_INVOCATION)}
+    candidates = [node for node in agents.values() if failed(node) and _model_client_error(node.error_type or "")]
+    calls = [node for kind in (NodeKind.MODEL_CALL, NodeKind.TOOL_EXECUTION) for node in context.of_kind(kind)]
+    covered: set[str] = set()
+    for node in [*(call for call in calls if failed(call)), *candidates]:
+        owner, steps = node.invocation, 0
+        while owner is not None and owner not in covered and steps <= len(agents):  # the bound only guards a cycle
+            covered.add(owner)
+            parent = agents.get(owner)
+            owner, steps = (parent.invocation if parent is not None else None), steps + 1
+    return [node for node in candidates if node.id not in covered]
+
+
+def _model_client_error(error_type: str) -> bool:
+    return any(error_type.startswith(module + ".") for module in model_clients.ERROR_MODULES)
+
+
 def recovery_note(recovery: bool | None) -> str:
     """What the evidence of a failure says about what came after it (:func:`recovered`)."""
     if recovery is True:
@@ -100,12 +132,17 @@ def failure_findings(
     span."""
     findings: list[Finding] = []
     groups = [context.of_kind(kind) for kind in kinds] + ([model_call_stand_ins(context)] if stand_ins else [])
-    for group in groups:
+    seen = {node.id for group in groups for node in group}
+    failed_calls = [node for node in failed_call_stand_ins(context) if node.id not in seen] if stand_ins else []
+    for group in (*groups, failed_calls):
         for node in group:
             context.check_budget()
             if classify(node) is not wanted or (skip is not None and skip(node)):
                 continue
-            recovery = recovered(node, trajectory, context)
+            if group is failed_calls:  # the failure ended the invocation: its own spans inside it came before
+                recovery: bool | None = None if carried_on(node, trajectory, context) else False
+            else:
+                recovery = recovered(node, trajectory, context)
             evidence = _describe(node) + recovery_note(recovery)
             findings.append(
                 Finding(

@@ -14,7 +14,7 @@ from semconv.trajectory import FindingCategory, NodeKind
 
 class InfraTimeoutDetector:
     name = "infra_timeout"
-    version = "1.2.0"
+    version = "1.3.0"
     checked_property = "no model call or tool execution timed out"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:

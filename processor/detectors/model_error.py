@@ -13,7 +13,7 @@ from semconv.trajectory import FindingCategory, NodeKind
 
 class ModelErrorDetector:
     name = "model_error"
-    version = "1.2.0"
+    version = "1.3.0"
     checked_property = "every model call completed without error"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:

@@ -14,7 +14,7 @@ from semconv.trajectory import FindingCategory, NodeKind
 
 class RateLimitedDetector:
     name = "rate_limited"
-    version = "1.2.0"
+    version = "1.3.0"
     checked_property = "no model call or tool execution was rate limited"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:

@@ -2,6 +2,11 @@
 instrumentation plus its OpenAI client instrumentation (the LLM spans).
 
     .venvs/crewai/bin/python -m apps.crewai_app --lib openinference-crewai --scenario handoff --out DIR
+    .venvs/crewai-anthropic/bin/python -m apps.crewai_app --lib openinference-crewai-anthropic --scenario handoff --out DIR
+
+`openinference-crewai-anthropic`: the same crew on CrewAI's native Anthropic provider (`LLM(model="anthropic/...")`
+builds `AnthropicCompletion`, the `anthropic` SDK, at the fake server's Messages face), traced by the CrewAI
+instrumentation plus OpenInference's Anthropic client instrumentation.
 
 CrewAI runs with its telemetry off (CREWAI_DISABLE_TELEMETRY, CREWAI_TRACING_ENABLED=false; OTEL_SDK_DISABLED is
 not set, we export our own spans) and HOME / CREWAI_STORAGE_DIR in a temporary folder that is removed afterwards.
@@ -21,7 +26,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -32,24 +37,52 @@ from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # n
 from corpusgen.truth import Truth, current_ids  # noqa: E402
 
 LIBRARY = "openinference-crewai"
+ANTHROPIC_LIBRARY = "openinference-crewai-anthropic"
 
 
 class CrewAIAdapter:
     library = LIBRARY
     convention = "openinference"
     content = True
+    model_provider = "openai"
+    failed_request_span_exported = True
 
     def setup(self, endpoint):
         from openinference.instrumentation.crewai import CrewAIInstrumentor
-        from openinference.instrumentation.openai import OpenAIInstrumentor
 
         self.provider = otlp_sdk_pipeline(endpoint, f"corpus-{self.library}")
         CrewAIInstrumentor().instrument(tracer_provider=self.provider)
+        self.instrument_client()
+
+    def instrument_client(self):
+        from openinference.instrumentation.openai import OpenAIInstrumentor
+
         OpenAIInstrumentor().instrument(tracer_provider=self.provider)
 
     def shutdown(self):
         self.provider.force_flush()
         self.provider.shutdown()
+
+
+class CrewAIAnthropicAdapter(CrewAIAdapter):
+    """OpenInference's Anthropic instrumentation 0.1.20 (`_MessagesWrapper`): a `Messages.create` that raised gets its
+    error status and exception event but is never ended (`finish_tracing` runs on the success path only), so the span
+    of a failed request is never exported (`failed_request_span_exported`)."""
+
+    library = ANTHROPIC_LIBRARY
+    model_provider = "anthropic"
+    failed_request_span_exported = False
+
+    def model_span_for(self, request: dict) -> str | None:
+        return None if request.get("unexported") else request.get("otel_span")
+
+    def instrument_client(self):
+        from openinference.instrumentation.anthropic import AnthropicInstrumentor
+
+        AnthropicInstrumentor().instrument(tracer_provider=self.provider)
+
+
+ADAPTERS = {a.library: a for a in (CrewAIAdapter, CrewAIAnthropicAdapter)}
 
 
 @contextmanager
@@ -83,28 +116,68 @@ class CrewRun:
 
     runner: ToolRunner
     llm_hook_spans: list[tuple[str | None, str | None]]
+    span_parents: dict[str, str | None] = field(default_factory=dict)
+    """The parent of each span current when a model request was sent (read from the live span)."""
+
+
+def _crew_llm(model_provider: str, base_url: str, interceptor):
+    """CrewAI's native provider for ``model_provider``: ``openai/<model>`` builds `OpenAICompletion` (the openai
+    client), ``anthropic/<model>`` `AnthropicCompletion` (the anthropic client; its base URL without the fake
+    server's /v1, which the client adds). Client retries off (a retry is CrewAI's), the corpus client timeout."""
+    from crewai import LLM
+
+    if model_provider == "anthropic":
+        from corpusgen.raw_loop_anthropic import ANTHROPIC_MODEL, MAX_TOKENS
+
+        root = base_url[:-3] if base_url.endswith("/v1") else base_url
+        return LLM(model=f"anthropic/{ANTHROPIC_MODEL}", base_url=root, api_key="sk-ant-corpus-fake",
+                   temperature=0.2, max_tokens=MAX_TOKENS, timeout=CLIENT_TIMEOUT_S, max_retries=0,
+                   interceptor=interceptor)
+    return LLM(model=f"openai/{MODEL}", base_url=base_url, api_key="sk-corpus-fake", temperature=0.2,
+               timeout=CLIENT_TIMEOUT_S, max_retries=0, interceptor=interceptor)
+
+
+def _anthropic_terminal_status(truth: Truth, exc: BaseException | None) -> None:
+    """The anthropic client's timeout and rate-limit errors, which `terminal_status_for` (openai's) reads as
+    `error`."""
+    from corpusgen.raw_loop_anthropic import anthropic_failure
+
+    e, seen = exc, 0
+    while e is not None and seen < 10:
+        status = anthropic_failure(e)
+        if status:
+            truth.terminal_status = status
+            return
+        e, seen = e.__cause__ or e.__context__, seen + 1
 
 
 def kickoff_crew(
-    scenario: str, base_url: str, truth: Truth, *, step_callback=None, task_callback=None, task_cls=None
+    scenario: str, base_url: str, truth: Truth, *, step_callback=None, task_callback=None, task_cls=None,
+    model_provider: str = "openai",
 ) -> CrewRun:
     """Builds the scenario's crew (one task; the handoff adds a coworker and CrewAI's delegation), runs it and records
     the crew span, the tool executions and the terminal status. ``step_callback(role)`` and ``task_callback(role)``
-    get the role of the agent whose step or task ended; ``task_cls`` replaces ``crewai.Task``."""
+    get the role of the agent whose step or task ended; ``task_cls`` replaces ``crewai.Task``; ``model_provider``
+    picks CrewAI's native provider (`_crew_llm`)."""
     import httpx
-    from crewai import LLM, Agent, Crew, Process, Task
+    from crewai import Agent, Crew, Process, Task
     from crewai.hooks.llm_hooks import register_before_llm_call_hook
     from crewai.llms.hooks.base import BaseInterceptor
     from crewai.tools import tool
+    from opentelemetry import trace as otel_trace
 
     spec = SCENARIOS[scenario]
     runner = ToolRunner(truth, truth.server_log)
+
+    span_parents: dict[str, str | None] = {}
 
     class SpanMark(BaseInterceptor[httpx.Request, httpx.Response]):
         def on_outbound(self, message):
             _, span_id = current_ids()
             if span_id:
                 message.headers["x-corpus-otel-span"] = span_id
+                parent = getattr(otel_trace.get_current_span(), "parent", None)
+                span_parents[span_id] = format(parent.span_id, "016x") if parent is not None else None
             return message
 
         def on_inbound(self, message):
@@ -116,15 +189,7 @@ def kickoff_crew(
         async def aon_inbound(self, message):
             return message
 
-    llm = LLM(
-        model=f"openai/{MODEL}",
-        base_url=base_url,
-        api_key="sk-corpus-fake",
-        temperature=0.2,
-        timeout=CLIENT_TIMEOUT_S,
-        max_retries=0,
-        interceptor=SpanMark(),
-    )
+    llm = _crew_llm(model_provider, base_url, SpanMark())
     tools = {name: tool(name)(fn) for name, fn in plain_functions(runner).items()}
 
     def record_crew(inputs):
@@ -182,7 +247,28 @@ def kickoff_crew(
     except Exception as e:  # noqa: BLE001 - how the run ended is the ground truth we record
         exc = e
     terminal_status_for(truth, runner, exc)
-    return CrewRun(runner=runner, llm_hook_spans=llm_hook_spans)
+    if model_provider == "anthropic":
+        _anthropic_terminal_status(truth, exc)
+    return CrewRun(runner=runner, llm_hook_spans=llm_hook_spans, span_parents=span_parents)
+
+
+def record_unexported(truth: Truth, run: CrewRun) -> None:
+    """A failed request whose span the instrumentation never ends: no span in the trace (`untraced`); what the failure
+    left is the error on the span it was sent under (the agent's task span, which CrewAI's error reaches), where its
+    finding is anchored (`failure_span`), and only when the run ended with that error (`failure_in_trace`): a 429
+    retried by CrewAI's rate-limit retry, or an error its task retry recovered from, leaves nothing."""
+    surfaced = truth.error is not None
+    for r in truth.server_log:
+        if r.get("status") == 200 and r.get("outcome") == "ok":
+            continue
+        r["unexported"] = True
+        r["untraced"] = True
+        r["failure_span"] = run.span_parents.get(r.get("otel_span"))
+        r["failure_in_trace"] = surfaced
+    unexported = [r["seq"] for r in truth.server_log if r.get("unexported")]
+    if unexported:
+        truth.notes.append(f"model requests {unexported} failed: their spans were never ended (never exported)")
+    truth.kind_counts["model_call"] = sum(1 for r in truth.server_log if not r.get("unexported"))
 
 
 def delegation_call(truth: Truth) -> dict | None:
@@ -209,7 +295,10 @@ def run_crewai(adapter: CrewAIAdapter, scenario: str, base_url: str, truth: Trut
             agent_spans[span_id] = name
             truth.record_agent(name)
 
-    run = kickoff_crew(scenario, base_url, truth, step_callback=record_agent, task_callback=record_agent)
+    run = kickoff_crew(scenario, base_url, truth, step_callback=record_agent, task_callback=record_agent,
+                       model_provider=adapter.model_provider)
+    if not adapter.failed_request_span_exported:
+        record_unexported(truth, run)
     llm_hook_spans = run.llm_hook_spans
     # The task's agent span is the span current in its first before-LLM-call hook (also when every call failed).
     for hook_role, span_id in llm_hook_spans:
@@ -234,12 +323,12 @@ def run_crewai(adapter: CrewAIAdapter, scenario: str, base_url: str, truth: Trut
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", required=True, choices=[LIBRARY])
+    ap.add_argument("--lib", required=True, choices=sorted(ADAPTERS))
     ap.add_argument("--scenario", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     with crewai_home():
-        adapter = CrewAIAdapter()
+        adapter = ADAPTERS[a.lib]()
         meta = {
             "library": adapter.library,
             "convention": adapter.convention,

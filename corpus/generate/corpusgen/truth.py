@@ -194,6 +194,15 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         return calls_by_span and r.get("span") is not None and span_uses[r.get("span")] > 1
 
     for r in server_log:
+        # A failed request whose model-call span the library never exported (declared by the app): its finding is
+        # anchored on the span its error reached (`failure_span`), and is in the trace only if the error surfaced there.
+        if r.get("failure_span"):
+            failure = ("rate_limited" if r.get("status") == 429 else "model_error" if (r.get("status") or 0) >= 500
+                       else "infra_timeout" if r.get("outcome") == "timeout" else None)
+            if failure:
+                findings.append({"category": failure, "status": "fail", "anchor_span": r["failure_span"]}
+                                | ({"in_trace": False} if r.get("failure_in_trace") is False else {}))
+            continue
         if r.get("status") == 429:
             seen = retry_seen and not hidden_attempt(r)
             # A 429 retried inside the span of the request that then succeeded leaves nothing in the trace: the label

@@ -36,6 +36,7 @@ from otel_mapper.mapping.readers.langchain_finish import langchain_stop_reason
 from otel_mapper.mapping.readers.langchain_io import fill_langchain_call_ids
 from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, tool_message_call_id
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
+from otel_mapper.mapping.readers.openinference_anthropic_ids import fill_anthropic_call_ids
 from otel_mapper.mapping.readers.openinference_frameworks import (
     LLAMA_TOOL_MESSAGE,
     llama_index_kind,
@@ -209,6 +210,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
         outputs = response_output_messages(view)
     fill_langchain_call_ids(view, inputs, outputs)
     fill_gemini_call_ids(view, outputs)
+    fill_anthropic_call_ids(view, outputs)
     if outputs is not None and view.scope_name == haystack.SCOPE_NAME:
         fill_haystack_call_ids(view, outputs)
     if outputs is not None:

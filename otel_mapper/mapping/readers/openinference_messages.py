@@ -9,7 +9,14 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from otel_mapper.mapping.facts import ToolCallFact
-from otel_mapper.mapping.messages import ASSISTANT_ROLE, TOOL_ROLE, arguments_text, message_digest, result_text_digest
+from otel_mapper.mapping.messages import (
+    ASSISTANT_ROLE,
+    TOOL_ROLE,
+    USER_ROLE,
+    arguments_text,
+    message_digest,
+    result_text_digest,
+)
 from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part, tool_result_part
 from otel_mapper.mapping.readers.common import clean_name, json_content
 from otel_mapper.mapping.spans import SpanView
@@ -230,13 +237,16 @@ def unanswered_in_answered_turns(ordered: list[FlatMessage]) -> list[str]:
     another of its calls: the turn's results were sent (Chat Completions, Anthropic's Messages and Bedrock's Converse
     reject a request that leaves a call of an assistant message unanswered), recorded in fewer messages than calls.
     OpenInference's Strands processor (0.1.12) writes one message's several ``toolResult`` blocks as one tool message
-    with the last block's ``toolUseId`` and all their texts. A turn no tool message answers is left as it is."""
+    with the last block's ``toolUseId`` and all their texts; OpenInference's Anthropic instrumentation (0.1.20) writes
+    a user message's several ``tool_result`` blocks as that user message with the last block's ``tool_use_id`` (Anthropic
+    returns results in user messages: a user message naming a call is read as a tool message). A turn no tool message
+    answers is left as it is."""
     found: dict[str, None] = {}
     turn: list[str] = []
     answered: set[str] = set()
     for message in (*ordered, None):
         fields = message.fields if message is not None else {}
-        if message is not None and fields.get(oi.MESSAGE_ROLE) == TOOL_ROLE:
+        if message is not None and _answers_calls(fields):
             call_id = clean_name(fields.get(oi.MESSAGE_TOOL_CALL_ID))
             answered.update(result_id for result_id, _ in results_of(message))
             if call_id:
@@ -248,3 +258,9 @@ def unanswered_in_answered_turns(ordered: list[FlatMessage]) -> list[str]:
         if message is not None and fields.get(oi.MESSAGE_ROLE) == ASSISTANT_ROLE:
             turn = [call_id for call in message.calls.values() if (call_id := clean_name(call.get(oi.TOOL_CALL_ID_SUFFIX)))]
     return list(found)
+
+
+def _answers_calls(fields: dict[str, str | None]) -> bool:
+    """A tool message, or a user message that names the call it answers (Anthropic's tool results)."""
+    role = fields.get(oi.MESSAGE_ROLE)
+    return role == TOOL_ROLE or (role == USER_ROLE and bool(clean_name(fields.get(oi.MESSAGE_TOOL_CALL_ID))))
