@@ -10,7 +10,8 @@ Which attributes are content (:func:`is_content_key`), on spans and on their eve
 any text-valued key that names content in its words (``input``, ``output``, ``prompt``, ``completion``, ``messages``,
 ``content``, ``arguments``, ``result``, ``instructions``...: :data:`CONTENT_WORDS`) unless its last word says what
 the value is about rather than holding it (``input_tokens``, ``input.mime_type``, ``gen_ai.response.id``:
-:data:`DESCRIPTIVE_WORDS`). Frameworks name their content in words of their own (``mlflow.spanInputs``,
+:data:`DESCRIPTIVE_WORDS`; inside a flattened message too: its role, a call's id and its tool's name stay, so a
+reduced trace still says which tools were called). Frameworks name their content in words of their own (``mlflow.spanInputs``,
 ``langfuse.observation.input``, ``gen_ai.task.output``, ``llamaindex.step.input_summary``, Strands' message events),
 and a dataset made with ``drop`` must not keep a conversation because its convention was not listed. Numbers and
 booleans are never content (``llm.token_count.prompt`` stays). Everything else stays, scrubbed: names (a span named
@@ -93,10 +94,14 @@ MAX_VALUES: Final = 1_000_000
 
 def is_content_key(key: str) -> bool:
     """Whether a text value under ``key`` is content (module docstring)."""
-    if key in CONTENT_KEYS or key.startswith(CONTENT_PREFIXES):
+    if key in CONTENT_KEYS:
         return True
     words = [word.lower() for word in _WORD_BREAK.split(key[:256], maxsplit=MAX_KEY_WORDS) if word]
-    if not words or words[-1] in DESCRIPTIVE_WORDS or not ERROR_WORDS.isdisjoint(words):
+    if words and words[-1] in DESCRIPTIVE_WORDS:
+        return False  # also inside a flattened message: its role, a call's id and tool name are not content
+    if key.startswith(CONTENT_PREFIXES):
+        return True
+    if not ERROR_WORDS.isdisjoint(words):
         return False
     return not CONTENT_WORDS.isdisjoint(words)
 

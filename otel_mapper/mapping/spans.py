@@ -1,7 +1,9 @@
 """A read-only view of one span for the convention readers: hex ids, and attributes read lazily.
 
 Readers ask for single attributes by name; values are decoded only when asked for (the protobuf objects stay
-the source). Every string copied out is bounded.
+the source). Every string copied out is bounded. A value that is a redaction marker in place of the content
+(OpenInference's ``__REDACTED__``; ``[REDACTED:<kind>]``, which a dataset's ``drop`` mode and secret scrubbing write)
+reads as absent: it is not a tool name, an argument or a message (:meth:`SpanView.redacted` tells it apart).
 """
 
 from __future__ import annotations
@@ -15,16 +17,34 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.otlp.anyvalue import Decoded, decode
+from semconv.openinference import REDACTED as _OPENINFERENCE_REDACTED
 
 if TYPE_CHECKING:
     from otel_mapper.mapping.conversation_memo import ConversationMemo
 
-__all__ = ["MAX_TEXT", "SpanView", "attribute_map", "parse_json_text"]
+__all__ = ["MAX_TEXT", "SpanView", "attribute_map", "is_redaction_marker", "parse_json_text"]
 
 MAX_TEXT: Final = 64 * 1024
 """Longest string a reader copies out of a span (argument text, messages for digests use the full value)."""
 MAX_NAME: Final = 256
 """Longest name (span, tool, agent, model) copied out of a span."""
+
+
+_MARKER_PREFIX: Final = "[REDACTED:"
+_MAX_MARKER: Final = 64
+
+
+def is_redaction_marker(text: str) -> bool:
+    """Whether ``text`` is a redaction marker standing for the whole value (module docstring)."""
+    return text == _OPENINFERENCE_REDACTED or (
+        len(text) <= _MAX_MARKER and text.startswith(_MARKER_PREFIX) and text.endswith("]")
+    )
+
+
+def _text(value: AnyValue) -> str | None:
+    """A string value, ``None`` when it is a redaction marker."""
+    text = value.string_value
+    return None if text[:1] in "[_" and is_redaction_marker(text) else text
 
 
 def attribute_map(attributes: Iterable[KeyValue]) -> dict[str, AnyValue]:
@@ -91,10 +111,17 @@ class SpanView:
             return None
         which = value.WhichOneof("value")
         if which == "string_value":
-            return value.string_value[:limit]
+            text = _text(value)
+            return text[:limit] if text is not None else None
         if which in ("int_value", "double_value", "bool_value"):
             return str(getattr(value, which))[:limit]
         return None
+
+    def redacted(self, key: str) -> bool:
+        """Whether ``key`` holds a redaction marker in place of its value."""
+        attrs = self._attrs if self._attrs is not None else self.attrs
+        value = attrs.get(key)
+        return value is not None and value.WhichOneof("value") == "string_value" and _text(value) is None
 
     def int_attr(self, key: str) -> int | None:
         attrs = self._attrs if self._attrs is not None else self.attrs
@@ -140,10 +167,13 @@ class SpanView:
                 item.string_value[:MAX_NAME] for item in value.array_value.values[:256] if item.HasField("string_value")
             )
         if which == "string_value":
-            parsed = parse_json_text(value.string_value)
+            text = _text(value)
+            if text is None:
+                return None
+            parsed = parse_json_text(text)
             if isinstance(parsed, list):
                 return tuple(str(item)[:MAX_NAME] for item in parsed[:256])
-            return (value.string_value[:MAX_NAME],)
+            return (text[:MAX_NAME],)
         return None
 
     def text_attr(self, key: str) -> str | None:
@@ -153,7 +183,7 @@ class SpanView:
         if value is None:
             return None
         if value.WhichOneof("value") == "string_value":
-            return value.string_value
+            return _text(value)
         decoded = decode(value)
         if decoded is None:
             return None
@@ -168,7 +198,8 @@ class SpanView:
         if value is None:
             return None
         if value.WhichOneof("value") == "string_value":
-            return parse_json_text(value.string_value)
+            text = _text(value)
+            return parse_json_text(text) if text is not None else None
         return decode(value)
 
     def keys_with_prefix(self, prefix: str) -> list[str]:

@@ -33,6 +33,7 @@ import yaml
 from otel_mapper.diagnosis import Diagnosis
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
+from processor.cli.eval_content import ContentOffTally, check_content_off
 from processor.cli.eval_invariance import DEFAULT_PERTURBATIONS, InvarianceTally, check_invariance, signature
 from processor.cli.eval_links import score_links, span_texts
 from processor.cli.eval_score import ConventionReport, Report, Tally, score_invariance, score_trace
@@ -53,6 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("directory", metavar="DIR", type=Path, help="corpus directory (searched recursively for labels.json)")
     parser.add_argument("--config", type=Path, default=None, help="config file with a detectors: section (default: DIR/config.yaml if present)")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON instead of tables")
+    parser.add_argument("--content-off", action="store_true",
+                        help="analyse each trace again with its content dropped (as a dataset's drop mode drops it) and "
+                             "without its log records, and count failures claimed in categories no label gives")
     parser.add_argument("--perturbations", type=int, default=DEFAULT_PERTURBATIONS, metavar="N",
                         help=f"analyse each trace again under N seeded shuffles of arrival order and timestamps and count "
                              f"the traces whose analysis stays the same (default {DEFAULT_PERTURBATIONS}; 0: none)")
@@ -72,12 +76,10 @@ def _load_config(path: Path | None) -> tuple[DetectorsConfig, list[str]]:
     return config, errors
 
 
-def _envelopes(trace_file: Path, trace_id: str | None) -> list[SpanEnvelope]:
-    """The labelled trace's spans (``trace_id``, else the trace with most spans in the file), with the log records
-    of the ``logs.otlp.json`` beside it folded into copies of their spans."""
-    from otel_mapper.mapping.log_events import mapping_envelopes, records_by_trace
+def _spans(trace_file: Path, trace_id: str | None) -> tuple[str, list[SpanEnvelope]]:
+    """The labelled trace (``trace_id``, else the trace with most spans in the file): its id and its spans."""
     from otel_mapper.otlp.envelopes import split_request
-    from otel_mapper.otlp.json_codec import decode_json_lines, decode_log_lines
+    from otel_mapper.otlp.json_codec import decode_json_lines
 
     groups: dict[str, list[Any]] = {}
     for request in decode_json_lines(trace_file.read_bytes()):
@@ -87,11 +89,19 @@ def _envelopes(trace_file: Path, trace_id: str | None) -> list[SpanEnvelope]:
     if not groups:
         raise ValueError("no spans in the trace file")
     chosen = trace_id if trace_id in groups else max(sorted(groups), key=lambda key: len(groups[key]))
+    return chosen, groups[chosen]
+
+
+def _with_logs(trace_file: Path, chosen: str, spans: list[SpanEnvelope]) -> list[SpanEnvelope]:
+    """The spans with the log records of the ``logs.otlp.json`` beside the trace file folded into copies of them."""
+    from otel_mapper.mapping.log_events import mapping_envelopes, records_by_trace
+    from otel_mapper.otlp.json_codec import decode_log_lines
+
     logs_file = trace_file.with_name(LOGS)
     if not logs_file.exists():
-        return groups[chosen]
+        return spans
     logs = records_by_trace(decode_log_lines(logs_file.read_bytes())).get(bytes.fromhex(chosen))
-    return list(mapping_envelopes(groups[chosen], logs))
+    return list(mapping_envelopes(spans, logs))
 
 
 def _analyser(chain: DetectorChain) -> Callable[[list[SpanEnvelope]], tuple[Trajectory, Diagnosis]]:
@@ -112,9 +122,11 @@ def _convention(labels_file: Path, directory: Path) -> str:
     return scenario.parent.name
 
 
-def evaluate(directory: Path, config: DetectorsConfig, perturbations: int = DEFAULT_PERTURBATIONS) -> Report:
+def evaluate(
+    directory: Path, config: DetectorsConfig, perturbations: int = DEFAULT_PERTURBATIONS, content_off: bool = False
+) -> Report:
     analyse = _analyser(DetectorChain(load_detectors(config), config))
-    report = Report()
+    report = Report(content_off=ContentOffTally() if content_off else None)
     for labels_file in sorted(directory.rglob(LABELS)):
         trace_file = labels_file.with_name(TRACE)
         if not trace_file.exists():
@@ -122,7 +134,8 @@ def evaluate(directory: Path, config: DetectorsConfig, perturbations: int = DEFA
         where = str(labels_file.parent.relative_to(directory)) or "."
         try:
             labels = orjson.loads(labels_file.read_bytes())
-            envelopes = _envelopes(trace_file, labels.get("trace_id"))
+            chosen, spans = _spans(trace_file, labels.get("trace_id"))
+            envelopes = _with_logs(trace_file, chosen, spans)
             trajectory, diagnosis = analyse(envelopes)
             links = score_links(labels, trajectory, span_texts([envelope.span for envelope in envelopes]))
             invariant, why = check_invariance(envelopes, where, signature(trajectory, diagnosis), analyse, perturbations)
@@ -133,6 +146,8 @@ def evaluate(directory: Path, config: DetectorsConfig, perturbations: int = DEFA
         score_trace(report, where, convention, labels, trajectory, diagnosis, links)
         if perturbations > 0:
             score_invariance(report, where, convention, invariant, perturbations, why)
+        if report.content_off is not None:
+            check_content_off(report.content_off, where, labels, spans, analyse)
     return report
 
 
@@ -161,6 +176,7 @@ def _as_json(report: Report) -> dict[str, Any]:
         "conventions": {name: _convention_json(item) for name, item in sorted(report.conventions.items())},
         "misses": report.misses,
         "failures": report.failures,
+        **({"content_off": report.content_off.as_dict()} if report.content_off is not None else {}),
     }
 
 
@@ -211,6 +227,8 @@ def _print_text(report: Report, out: TextIO) -> None:
     if report.invariance.checked:
         print(f"invariance: {report.invariance.invariant}/{report.invariance.checked} traces gave the same analysis under "
               f"{report.invariance.perturbations} shuffles of arrival order and timestamps each", file=out)
+    if report.content_off is not None:
+        _print_content_off(report.content_off, out)
     _print_conventions(report, out)
     if report.misses:
         print(f"\nmisses ({len(report.misses)}):", file=out)
@@ -219,6 +237,15 @@ def _print_text(report: Report, out: TextIO) -> None:
             print(f"  {miss['trace']}: {miss['category']} {miss['kind']}{span}: {miss['evidence']}", file=out)
     for failure in report.failures:
         print(f"  {failure['trace']}: could not be analysed: {failure['error']}", file=out)
+
+
+def _print_content_off(tally: ContentOffTally, out: TextIO) -> None:
+    row = tally.as_dict()
+    print(f"content off: {tally.traces} traces analysed again with their content dropped and no log records: labelled "
+          f"failures still found {tally.kept}/{tally.labelled} ({_fmt(row['recall'])}); failures in a category no label "
+          f"gives: {len(tally.unsupported)}; unfounded root causes: {tally.unfounded_root_causes}", file=out)
+    for item in tally.unsupported:
+        print(f"  {item['trace']}: {item['category']}: {item['evidence']}", file=out)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -234,7 +261,7 @@ def run(args: argparse.Namespace) -> int:
     if args.perturbations < 0:
         print(f"eval: --perturbations must be 0 or more, got {args.perturbations}", file=sys.stderr)
         return 2
-    report = evaluate(directory, config, args.perturbations)
+    report = evaluate(directory, config, args.perturbations, content_off=args.content_off)
     if not report.traces and not report.failures:
         print(f"eval: no {LABELS} next to a {TRACE} under {directory}: nothing to score (see corpus/README.md for "
               "the label format)", file=sys.stderr)

@@ -27,6 +27,7 @@ from typing import Any, Final
 from otel_mapper.diagnosis import Diagnosis, Finding
 from otel_mapper.mapping.graph import causal_index
 from otel_mapper.model import Trajectory
+from processor.cli.eval_content import ContentOffTally
 from processor.cli.eval_invariance import InvarianceTally
 from processor.cli.eval_links import LinkTally
 from semconv.trajectory import ROOT_CAUSE_NONE, FindingStatus
@@ -102,6 +103,8 @@ class Report:
     """Traces whose diagnosis names a root cause (anything but ``none``)."""
     unfounded_root_causes: int = 0
     """Root causes that no failed finding of the diagnosis, or no ``fail`` label of the trace, supports."""
+    content_off: ContentOffTally | None = None
+    """With ``--content-off``: the same traces analysed with their content dropped."""
 
 
 def _span_of(trajectory: Trajectory, finding: Finding) -> str:

@@ -177,3 +177,23 @@ def test_log_records_beside_the_trace_are_joined_to_their_spans(tmp_path: Path, 
     without = json.loads(capsys.readouterr().out)
     assert without["categories"]["tool_loop"]["tp"] == 0
     assert without["links"]["evidenced"] == 0
+
+
+def test_content_off_counts_the_failures_no_label_gives(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # With content dropped, the MCP server's answer naming the unknown tool is gone: the failed call is still a fact,
+    # claimed as a tool error, a category the labels do not give (and the root cause). The ADK transfer stays a handoff.
+    _copy(tmp_path, "mcp-native-genai", "hallucinated_tool")
+    _copy(tmp_path, "openinference-google-adk", "handoff")
+    assert eval_cmd.run(_args(str(tmp_path), "--json", "--perturbations", "0", "--content-off")) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["unfounded_root_causes"] == 0  # the traces as captured are read right
+    off = report["content_off"]
+    assert off["traces"] == 2 and off["labelled_failures"] == 1 and off["kept"] == 0
+    assert [(item["trace"], item["category"]) for item in off["unsupported"]] == [
+        ("mcp-native-genai/hallucinated_tool", "tool_error")]
+    assert off["unfounded_root_causes"] == 1
+
+    assert eval_cmd.run(_args(str(tmp_path), "--perturbations", "0", "--content-off")) == 0
+    assert "content off: 2 traces analysed again" in capsys.readouterr().out
+    assert eval_cmd.run(_args(str(tmp_path), "--json", "--perturbations", "0")) == 0
+    assert "content_off" not in json.loads(capsys.readouterr().out)

@@ -266,8 +266,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
                 facts.tool_definition_digests[tool] = digest(schema)
         if _complete(tools) and names:  # schemas none of which names a tool: a shape not read, not "no tools"
             facts.tool_definitions = tuple(sorted(set(names)))
-    redacted = oi.REDACTED
-    if any(view.str_attr(key, limit=len(redacted) + 1) == redacted for key in (oi.INPUT_VALUE, oi.OUTPUT_VALUE)):
+    if view.redacted(oi.INPUT_VALUE) or view.redacted(oi.OUTPUT_VALUE):
         facts.content_redacted = True
     return inputs, outputs
 
@@ -305,7 +304,7 @@ def _read_tool(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:
     facts.tool_call_id = clean_name(view.str_attr(oi.TOOL_ID)) or clean_name(view.str_attr(oi.TOOL_CALL_ID))
     if oi.INPUT_VALUE in view.attrs:
         raw = view.text_attr(oi.INPUT_VALUE)
-        if raw == oi.REDACTED:
+        if view.redacted(oi.INPUT_VALUE):
             facts.content_redacted = True
         else:
             facts.arguments, facts.arguments_json = _tool_input(raw, view.str_attr(oi.INPUT_MIME_TYPE))

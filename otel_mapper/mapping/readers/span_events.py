@@ -32,7 +32,7 @@ from otel_mapper.mapping.parts_messages import (
     tool_call_part,
     tool_result_part,
 )
-from otel_mapper.mapping.spans import MAX_NAME, SpanView, parse_json_text
+from otel_mapper.mapping.spans import MAX_NAME, SpanView, is_redaction_marker, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded, to_text
 from semconv import genai, strands
 
@@ -72,10 +72,11 @@ def has_message_events(view: SpanView) -> bool:
 
 
 def _attributes(attributes: Iterable[KeyValue]) -> dict[str, str]:
+    """An event's attributes as text; a value redacted in place (a redaction marker) is left out, as not recorded."""
     values: dict[str, str] = {}
     for kv in attributes:
         text = to_text(kv.value)
-        if text is not None and len(text) <= MAX_EVENT_TEXT:
+        if text is not None and len(text) <= MAX_EVENT_TEXT and not is_redaction_marker(text):
             values[kv.key] = text
     return values
 
