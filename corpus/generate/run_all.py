@@ -568,6 +568,17 @@ MATRIX.update({
 MATRIX.update({
     "openinference-crewai-anthropic": ("crewai-anthropic", "apps.crewai_app", ALL_SCENARIOS),
 })
+# Frameworks BS: LangChain's classic agent loop (`langchain_classic.agents`: `create_tool_calling_agent(llm, tools, prompt)`
+# + `AgentExecutor(agent=..., tools=...)`, langchain-classic 1.0, where LangChain 1.x keeps it) on langchain-openai's
+# ChatOpenAI against the fake server's OpenAI face (`max_retries=0`; in model_429 the model runnable falls back once to
+# itself, `with_fallbacks`, the retry that also holds for a streamed call); every tool's `handle_tool_error` returns
+# `Error: <message>` as the observation; the handoff an agent used as a tool (the triage executor's `transfer_to_billing_agent` runs the billing executor). Traced by OpenInference's
+# LangChain instrumentation and by OpenLLMetry's through traceloop-sdk `Traceloop.init`; one venv,
+# apps/langchain_classic_app.py; NOTES-frameworks-bs.md.
+MATRIX.update({
+    "openinference-langchain-agentexecutor": ("langchain-classic", "apps.langchain_classic_app", ALL_SCENARIOS),
+    "traceloop-langchain-agentexecutor": ("langchain-classic", "apps.langchain_classic_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -18,6 +18,7 @@ from typing import Final
 
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, SpanFlags
 
+from otel_mapper.mapping.agent_executor_runs import settle_agent_executor_runs
 from otel_mapper.mapping.agent_outputs import drop_replayed_proposals
 from otel_mapper.mapping.anonymous_agents import settle_anonymous_agents
 from otel_mapper.mapping.callback_model_calls import fold_callback_model_calls
@@ -188,6 +189,7 @@ def map_trace(
     inherit_step_call_ids(entries)
     settle_graph_agent_runs(entries)
     settle_langchain_graph_runs(entries)
+    settle_agent_executor_runs(entries, by_span_id)
     settle_graph_streams(entries, by_span_id, notes)
     settle_openlit_graphs(entries, by_span_id, notes)
     settle_openlit_crews(entries, by_span_id)

@@ -148,6 +148,10 @@ class SpanFacts:
     when they name several (or a nameless one), ``None`` when none was recorded or the span is no such run."""
     class_named_graph_run: bool = False
     """The span is such a graph run (see :attr:`graph_run_agent`)."""
+    agent_decision: tuple[tuple[str, str | None], ...] | None = None
+    """The span is the step of a LangChain classic agent (``AgentExecutor``) whose recorded output is the agent's
+    decision: the tools it decided to run, each with the model's call id where the action holds one (``()`` for the
+    decision to finish); ``None`` when the span is no such step (:mod:`otel_mapper.mapping.agent_executor_runs`)."""
 
     def __setstate__(self, state: tuple[None, dict[str, object]]) -> None:
         """Restore pickled facts (a spilled run's kept spans, pickled slot by slot); facts written by a version with

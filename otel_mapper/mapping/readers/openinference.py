@@ -32,6 +32,7 @@ from otel_mapper.mapping.readers.common import clean_name, fill_error, fill_hand
 from otel_mapper.mapping.readers.dspy import dspy_kind, dspy_tool_name, read_react_turn
 from otel_mapper.mapping.readers.genai import fill_genai_facts
 from otel_mapper.mapping.readers.haystack import fill_haystack_call_ids, haystack_kind, read_haystack_results
+from otel_mapper.mapping.readers.langchain_agents import read_openinference_langchain_run
 from otel_mapper.mapping.readers.langchain_finish import langchain_stop_reason
 from otel_mapper.mapping.readers.langchain_io import fill_langchain_call_ids
 from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, tool_message_call_id
@@ -182,6 +183,8 @@ class OpenInferenceReader:
             fill_error(view, facts)
         if view.scope_name == beeai.SCOPE_NAME:
             read_beeai_error(view, facts)
+        elif view.scope_name == oi.LANGCHAIN_SCOPE_NAME:
+            read_openinference_langchain_run(view, facts)
         if facts.failed and is_control_flow(facts.error_type, facts.error_message):
             facts.failed = False
         return facts

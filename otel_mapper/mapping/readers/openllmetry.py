@@ -23,6 +23,7 @@ from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.messages import arguments_text
 from otel_mapper.mapping.readers.common import clean_name
 from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operation
+from otel_mapper.mapping.readers.langchain_agents import read_openllmetry_langchain_run
 from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, tool_message_call_id
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
@@ -146,6 +147,8 @@ class OpenLLMetryReader:
             read_llama_index(view, facts)
         elif agno and facts.kind is NodeKind.TOOL_EXECUTION:
             read_agno_tool_result(view, facts)
+        elif view.scope_name == tl.LANGCHAIN_SCOPE_NAME:
+            read_openllmetry_langchain_run(view, facts)
         if facts.failed and is_control_flow(facts.error_type, facts.error_message):
             facts.failed = False
         return facts
