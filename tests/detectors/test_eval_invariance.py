@@ -25,7 +25,8 @@ TRACE = CORPUS / "openai-v2-content-on" / "parallel_tools"
 def _envelopes() -> list[SpanEnvelope]:
     if not (TRACE / "trace.otlp.json").exists():
         pytest.skip("corpus traces not present")
-    return eval_cmd._envelopes(TRACE / "trace.otlp.json", None)
+    trace_id, spans = eval_cmd._spans(TRACE / "trace.otlp.json", None)
+    return eval_cmd._with_logs(TRACE / "trace.otlp.json", trace_id, spans)
 
 
 def _analyse(envelopes: list[SpanEnvelope]) -> tuple[Trajectory, Diagnosis]:
