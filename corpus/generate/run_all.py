@@ -579,6 +579,15 @@ MATRIX.update({
     "openinference-langchain-agentexecutor": ("langchain-classic", "apps.langchain_classic_app", ALL_SCENARIOS),
     "traceloop-langchain-agentexecutor": ("langchain-classic", "apps.langchain_classic_app", ALL_SCENARIOS),
 })
+# Frameworks BU: the agents of pydantic-ai-native (apps/pydantic_ai_app.py, the adapter's `model_provider` "anthropic")
+# on Anthropic's Messages API: `AnthropicModel` + `AnthropicProvider(base_url=<fake server root>, http_client=<the
+# request marker's>)` at the fake server's Messages face (corpusgen/fake_anthropic.py), the client's retries off and its
+# timeout through Pydantic AI's model settings (`max_retries=0`, `timeout=1.0`), the SDK's own spans off; traced by
+# Pydantic AI's own instrumentation (`Agent.instrument_all`, default data version); own venv (pydantic-ai-slim's
+# `anthropic` extra); NOTES-frameworks-bu.md.
+MATRIX.update({
+    "pydantic-ai-anthropic": ("pydantic-ai-anthropic", "apps.pydantic_ai_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -2,14 +2,20 @@
 client against the fake server. Run inside the pydantic-ai venv:
 
     .venvs/pydantic-ai/bin/python -m apps.pydantic_ai_app --lib pydantic-ai-native --scenario handoff --out DIR
+    .venvs/pydantic-ai-anthropic/bin/python -m apps.pydantic_ai_app --lib pydantic-ai-anthropic --scenario handoff --out DIR
 
 Instrumentation: `Agent.instrument_all(InstrumentationSettings(tracer_provider=<the harness provider>))` with the
 library's default data version and content capture (its default: on). Model: `OpenAIChatModel` with an
-`OpenAIProvider(openai_client=AsyncOpenAI(max_retries=0, timeout=1 s))`.
+`OpenAIProvider(openai_client=AsyncOpenAI(max_retries=0, timeout=1 s))`; or, `pydantic-ai-anthropic` (the adapter's
+`model_provider`), `AnthropicModel` with an `AnthropicProvider(base_url=<the fake server's Messages face>,
+http_client=<the request marker's>)` and the client's retries and timeout as Pydantic AI's model settings
+(`max_retries=0`, `timeout=1 s`, `max_tokens=1024`, the raw Anthropic loop's); the `anthropic` SDK's own OpenTelemetry
+spans off, as in `apps/anthropic_app.py`.
 
 Ground truth, never read back from the exported trace:
-- model calls: the OpenAI client's httpx request hook sends the OTel span current at send time (Pydantic AI's
-  `chat <model>` span) to the fake server, which logs it with what it answered;
+- model calls: a request hook on the model client's HTTP client (the OpenAI client's, or the one handed to the
+  Anthropic provider) sends the OTel span current at send time (Pydantic AI's `chat <model>` span) to the fake
+  server, which logs it with what it answered;
 - tool executions: every tool takes a `RunContext` and records the span current inside its body (Pydantic AI's
   `execute_tool <name>` span) with `ctx.tool_call_id`;
 - agent runs: a `Hooks` capability's `before_run` hook, which runs inside the agent's `invoke_agent` span;
@@ -32,13 +38,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpusgen import tools as T  # noqa: E402
 from corpusgen.frameworks import CLIENT_TIMEOUT_S, MODEL, ToolRunner, terminal_status_for  # noqa: E402
-from corpusgen.harness import app_main, otlp_sdk_pipeline  # noqa: E402
+from corpusgen.harness import adapters_main, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.raw_loop import _span_header_hook  # noqa: E402
 from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # noqa: E402
 from corpusgen.truth import Truth  # noqa: E402
 from pydantic_ai import RunContext  # noqa: E402  (module level: tool signatures are resolved from annotations)
 
 LIBRARY = "pydantic-ai-native"
+ANTHROPIC_LIBRARY = "pydantic-ai-anthropic"
 
 
 ATTEMPT_ATTRIBUTE = "pydantic_ai.model_request.attempt"
@@ -90,6 +97,16 @@ class PydanticAIAdapter:
         self.provider.shutdown()
 
 
+class PydanticAIAnthropicAdapter(PydanticAIAdapter):
+    """The same agents on Anthropic's Messages API: `AnthropicModel` + `AnthropicProvider`."""
+
+    library = ANTHROPIC_LIBRARY
+    model_provider = "anthropic"
+
+
+ADAPTERS = {a.library: a for a in (PydanticAIAdapter, PydanticAIAnthropicAdapter)}
+
+
 async def _amark(request) -> None:
     _span_header_hook(request)
 
@@ -106,6 +123,35 @@ def make_client(base_url: str):
                                                  limits=http.Limits(max_keepalive_connections=0))
     return openai.AsyncOpenAI(base_url=base_url, api_key="sk-corpus-fake", max_retries=0, timeout=CLIENT_TIMEOUT_S,
                               http_client=http_client)
+
+
+def make_model(model_provider: str, base_url: str):
+    """The agents' model and its settings: OpenAI's Chat Completions on the corpus client, or (``anthropic``) the
+    Messages API through Pydantic AI's Anthropic provider at the fake server's root (the SDK adds /v1), the client's
+    retries and timeout set through Pydantic AI's model settings, which hand them to the SDK client."""
+    from pydantic_ai.settings import ModelSettings
+
+    if model_provider == "anthropic":
+        import os
+
+        os.environ["ANTHROPIC_OPEN_TELEMETRY"] = "false"  # the SDK's own call spans (anthropic 2.x), as the raw loop
+        import anthropic
+        import httpx2
+        from corpusgen.raw_loop_anthropic import ANTHROPIC_MODEL, MAX_TOKENS
+        from pydantic_ai.models.anthropic import AnthropicModel
+        from pydantic_ai.providers.anthropic import AnthropicProvider
+
+        http_client = anthropic.DefaultAsyncHttpxClient(event_hooks={"request": [_amark]},
+                                                        limits=httpx2.Limits(max_keepalive_connections=0))
+        root = base_url[:-3] if base_url.endswith("/v1") else base_url
+        provider = AnthropicProvider(base_url=root, api_key="sk-ant-corpus-fake", http_client=http_client)
+        return AnthropicModel(ANTHROPIC_MODEL, provider=provider), ModelSettings(
+            temperature=0.2, max_tokens=MAX_TOKENS, max_retries=0, timeout=CLIENT_TIMEOUT_S)
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    return OpenAIChatModel(MODEL, provider=OpenAIProvider(openai_client=make_client(base_url))), ModelSettings(
+        temperature=0.2)
 
 
 def _retry_rate_limit_once(hooks, retried: list) -> str:
@@ -144,14 +190,11 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
     from pydantic_ai import Agent, ModelRetry, Tool
     from pydantic_ai.capabilities import Hooks
     from pydantic_ai.models.instrumented import InstrumentationSettings
-    from pydantic_ai.models.openai import OpenAIChatModel
-    from pydantic_ai.providers.openai import OpenAIProvider
-    from pydantic_ai.settings import ModelSettings
 
     spec = SCENARIOS[scenario]
     runner = ToolRunner(truth, truth.server_log)
-    client = make_client(base_url)
-    model = OpenAIChatModel(MODEL, provider=OpenAIProvider(openai_client=client))
+    model_provider = getattr(adapter, "model_provider", "openai")
+    model, settings = make_model(model_provider, base_url)
     if getattr(adapter, "pydantic_ai_instrumentation", True):
         Agent.instrument_all(InstrumentationSettings(tracer_provider=adapter.provider))
 
@@ -199,7 +242,7 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
         return hooks
 
     def agent(name: str, instructions: str, tool_list: list) -> Agent:
-        return Agent(model, name=name, instructions=instructions, tools=tool_list, model_settings=ModelSettings(temperature=0.2), capabilities=[agent_hooks(name)])
+        return Agent(model, name=name, instructions=instructions, tools=tool_list, model_settings=settings, capabilities=[agent_hooks(name)])
 
     retried: list[BaseException] = []
     retry_note: list[str] = []
@@ -227,6 +270,10 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
     except Exception as e:  # noqa: BLE001 - how the run ended is the ground truth we record
         exc = e
     terminal_status_for(truth, runner, exc)
+    if model_provider == "anthropic":
+        from apps.crewai_app import _anthropic_terminal_status
+
+        _anthropic_terminal_status(truth, exc)
     if retried:
         truth.notes.append(retry_note[0] if retry_note else "")
     for dlg in delegations:
@@ -240,7 +287,7 @@ def run_pydantic_ai(adapter: PydanticAIAdapter, scenario: str, base_url: str, tr
 def main() -> int:
     # Pydantic AI sets a chat span's gen_ai.input.messages together with its output, when the response arrives: a
     # request that failed (500, timeout) records no input, so what it consumed is not in the trace.
-    return app_main(PydanticAIAdapter(), run_pydantic_ai, extra_meta={"failed_request_input_recorded": False})
+    return adapters_main(ADAPTERS, run_pydantic_ai, extra_meta={"failed_request_input_recorded": False})
 
 
 if __name__ == "__main__":
