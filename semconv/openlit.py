@@ -2,7 +2,8 @@
 ``openlit/instrumentation/openai_agents/utils.py``, ``openlit/instrumentation/crewai/``,
 ``openlit/instrumentation/agno/``, ``openlit/instrumentation/ag2/``, ``openlit/instrumentation/google_adk/``,
 ``openlit/instrumentation/litellm/``, ``openlit/instrumentation/smolagents/``,
-``openlit/instrumentation/pydantic_ai/``, ``openlit/instrumentation/haystack/``).
+``openlit/instrumentation/pydantic_ai/``, ``openlit/instrumentation/haystack/``,
+``openlit/instrumentation/anthropic/``).
 
 OpenLIT writes GenAI semantic-convention spans; for the OpenAI Agents SDK it records a handoff as an
 ``invoke_agent <target>`` span (the SDK's handoff span type mapped to ``invoke_agent``) whose ``gen_ai.agent.name``
@@ -71,6 +72,12 @@ LITELLM_SCOPE: Final = "openlit.instrumentation.litellm"
 """Instrumentation scope of OpenLIT's LiteLLM wrappers (``instrumentation/litellm``): ``chat <requested model>`` around
 ``litellm.completion`` / ``acompletion``, every attribute written when the response is processed, so a request that
 raised leaves the span with its name, status ERROR and the exception event alone."""
+ANTHROPIC_SCOPE: Final = "openlit.instrumentation.anthropic"
+"""Instrumentation scope of OpenLIT's Anthropic client wrappers (``instrumentation/anthropic``): ``chat <requested
+model>`` around ``Messages.create`` (and ``stream``, and their async twins). A request that is not streamed gets every
+attribute, ``gen_ai.operation.name`` included, from the response (``process_chat_response``), after the client call
+returned: a request that raised leaves the span with its name, status ERROR and the exception event alone (the
+SDK's own handling of the exception leaving ``start_as_current_span``)."""
 LANGCHAIN_SCOPE: Final = "openlit.instrumentation.langchain"
 """Instrumentation scope of the spans of OpenLIT's LangChain callback handler."""
 LANGGRAPH_SCOPE: Final = "openlit.instrumentation.langgraph"
@@ -107,7 +114,7 @@ HAYSTACK_PROVIDER: Final = "haystack"
 """The ``gen_ai.provider.name`` OpenLIT writes on every span of :data:`HAYSTACK_SCOPE` (the framework, not the model
 provider a request goes to)."""
 NAMED_ONLY_SCOPES: Final = frozenset(
-    {AG2_SCOPE, CREWAI_SCOPE, GOOGLE_ADK_SCOPE, HAYSTACK_SCOPE, LITELLM_SCOPE, SMOLAGENTS_SCOPE}
+    {AG2_SCOPE, ANTHROPIC_SCOPE, CREWAI_SCOPE, GOOGLE_ADK_SCOPE, HAYSTACK_SCOPE, LITELLM_SCOPE, SMOLAGENTS_SCOPE}
 )
 """OpenLIT scopes whose spans say their operation and entity by their name alone when the wrapped call did not
 return."""

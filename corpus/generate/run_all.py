@@ -588,6 +588,16 @@ MATRIX.update({
 MATRIX.update({
     "pydantic-ai-anthropic": ("pydantic-ai-anthropic", "apps.pydantic_ai_app", ALL_SCENARIOS),
 })
+# Frameworks BV: the raw agent loops on the `openai` client (corpusgen/raw_loop.py, Chat Completions) and on the
+# `anthropic` client (corpusgen/raw_loop_anthropic.py, the fake server's Messages face) traced by OpenLIT (`openlit.init`
+# with only its OpenAI, or only its Anthropic, client instrumentor: a `chat <model>` span per request); the app's
+# workflow / agent / tool spans are OpenLIT's manual tracer, `openlit.start_trace` blocks named and described as OpenLIT's
+# framework spans (`invoke_agent <name>`, `execute_tool <name>`, gen_ai.* metadata). One venv: openlit needs openai<3 and
+# anthropic<1 (openai 2.54.0, anthropic 0.125.0); apps/openlit_raw_app.py, NOTES-frameworks-bv.md.
+MATRIX.update({
+    "openlit-openai": ("openlit-raw", "apps.openlit_raw_app", ALL_SCENARIOS),
+    "openlit-anthropic": ("openlit-raw", "apps.openlit_raw_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

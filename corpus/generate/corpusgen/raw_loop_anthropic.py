@@ -7,6 +7,7 @@ model-call spans come from the library's Anthropic instrumentation. Tool definit
 """
 from __future__ import annotations
 
+import inspect
 import time
 
 import anthropic
@@ -33,8 +34,11 @@ def make_anthropic_client(base_url: str, model_spans: OpenModelSpans | None = No
             request.headers["x-corpus-otel-span"] = span_id
 
     root = base_url[:-3] if base_url.endswith("/v1") else base_url
+    # The 0.x SDK (the one OpenLIT accepts, Frameworks BV) has no span of its own and no such option.
+    own_spans_off = ({"open_telemetry": {"traces": {"enabled": False}}}
+                     if "open_telemetry" in inspect.signature(anthropic.Anthropic.__init__).parameters else {})
     return anthropic.Anthropic(base_url=root, api_key="sk-ant-corpus-fake", max_retries=0, timeout=CLIENT_TIMEOUT_S,
-                               open_telemetry={"traces": {"enabled": False}},
+                               **own_spans_off,
                                http_client=anthropic.DefaultHttpxClient(event_hooks={"request": [_span_header_hook]}))
 
 
