@@ -598,6 +598,14 @@ MATRIX.update({
     "openlit-openai": ("openlit-raw", "apps.openlit_raw_app", ALL_SCENARIOS),
     "openlit-anthropic": ("openlit-raw", "apps.openlit_raw_app", ALL_SCENARIOS),
 })
+# Frameworks BT: the smolagents agents of openinference-smolagents (ToolCallingAgent, the managed billing agent for the
+# handoff, smolagents' own rate-limit retry kept) on a LiteLLMModel (`model_id="openai/gpt-4o-mini"`, LiteLLM's OpenAI
+# provider against the fake server's OpenAI face, `num_retries=0`), traced by OpenInference's smolagents
+# instrumentation alone (its docs pair no LiteLLM instrumentation with it); own venv (litellm 1.110.2 beside
+# smolagents 1.26.0); an option of apps/smolagents_app.py; NOTES-frameworks-bt.md.
+MATRIX.update({
+    "openinference-smolagents-litellm": ("smolagents-litellm", "apps.smolagents_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -9,6 +9,16 @@ tool. Ground truth: tool bodies (ToolRunner; the app's `final_answer` tool recor
 log (the LLM span is current while the HTTP request is sent; smolagents' own rate-limit retry sends the second
 request from inside the same `generate` call, hence the same span), and smolagents' step callbacks (run with the
 agent's run span current; one ActionStep = one `Step N` span).
+
+    .venvs/smolagents-litellm/bin/python -m apps.smolagents_app --lib openinference-smolagents-litellm --scenario handoff --out DIR
+
+The same agents on a `LiteLLMModel(model_id="openai/gpt-4o-mini", api_base=<fake server>)` (LiteLLM's OpenAI provider)
+instead of `OpenAIServerModel`, under the same instrumentation (its docs pair no LiteLLM instrumentation with it).
+LiteLLM's own retries are off as a user turns them off (`num_retries=0`, forwarded by the model to
+`litellm.completion`, which then creates its OpenAI client with `max_retries=0`); smolagents' rate-limit retry is kept
+as above (the text of LiteLLM's `RateLimitError` holds "Rate limit"). LiteLLM sends on `litellm.client_session`
+(its setting for the httpx client of every request), the marking client, so the request names the span current while
+it is sent: smolagents' LLM span, as above.
 """
 
 from __future__ import annotations
@@ -32,12 +42,17 @@ from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # n
 from corpusgen.truth import Truth, current_ids  # noqa: E402
 
 LIBRARY = "openinference-smolagents"
+LITELLM_LIBRARY = "openinference-smolagents-litellm"
+LITELLM_MODEL = "openai/gpt-4o-mini"
 
 
 class SmolagentsAdapter:
     library = LIBRARY
     convention = "openinference"
     content = True
+
+    def __init__(self, library: str = LIBRARY):
+        self.library = library
 
     def setup(self, endpoint):
         from openinference.instrumentation.smolagents import SmolagentsInstrumentor
@@ -48,6 +63,21 @@ class SmolagentsAdapter:
     def shutdown(self):
         self.provider.force_flush()
         self.provider.shutdown()
+
+
+def litellm_model(base_url: str):
+    """A `LiteLLMModel` on LiteLLM's OpenAI provider, its retries off, its requests sent on the marking client."""
+    import os
+
+    # LiteLLM fetches its model price list from the web at import unless told to keep its packaged copy.
+    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    import litellm
+    from smolagents import LiteLLMModel
+
+    litellm.telemetry = False
+    litellm.client_session = sync_http_client()
+    return LiteLLMModel(model_id=LITELLM_MODEL, api_base=base_url, api_key="sk-corpus-fake", num_retries=0,
+                        timeout=CLIENT_TIMEOUT_S, temperature=0.2)
 
 
 def run_smolagents(adapter: SmolagentsAdapter, scenario: str, base_url: str, truth: Truth, http_client=None) -> None:
@@ -67,13 +97,17 @@ def run_smolagents(adapter: SmolagentsAdapter, scenario: str, base_url: str, tru
             runner.record_other("final_answer", {"answer": answer})
             return super().forward(answer)
 
-    model = OpenAIServerModel(
-        model_id=MODEL,
-        api_base=base_url,
-        api_key="sk-corpus-fake",
-        client_kwargs={"max_retries": 0, "timeout": CLIENT_TIMEOUT_S, "http_client": http_client or sync_http_client()},
-        temperature=0.2,
-    )
+    if getattr(adapter, "library", LIBRARY) == LITELLM_LIBRARY:
+        model = litellm_model(base_url)
+    else:
+        model = OpenAIServerModel(
+            model_id=MODEL,
+            api_base=base_url,
+            api_key="sk-corpus-fake",
+            client_kwargs={"max_retries": 0, "timeout": CLIENT_TIMEOUT_S,
+                           "http_client": http_client or sync_http_client()},
+            temperature=0.2,
+        )
     # smolagents retries rate-limit errors itself (3 attempts, 60 s base wait): keep its retry, one retry, no wait.
     model.retryer.max_attempts = 2
     model.retryer.wait_seconds = 0.0
@@ -151,13 +185,22 @@ def run_smolagents(adapter: SmolagentsAdapter, scenario: str, base_url: str, tru
     truth.agents.sort(key=lambda a: 0 if a["name"] != "billing_agent" else 1)
 
 
+def run_litellm_smolagents(adapter: SmolagentsAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+    """`run_smolagents` on the LiteLLM model, under an audit hook that lets the run reach loopback only."""
+    from corpusgen.connect_guard import loopback_only
+
+    with loopback_only(truth):
+        truth.notes.append(f"every model request sent by litellm.completion(model={LITELLM_MODEL!r})")
+        run_smolagents(adapter, scenario, base_url, truth)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", required=True, choices=[LIBRARY])
+    ap.add_argument("--lib", required=True, choices=[LIBRARY, LITELLM_LIBRARY])
     ap.add_argument("--scenario", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    adapter = SmolagentsAdapter()
+    adapter = SmolagentsAdapter(a.lib)
     meta = {
         "library": adapter.library,
         "convention": adapter.convention,
@@ -170,7 +213,8 @@ def main() -> int:
         # 'call_…', ...}]" as assistant, "Observation: …" as user), not as role=tool messages.
         "tool_results_as_text": True,
     }
-    return run_one(meta, adapter, run_smolagents, Path(a.out), family="final_answer_tool")
+    return run_one(meta, adapter, run_smolagents if a.lib == LIBRARY else run_litellm_smolagents, Path(a.out),
+                   family="final_answer_tool")
 
 
 if __name__ == "__main__":
