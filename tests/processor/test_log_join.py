@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -97,10 +98,7 @@ def test_serve_joins_a_retried_logs_request_once(tmp_path: Path) -> None:
         port = await service.start()
         try:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-                export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export",
-                                             request_serializer=None, response_deserializer=ExportTraceServiceResponse.FromString)
-                export_logs = channel.unary_unary("/opentelemetry.proto.collector.logs.v1.LogsService/Export",
-                                                  request_serializer=None, response_deserializer=ExportLogsServiceResponse.FromString)
+                export, export_logs = _exporters(channel)
                 for _attempt in range(2):
                     await export_logs(records.SerializeToString(), timeout=10)
                 await export(request([chat], service="agent").SerializeToString(), timeout=10)
@@ -145,10 +143,7 @@ def test_serve_reads_the_records_a_long_run_sends_between_two_revisions(tmp_path
         port = await service.start()
         try:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-                export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export",
-                                             request_serializer=None, response_deserializer=ExportTraceServiceResponse.FromString)
-                export_logs = channel.unary_unary("/opentelemetry.proto.collector.logs.v1.LogsService/Export",
-                                                  request_serializer=None, response_deserializer=ExportLogsServiceResponse.FromString)
+                export, export_logs = _exporters(channel)
                 await export(request(first, service="agent").SerializeToString(), timeout=10)
                 assert await sink.wait_for_spans(2, timeout=30)  # revision 1 went out
                 await export_logs(choice.SerializeToString(), timeout=10)
@@ -165,6 +160,15 @@ def test_serve_reads_the_records_a_long_run_sends_between_two_revisions(tmp_path
     assert late == 1  # it arrived between the revisions, and was still read:
     bundle = json.loads((tmp_path / RUN.hex() / "bundle.r2.json").read_text())  # the run's second revision
     assert f"span:{later_call.hex()}#call:call_9" in {node["node_id"] for node in bundle["nodes"]}
+
+
+def _exporters(channel: grpc.aio.Channel) -> tuple[Any, Any]:
+    """The trace and logs Export calls of ``channel``, taking serialized requests."""
+    export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+                                 request_serializer=None, response_deserializer=ExportTraceServiceResponse.FromString)
+    export_logs = channel.unary_unary("/opentelemetry.proto.collector.logs.v1.LogsService/Export",
+                                      request_serializer=None, response_deserializer=ExportLogsServiceResponse.FromString)
+    return export, export_logs
 
 
 def _kvlist(**fields: AnyValue) -> AnyValue:

@@ -26,7 +26,7 @@ __all__ = ["fill_anthropic_call_ids"]
 def fill_anthropic_call_ids(view: SpanView, outputs: dict[int, FlatMessage] | None) -> None:
     """Fill the missing call ids of output message 0 from the Messages API response in the span's ``output.value``."""
     message = outputs.get(0) if outputs is not None and len(outputs) == 1 else None
-    if message is None or not _missing_ids(message) or view.str_attr(oi.OUTPUT_MIME_TYPE) != oi.MIME_JSON:
+    if message is None or not message.missing_call_ids() or view.str_attr(oi.OUTPUT_MIME_TYPE) != oi.MIME_JSON:
         return
     text = view.str_attr(oi.OUTPUT_VALUE, limit=MAX_RUN_IO + 1)
     if text is None or len(text) > MAX_RUN_IO or an.BLOCK_TOOL_USE not in text:
@@ -34,17 +34,7 @@ def fill_anthropic_call_ids(view: SpanView, outputs: dict[int, FlatMessage] | No
     response = parse_json_text(text)
     if not isinstance(response, dict) or response.get(an.MESSAGE_TYPE) != an.MESSAGE_TYPE_VALUE:
         return
-    recorded = _tool_uses(response.get(an.CONTENT))
-    for index, call in message.calls.items():
-        if call.get(oi.TOOL_CALL_ID_SUFFIX) or not 0 <= index < len(recorded):
-            continue
-        call_id, name = recorded[index]
-        if call_id and name == call.get(oi.TOOL_CALL_NAME_SUFFIX):
-            call[oi.TOOL_CALL_ID_SUFFIX] = call_id
-
-
-def _missing_ids(message: FlatMessage) -> bool:
-    return any(not call.get(oi.TOOL_CALL_ID_SUFFIX) for call in message.calls.values())
+    message.fill_call_ids(_tool_uses(response.get(an.CONTENT)))
 
 
 def _tool_uses(content: Decoded) -> list[tuple[str | None, str | None]]:

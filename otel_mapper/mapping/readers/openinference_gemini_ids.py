@@ -26,7 +26,9 @@ __all__ = ["fill_gemini_call_ids"]
 
 def fill_gemini_call_ids(view: SpanView, outputs: dict[int, FlatMessage] | None) -> None:
     """Fill the missing call ids of ``outputs`` from the ``GenerateContentResponse`` in the span's ``output.value``."""
-    if outputs is None or not _missing_ids(outputs) or view.str_attr(oi.OUTPUT_MIME_TYPE) != oi.MIME_JSON:
+    if outputs is None or not any(message.missing_call_ids() for message in outputs.values()):
+        return
+    if view.str_attr(oi.OUTPUT_MIME_TYPE) != oi.MIME_JSON:
         return
     text = view.str_attr(oi.OUTPUT_VALUE, limit=MAX_RUN_IO + 1)
     if text is None or len(text) > MAX_RUN_IO or gg.CANDIDATES not in text:
@@ -37,17 +39,7 @@ def fill_gemini_call_ids(view: SpanView, outputs: dict[int, FlatMessage] | None)
         return
     by_index = _calls_by_candidate(candidates)
     for position, message in outputs.items():
-        recorded = by_index.get(position, [])
-        for index, call in message.calls.items():
-            if call.get(oi.TOOL_CALL_ID_SUFFIX) or not 0 <= index < len(recorded):
-                continue
-            call_id, name = recorded[index]
-            if call_id and name == call.get(oi.TOOL_CALL_NAME_SUFFIX):
-                call[oi.TOOL_CALL_ID_SUFFIX] = call_id
-
-
-def _missing_ids(messages: dict[int, FlatMessage]) -> bool:
-    return any(not call.get(oi.TOOL_CALL_ID_SUFFIX) for message in messages.values() for call in message.calls.values())
+        message.fill_call_ids(by_index.get(position, []))
 
 
 def _calls_by_candidate(candidates: list[Decoded]) -> dict[int, list[tuple[str | None, str | None]]]:

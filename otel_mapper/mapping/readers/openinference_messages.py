@@ -5,6 +5,7 @@ instrumentor), and digests in the GenAI parts shape (the same message digests th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -54,6 +55,19 @@ class FlatMessage:
     content_call_ids: dict[int, str] = field(default_factory=dict)
     """Items of a content list that name the tool call they answer (``message.contents.K.message.tool_call_id``,
     OpenInference's BeeAI instrumentation): call id by index; the item's text is that call's result."""
+
+    def missing_call_ids(self) -> bool:
+        return any(not call.get(oi.TOOL_CALL_ID_SUFFIX) for call in self.calls.values())
+
+    def fill_call_ids(self, recorded: Sequence[tuple[str | None, str | None]]) -> None:
+        """Give each call recorded without an id the id of the call at its position in ``recorded`` (the provider's
+        own record of the answer: id and tool name), when that call names the same tool."""
+        for index, call in self.calls.items():
+            if call.get(oi.TOOL_CALL_ID_SUFFIX) or not 0 <= index < len(recorded):
+                continue
+            call_id, name = recorded[index]
+            if call_id and name == call.get(oi.TOOL_CALL_NAME_SUFFIX):
+                call[oi.TOOL_CALL_ID_SUFFIX] = call_id
 
 
 def group_messages(
