@@ -36,7 +36,7 @@ __all__ = ["JoinCounters", "LogJoinBuffer", "TraceLogs"]
 
 MAX_SERVICES_REMEMBERED = 10_000
 MAX_REQUESTS_REMEMBERED = 65_536
-"""Digests of recent logs requests kept to join a retried one once (about 7 MiB at the most)."""
+"""Digests of recent logs requests kept to join a retried one once (about 9 MiB at the most)."""
 
 
 @dataclass(slots=True)
