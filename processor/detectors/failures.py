@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from enum import StrEnum
-from typing import Final
+from typing import Final, cast
 
 from otel_mapper.attribution.usage import model_call_stand_ins as stand_ins_of
 from otel_mapper.diagnosis import Finding
@@ -80,6 +80,8 @@ def failed_call_stand_ins(context: DetectorContext) -> list[Node]:
     error reaches, is the trace's only record of the failed request."""
     agents = {node.id: node for node in context.of_kind(NodeKind.AGENT_INVOCATION)}
     candidates = [node for node in agents.values() if failed(node) and _model_client_error(node.error_type or "")]
+    if not candidates:
+        return []
     calls = [node for kind in (NodeKind.MODEL_CALL, NodeKind.TOOL_EXECUTION) for node in context.of_kind(kind)]
     covered: set[str] = set()
     for node in [*(call for call in calls if failed(call)), *candidates]:
@@ -89,6 +91,17 @@ def failed_call_stand_ins(context: DetectorContext) -> list[Node]:
             parent = agents.get(owner)
             owner, steps = (parent.invocation if parent is not None else None), steps + 1
     return [node for node in candidates if node.id not in covered]
+
+
+_FAILED_CALLS_MEMO = "failures.failed_call_stand_ins"
+
+
+def _failed_call_stand_ins(context: DetectorContext) -> list[Node]:
+    """:func:`failed_call_stand_ins`, built once per trajectory for the three detectors that read it."""
+    cached = context.memo.get(_FAILED_CALLS_MEMO)
+    if cached is None:
+        cached = context.memo[_FAILED_CALLS_MEMO] = failed_call_stand_ins(context)
+    return cast(list[Node], cached)
 
 
 def _model_client_error(error_type: str) -> bool:
@@ -132,8 +145,10 @@ def failure_findings(
     span."""
     findings: list[Finding] = []
     groups = [context.of_kind(kind) for kind in kinds] + ([model_call_stand_ins(context)] if stand_ins else [])
-    seen = {node.id for group in groups for node in group}
-    failed_calls = [node for node in failed_call_stand_ins(context) if node.id not in seen] if stand_ins else []
+    failed_calls = _failed_call_stand_ins(context) if stand_ins else []
+    if failed_calls:  # rare: only then the nodes already read are collected
+        seen = {node.id for group in groups for node in group}
+        failed_calls = [node for node in failed_calls if node.id not in seen]
     for group in (*groups, failed_calls):
         for node in group:
             context.check_budget()

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from otel_mapper.diagnosis import Finding
 from otel_mapper.mapping.edges import CONTAINMENT_CHILDREN, containment_children
@@ -57,11 +58,10 @@ class HallucinatedToolDetector:
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> DetectorReport:
         findings: list[Finding] = []
         undecided = 0
-        delegated = _delegated_work(trajectory, context)
-        rejected = _rejections(context)
+        runs, delegated, rejected = _judged(trajectory, context)
         unmatched = 0
         reported_proposals: set[str] = set()
-        for run in _judged_runs(trajectory, context, delegated, rejected):
+        for run in runs:
             execution, proposal = run.execution, run.proposal
             if proposal is not None:
                 reported_proposals.add(proposal.id)
@@ -183,8 +183,24 @@ def undeclared_runs(trajectory: Trajectory, context: DetectorContext) -> frozens
     """Tool executions this detector reports as run but never declared (by the declared tools, not by a runtime's
     rejection, which the node's ``unknown_tools`` carry): another detector reading the same failed run leaves it to
     this one."""
-    runs = _judged_runs(trajectory, context, _delegated_work(trajectory, context), _rejections(context))
+    runs, _, _ = _judged(trajectory, context)
     return frozenset(run.execution.id for run in runs if run.undeclared)
+
+
+_Judged = tuple[list[_JudgedRun], frozenset[str], dict[str, dict[str, str]]]
+_JUDGED_MEMO = "hallucinated_tool.judged"
+
+
+def _judged(trajectory: Trajectory, context: DetectorContext) -> _Judged:
+    """The judged runs, the delegated work and the rejections, built once per trajectory (``tool_error`` reads them
+    too)."""
+    cached = context.memo.get(_JUDGED_MEMO)
+    if cached is None:
+        delegated = _delegated_work(trajectory, context)
+        rejected = _rejections(context)
+        cached = context.memo[_JUDGED_MEMO] = (list(_judged_runs(trajectory, context, delegated, rejected)), delegated,
+                                               rejected)
+    return cast(_Judged, cached)
 
 
 def _rejections(context: DetectorContext) -> dict[str, dict[str, str]]:
