@@ -6,36 +6,18 @@ child spans ``tool_call.<name>``."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.mapping.build import map_trace
-from otel_mapper.model import Trajectory
-from otel_mapper.otlp.envelopes import split_request
 from semconv.trajectory import EdgeType, NodeKind
-from tests.support.spans import get_node, has_edge, node_id, span
+from tests.support.spans import get_node, has_edge, map_scoped_spans, node_id, span
 
 SESSION_SCOPE = "agentops"
 MIRROR_SCOPE = "openai-agents"
 CLIENT_SCOPE = "openai"
 RECORD_SCOPE = "agentops.instrumentation.providers.openai.wrappers.chat"
 MIRROR = {"instrumentation.name": "agentops", "instrumentation.version": "0.4.21"}
-
-
-def _map(scoped: Sequence[tuple[str, Sequence[Span]]]) -> Trajectory:
-    request = ExportTraceServiceRequest()
-    resource_spans = request.resource_spans.add()
-    for scope, spans in scoped:
-        scope_spans = resource_spans.scope_spans.add()
-        scope_spans.scope.CopyFrom(InstrumentationScope(name=scope))
-        scope_spans.spans.extend(spans)
-    accepted, rejected = split_request(request)
-    assert rejected is None
-    return map_trace(accepted).trajectory
 
 
 def _mirror(number: int, name: str, parent: int, *, error: tuple[str, dict[str, Any]] | None = None,
@@ -94,7 +76,7 @@ def _run(*, tool_error: bool = False, clients: bool = True) -> list[tuple[str, l
 
 
 def test_kinds_come_from_the_agentops_kind_and_the_mirrored_sdk_span() -> None:
-    trajectory = _map(_run())
+    trajectory = map_scoped_spans(_run())
     kinds = {number: get_node(trajectory, node_id(number)).kind for number in (1, 2, 3, 4, 5, 7, 8)}
     assert kinds == {1: NodeKind.WORKFLOW_STEP, 2: NodeKind.WORKFLOW_STEP, 3: NodeKind.WORKFLOW_STEP,
                      4: NodeKind.AGENT_INVOCATION, 5: NodeKind.WORKFLOW_STEP, 7: NodeKind.TOOL_EXECUTION,
@@ -110,7 +92,7 @@ def test_kinds_come_from_the_agentops_kind_and_the_mirrored_sdk_span() -> None:
 def test_a_handoff_mirror_runs_the_transfer_tool() -> None:
     scoped = [(MIRROR_SCOPE, [_mirror(2, "Agent workflow", 1), _mirror(3, "handoff", 2, from_agent="triage_agent",
                                                                       to_agent="billing_agent")])]
-    handoff = get_node(_map(scoped), node_id(3))
+    handoff = get_node(map_scoped_spans(scoped), node_id(3))
     assert (handoff.kind, handoff.tool_name, handoff.handoff_to) == (
         NodeKind.HANDOFF, "transfer_to_billing_agent", "billing_agent")
 
@@ -124,7 +106,7 @@ def test_an_sdk_error_on_an_ok_mirror_fails_it_with_the_datas_error_text() -> No
         _mirror(5, "lookup_order", 3, error=("Error running tool (non-fatal)", {"tool_name": "lookup_order"}),
                 **{"agentops.span.kind": "tool", "tool.name": "lookup_order"}),
     ])]
-    trajectory = _map(scoped)
+    trajectory = map_scoped_spans(scoped)
     agent, turn, run = (get_node(trajectory, node_id(number)) for number in (3, 4, 5))
     assert (agent.error_message, agent.http_status) == ("Error code: 500 - boom", 500)
     assert (turn.error_message, turn.unknown_tools) == ("Tool not found", ("fetch_invoice",))
@@ -133,7 +115,7 @@ def test_an_sdk_error_on_an_ok_mirror_fails_it_with_the_datas_error_text() -> No
 
 
 def test_a_call_record_span_is_a_proposal_of_the_model_call_above_it() -> None:
-    trajectory = _map(_run())
+    trajectory = map_scoped_spans(_run())
     proposal = node_id(10, "call:call_1")
     assert get_node(trajectory, proposal).tool_name == "lookup_order"
     assert has_edge(trajectory, proposal, EdgeType.CAUSED_BY, node_id(10))
@@ -146,18 +128,18 @@ def test_a_call_record_span_is_a_proposal_of_the_model_call_above_it() -> None:
 def test_call_records_under_one_model_call_are_taken_in_call_id_order() -> None:
     records = [_record(13, 10, "call_b", "lookup_order", '{"order_id": "B"}'),
                _record(11, 10, "call_a", "lookup_order", '{"order_id": "A"}')]
-    forward = _map([(CLIENT_SCOPE, [_client(10, 1)]), (RECORD_SCOPE, records)])
-    backward = _map([(CLIENT_SCOPE, [_client(10, 1)]), (RECORD_SCOPE, records[::-1])])
+    forward = map_scoped_spans([(CLIENT_SCOPE, [_client(10, 1)]), (RECORD_SCOPE, records)])
+    backward = map_scoped_spans([(CLIENT_SCOPE, [_client(10, 1)]), (RECORD_SCOPE, records[::-1])])
     ids = [node.id for node in forward.nodes if node.kind is NodeKind.TOOL_PROPOSAL]
     assert ids == [node_id(10, "call:call_a"), node_id(10, "call:call_b")]
     assert forward == backward
 
 
 def test_generation_mirrors_are_other_when_the_clients_spans_record_every_request() -> None:
-    with_clients = _map(_run())
+    with_clients = map_scoped_spans(_run())
     assert {get_node(with_clients, node_id(n)).kind for n in (6, 9)} == {NodeKind.OTHER}
     assert {node.id for node in with_clients.nodes if node.kind is NodeKind.MODEL_CALL} == {node_id(10), node_id(12)}
-    alone = _map(_run(clients=False))
+    alone = map_scoped_spans(_run(clients=False))
     assert {get_node(alone, node_id(n)).kind for n in (6, 9)} == {NodeKind.MODEL_CALL}
 
 
@@ -166,6 +148,6 @@ def test_a_failed_generation_mirror_stays_a_model_call_when_no_client_span_faile
     mirrors = scoped[1][1]
     mirrors[7] = _mirror(9, "generation", 8, error=("Error getting response", {"error": "Request timed out."}),
                          **{"agentops.span.kind": "llm", "gen_ai.system": "openai"})
-    trajectory = _map(scoped)
+    trajectory = map_scoped_spans(scoped)
     failed = get_node(trajectory, node_id(9))
     assert (failed.kind, failed.error_message) == (NodeKind.MODEL_CALL, "Request timed out.")

@@ -4,31 +4,13 @@ each request is one model call, not two, and a failed request one failure."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otel_mapper.mapping.build import map_trace
 from otel_mapper.model import Trajectory
-from otel_mapper.otlp.envelopes import split_request
 from semconv.trajectory import NodeKind
-from tests.support.spans import get_node, node_id, span
+from tests.support.spans import get_node, map_scoped_spans, node_id, span
 
 SDK_SCOPE = "mistralai_sdk_tracer"
-
-
-def _map(scoped: Sequence[tuple[str, Sequence[Span]]]) -> Trajectory:
-    request = ExportTraceServiceRequest()
-    resource_spans = request.resource_spans.add()
-    for scope, spans in scoped:
-        scope_spans = resource_spans.scope_spans.add()
-        scope_spans.scope.CopyFrom(InstrumentationScope(name=scope))
-        scope_spans.spans.extend(spans)
-    accepted, rejected = split_request(request)
-    assert rejected is None
-    return map_trace(accepted).trajectory
 
 
 def _agent() -> Span:
@@ -56,7 +38,7 @@ def _model_calls(trajectory: Trajectory) -> list[str]:
 
 
 def test_sdk_spans_of_requests_the_instrumentation_records_are_not_model_calls() -> None:
-    trajectory = _map([("traceloop.tracer", [_agent()]),
+    trajectory = map_scoped_spans([("traceloop.tracer", [_agent()]),
                        ("opentelemetry.instrumentation.mistralai", [_instrumented(2, error="Status 429"),
                                                                      _instrumented(3)]),
                        (SDK_SCOPE, [_sdk(4, status=429), _sdk(5)])])
@@ -67,13 +49,13 @@ def test_sdk_spans_of_requests_the_instrumentation_records_are_not_model_calls()
 
 def test_sdk_spans_stay_model_calls_when_the_instrumentation_does_not_account_for_them() -> None:
     # the SDK traced alone: its spans are the only record of the requests
-    assert _model_calls(_map([("traceloop.tracer", [_agent()]), (SDK_SCOPE, [_sdk(2), _sdk(3)])])) == [
+    assert _model_calls(map_scoped_spans([("traceloop.tracer", [_agent()]), (SDK_SCOPE, [_sdk(2), _sdk(3)])])) == [
         node_id(2), node_id(3)]
     # more SDK spans than instrumented calls
-    assert _model_calls(_map([("traceloop.tracer", [_agent()]),
+    assert _model_calls(map_scoped_spans([("traceloop.tracer", [_agent()]),
                               ("opentelemetry.instrumentation.mistralai", [_instrumented(2)]),
                               (SDK_SCOPE, [_sdk(3), _sdk(4)])])) == [node_id(2), node_id(3), node_id(4)]
     # a failed SDK span with no failed instrumented call beside it: its failure would be lost
-    assert _model_calls(_map([("traceloop.tracer", [_agent()]),
+    assert _model_calls(map_scoped_spans([("traceloop.tracer", [_agent()]),
                               ("opentelemetry.instrumentation.mistralai", [_instrumented(2)]),
                               (SDK_SCOPE, [_sdk(3, status=500)])])) == [node_id(2), node_id(3)]

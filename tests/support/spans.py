@@ -146,6 +146,19 @@ def map_spans(spans: Sequence[Span], *, scope: str = "tests") -> Trajectory:
 # --- assertions over mapped trajectories ------------------------------------------------------------------
 
 
+def map_scoped_spans(scoped: Sequence[tuple[str, Sequence[Span]]]) -> Trajectory:
+    """Map spans of several instrumentation scopes, one resource: ``(scope name, spans)`` pairs in order."""
+    request = ExportTraceServiceRequest()
+    resource_spans = request.resource_spans.add()
+    for scope, spans in scoped:
+        scope_spans = resource_spans.scope_spans.add()
+        scope_spans.scope.CopyFrom(InstrumentationScope(name=scope))
+        scope_spans.spans.extend(spans)
+    accepted, rejected = split_request(request)
+    assert rejected is None
+    return map_trace(accepted).trajectory
+
+
 def get_node(trajectory: Trajectory, node_id_: str) -> Node:
     found = trajectory.node(node_id_)
     assert found is not None, f"no node {node_id_}; have {[n.id for n in trajectory.nodes]}"
