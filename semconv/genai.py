@@ -28,6 +28,10 @@ REQUEST_MODEL: Final = "gen_ai.request.model"
 RESPONSE_MODEL: Final = "gen_ai.response.model"
 RESPONSE_ID: Final = "gen_ai.response.id"
 RESPONSE_FINISH_REASONS: Final = "gen_ai.response.finish_reasons"
+TOOL_CALL_FINISH_REASONS: Final = frozenset({"tool_call", "tool_calls", "tool_use", "function_call"})
+"""Finish reasons (compared lower case) saying the model stopped to call tools: the convention's ``tool_call``,
+OpenAI's ``tool_calls`` / ``function_call``, Anthropic's and Bedrock Converse's ``tool_use``, Cohere's ``TOOL_CALL``.
+Gemini's ``STOP`` ends a turn with or without function calls, so it says nothing either way."""
 REQUEST_PREVIOUS_RESPONSE_ID: Final = "gen_ai.request.previous_response.id"
 
 USAGE_INPUT_TOKENS: Final = "gen_ai.usage.input_tokens"

@@ -16,6 +16,14 @@ from __future__ import annotations
 
 from typing import Final
 
+MODEL_CALL_TOOL_NAMES: Final = "gen_ai.tool.name"
+"""On OpenLIT's model-call span: the names of the tool calls in the response, joined with ``", "`` (its client
+instrumentations, e.g. ``instrumentation/openai/utils.py`` and ``anthropic/utils.py``), written whether or not message
+content is captured. The ``n``-th entry of :data:`MODEL_CALL_TOOL_CALL_IDS` is the same call's id; the arguments
+(``gen_ai.tool.args``, joined the same way) are content and cannot be split back."""
+MODEL_CALL_TOOL_CALL_IDS: Final = "gen_ai.tool.call.id"
+MODEL_CALL_TOOL_SEPARATOR: Final = ", "
+
 AGENT_SOURCE: Final = "gen_ai.agent.source"
 """On a handoff's ``invoke_agent`` span: the name of the agent that hands the run over (OpenLIT's
 ``SemanticConvention.GEN_AI_AGENT_SOURCE``; not a GenAI semantic-convention attribute)."""

@@ -90,6 +90,8 @@ def read_spans(envelopes: Sequence[SpanEnvelope], readers: tuple[ConventionReade
             else:
                 raise LookupError("no convention reader claims the span")
             facts = reader.read(view)
+            if view.redacted_keys:  # read as absent by every reader; declared as redacted, not as never captured
+                facts.content_redacted = True
             if facts.kind is NodeKind.MODEL_CALL and facts.failed and facts.http_status is None:
                 facts.http_status = model_call_http_status(view)
         except Exception:  # a reader bug must not lose the span: it becomes an `other` node, declared

@@ -3,7 +3,8 @@
 Readers ask for single attributes by name; values are decoded only when asked for (the protobuf objects stay
 the source). Every string copied out is bounded. A value that is a redaction marker in place of the content
 (OpenInference's ``__REDACTED__``; ``[REDACTED:<kind>]``, which a dataset's ``drop`` mode and secret scrubbing write)
-reads as absent: it is not a tool name, an argument or a message (:meth:`SpanView.redacted` tells it apart).
+reads as absent, as if the key had never been written: it is not a tool name, an argument or a message, and a
+redacted message list is not an empty one (:meth:`SpanView.redacted` tells it apart).
 """
 
 from __future__ import annotations
@@ -52,6 +53,27 @@ def attribute_map(attributes: Iterable[KeyValue]) -> dict[str, AnyValue]:
     return {kv.key: kv.value for kv in attributes}
 
 
+_NONE_REDACTED: Final[frozenset[str]] = frozenset()
+
+
+def _readable_attributes(attributes: Iterable[KeyValue]) -> tuple[dict[str, AnyValue], frozenset[str]]:
+    """:func:`attribute_map` without the keys whose value is a redaction marker, and those keys apart."""
+    attrs: dict[str, AnyValue] = {}
+    redacted: set[str] | None = None
+    for kv in attributes:
+        value = kv.value
+        text = value.string_value  # "" for a value of another type
+        if text and text[0] in "[_" and is_redaction_marker(text):
+            redacted = redacted if redacted is not None else set()
+            redacted.add(kv.key)
+            attrs.pop(kv.key, None)
+            continue
+        attrs[kv.key] = value
+        if redacted is not None:
+            redacted.discard(kv.key)
+    return attrs, frozenset(redacted) if redacted else _NONE_REDACTED
+
+
 def parse_json_text(text: str, *, max_layers: int = 3) -> Decoded:
     """Parse JSON that may be double-encoded (a JSON string holding JSON). Returns the text itself if not JSON."""
     value: Decoded = text
@@ -80,6 +102,8 @@ class SpanView:
     service_name: str | None
     scope_name: str
     _attrs: dict[str, AnyValue] | None = field(default=None, repr=False)
+    _redacted: frozenset[str] = field(default=_NONE_REDACTED, repr=False)
+    """Keys whose value is a redaction marker (left out of ``_attrs``)."""
     conversations: ConversationMemo | None = field(default=None, repr=False)
     """Input message lists already read in this span's trace (shared by its views while they are read)."""
 
@@ -91,13 +115,15 @@ class SpanView:
     def attrs(self) -> Mapping[str, AnyValue]:
         attrs = self._attrs
         if attrs is None:
-            attrs = self._attrs = attribute_map(self.span.attributes)
+            attrs, self._redacted = _readable_attributes(self.span.attributes)
+            self._attrs = attrs
         return attrs
 
     def release(self) -> None:
         """Drop the decoded attribute map (rebuilt on the next read) and the trace's conversation memo once a reader
         is done with the span."""
         self._attrs = None
+        self._redacted = _NONE_REDACTED
         self.conversations = None
 
     def has(self, key: str) -> bool:
@@ -119,9 +145,16 @@ class SpanView:
 
     def redacted(self, key: str) -> bool:
         """Whether ``key`` holds a redaction marker in place of its value."""
-        attrs = self._attrs if self._attrs is not None else self.attrs
-        value = attrs.get(key)
-        return value is not None and value.WhichOneof("value") == "string_value" and _text(value) is None
+        if self._attrs is None:
+            self.attrs  # noqa: B018  (builds the map and the redacted keys)
+        return key in self._redacted
+
+    @property
+    def redacted_keys(self) -> frozenset[str]:
+        """The keys whose value is a redaction marker."""
+        if self._attrs is None:
+            self.attrs  # noqa: B018
+        return self._redacted
 
     def int_attr(self, key: str) -> int | None:
         attrs = self._attrs if self._attrs is not None else self.attrs

@@ -244,6 +244,14 @@ def _print_content_off(tally: ContentOffTally, out: TextIO) -> None:
     print(f"content off: {tally.traces} traces analysed again with their content dropped and no log records: labelled "
           f"failures still found {tally.kept}/{tally.labelled} ({_fmt(row['recall'])}); failures in a category no label "
           f"gives: {len(tally.unsupported)}; unfounded root causes: {tally.unfounded_root_causes}", file=out)
+    missed = tally.labelled - tally.kept
+    if missed:
+        print(f"  of the {missed} not found, reported indeterminate (could not be checked): {tally.undecided}; not "
+              f"reported: {missed - tally.undecided}", file=out)
+    for name, category in sorted(tally.categories.items()):
+        counts = category.as_dict()
+        print(f"  {name}: found {counts['kept']}/{counts['labelled']}, indeterminate {counts['undecided']}, not "
+              f"reported {counts['unreported']}", file=out)
     for item in tally.unsupported:
         print(f"  {item['trace']}: {item['category']}: {item['evidence']}", file=out)
 

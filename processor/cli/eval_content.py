@@ -7,6 +7,9 @@ attributes, on spans and on their events) and without its log records. Less can 
 is a failure claimed without evidence. Counted per trace:
 
 - *kept*: labelled ``fail`` categories the reduced trace still fails;
+- *undecided*: labelled ``fail`` categories the reduced trace reports ``indeterminate`` (the analysis says it could
+  not check them: reported apart, as a user would see it), and *unreported* the rest of the missed ones (nothing in
+  the analysis points at them);
 - *unsupported*: categories the reduced trace fails that no ``fail`` label of the trace gives (each listed with its
   evidence: a claim the content would have corrected, or a less specific one, such as a model error where the
   content said rate limit);
@@ -27,11 +30,22 @@ from otel_mapper.model import Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
 from semconv.trajectory import ROOT_CAUSE_NONE, FindingStatus
 
-__all__ = ["ContentOffTally", "check_content_off", "without_content"]
+__all__ = ["CategoryTally", "ContentOffTally", "check_content_off", "without_content"]
 
 Analyse = Callable[[list[SpanEnvelope]], tuple[Trajectory, Diagnosis]]
 
 MAX_EVIDENCE = 160
+
+
+@dataclass(slots=True)
+class CategoryTally:
+    labelled: int = 0
+    kept: int = 0
+    undecided: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {"labelled": self.labelled, "kept": self.kept, "undecided": self.undecided,
+                "unreported": self.labelled - self.kept - self.undecided}
 
 
 @dataclass(slots=True)
@@ -40,7 +54,12 @@ class ContentOffTally:
     labelled: int = 0
     """Labelled ``fail`` categories whose evidence is in the trace, one per trace and category."""
     kept: int = 0
+    undecided: int = 0
+    categories: dict[str, CategoryTally] = field(default_factory=dict)
+    """The labelled failures per category: found, undecided, unreported."""
     unsupported: list[dict[str, str]] = field(default_factory=list)
+    missed: list[dict[str, str]] = field(default_factory=list)
+    """Each labelled failure not found: trace, category, and whether it was reported ``indeterminate``."""
     unfounded_root_causes: int = 0
 
     def as_dict(self) -> dict[str, Any]:
@@ -49,9 +68,13 @@ class ContentOffTally:
             "labelled_failures": self.labelled,
             "kept": self.kept,
             "recall": self.kept / self.labelled if self.labelled else None,
+            "undecided": self.undecided,
+            "unreported": self.labelled - self.kept - self.undecided,
+            "categories": {name: row.as_dict() for name, row in sorted(self.categories.items())},
             "unsupported_failures": len(self.unsupported),
             "unfounded_root_causes": self.unfounded_root_causes,
             "unsupported": self.unsupported,
+            "missed": self.missed,
         }
 
 
@@ -78,9 +101,21 @@ def check_content_off(
     for item in diagnosis.chain:
         if item.finding.status is FindingStatus.FAIL:
             failing.setdefault(item.finding.category.value, item.finding.evidence)
+    undecided = set(diagnosis.indeterminate)  # a detector is named after the category it reports
     tally.traces += 1
     tally.labelled += len(to_find)
     tally.kept += len(to_find & failing.keys())
+    for category in sorted(to_find):
+        row = tally.categories.setdefault(category, CategoryTally())
+        row.labelled += 1
+        if category in failing:
+            row.kept += 1
+            continue
+        if category in undecided:
+            row.undecided += 1
+            tally.undecided += 1
+        tally.missed.append({"trace": where, "category": category,
+                             "reported": "indeterminate" if category in undecided else "nothing"})
     for category in sorted(failing.keys() - labelled):
         tally.unsupported.append({"trace": where, "category": category, "evidence": failing[category][:MAX_EVIDENCE]})
     if diagnosis.root_cause != ROOT_CAUSE_NONE and diagnosis.root_cause not in labelled:

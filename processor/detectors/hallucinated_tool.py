@@ -32,12 +32,11 @@ from otel_mapper.mapping.edges import CONTAINMENT_CHILDREN, containment_children
 from otel_mapper.mapping.tool_names import function_style
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.base import DetectorContext, DetectorReport
+from processor.detectors.tool_runs import outputs_not_captured
 from semconv.handoff_tools import HANDOFF_TOOL_TARGETS
-from semconv.trajectory import DeclarationCategory, FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
+from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
 
 _DELEGATIONS = frozenset({NodeKind.AGENT_INVOCATION, NodeKind.HANDOFF})
-_OUTPUT_NOT_CAPTURED = "not_captured"
-"""Qualifier of the mapping's declaration that model output (and so the proposals in it) was not recorded."""
 MAX_DELEGATED = 100_000
 """Nodes looked at below tool executions when finding the work run inside them."""
 
@@ -351,9 +350,9 @@ def _rejection_of(rejected: dict[str, dict[str, str]], node: Node) -> str | None
 def _hidden_outputs(trajectory: Trajectory) -> int:
     """Committed model calls whose output was not captured (from the mapping's declaration; failed calls returned
     no output to miss)."""
-    for declaration in trajectory.declarations:
-        if declaration.category is DeclarationCategory.TOOL_PROPOSAL and declaration.qualifier == _OUTPUT_NOT_CAPTURED:
-            listed = [trajectory.node(node_id) for node_id in declaration.nodes]
-            failed = sum(1 for node in listed if node is not None and node.status is NodeStatus.FAILED)
-            return max((declaration.count or len(declaration.nodes)) - failed, 0)
-    return 0
+    declaration = outputs_not_captured(trajectory)
+    if declaration is None:
+        return 0
+    listed = [trajectory.node(node_id) for node_id in declaration.nodes]
+    failed = sum(1 for node in listed if node is not None and node.status is NodeStatus.FAILED)
+    return max((declaration.count or len(declaration.nodes)) - failed, 0)

@@ -4,7 +4,8 @@ For each rule, every executed tool matching ``then`` (a write) needs a qualifyin
 (a read; committed unless ``ordering.require_successful_read`` is false) on a causal path before it. A proposal
 whose run no span recorded but whose returned result shows it counts as a run (:mod:`processor.detectors.tool_runs`).
 A write proposed with no run or result in the trace leaves the rule undecided; a read proposed so makes a missing
-read ``indeterminate`` rather than ``fail``.
+read ``indeterminate`` rather than ``fail``. Tool calls the trace cannot show by name
+(:func:`~processor.detectors.tool_runs.hidden_calls`) leave the rules undecided too.
 
 - ``fail``: no causal path from a qualifying read, and the read exists only after the write or not at all.
 - ``indeterminate``: a qualifying read exists but no causal path orders it against the write (e.g. concurrent
@@ -19,7 +20,7 @@ from otel_mapper.diagnosis import Finding
 from otel_mapper.model import Trajectory
 from processor.detectors.base import DetectorContext, DetectorReport
 from processor.detectors.causal import Precedence, required_before
-from processor.detectors.tool_runs import run_status, tool_runs, unseen_calls
+from processor.detectors.tool_runs import hidden_calls, run_status, tool_runs, unseen_calls
 from semconv.trajectory import FindingCategory, FindingStatus, NodeStatus, Severity
 
 _NOT_EXECUTED = frozenset({NodeStatus.PROPOSED, NodeStatus.CANCELLED})
@@ -27,7 +28,7 @@ _NOT_EXECUTED = frozenset({NodeStatus.PROPOSED, NodeStatus.CANCELLED})
 
 class OrderingDetector:
     name = "order_violation"
-    version = "1.0.0"
+    version = "1.1.0"
     checked_property = "every write named by an ordering rule has a qualifying read causally before it"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding] | DetectorReport:
@@ -36,6 +37,9 @@ class OrderingDetector:
         unseen = unseen_calls(context) if config.rules else []
         findings: list[Finding] = []
         undecided: list[str] = []
+        hidden = hidden_calls(trajectory, context) if config.rules else None
+        if hidden:
+            undecided.append(hidden.note())
         for rule in config.rules:
             unseen_writes = sorted({n.tool_name or "" for n in unseen if rule.then.match_tool(n)})
             if unseen_writes:

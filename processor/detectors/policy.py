@@ -6,6 +6,9 @@
   node that passed, a node named like ``policy.approval_nodes``, or an ``authorized`` proposal. ``fail`` when no
   approval exists or all come after; ``indeterminate`` when an approval exists that no causal path orders.
 - A guardrail node tripped (failed, or reported a tripwire).
+
+With a tool rule configured, tool calls the trace cannot show by name (:func:`~processor.detectors.tool_runs.hidden_calls`)
+leave the check undecided, beside whatever it found.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from typing import Final
 
 from otel_mapper.diagnosis import Finding
 from otel_mapper.model import Node, Trajectory
-from processor.detectors.base import DetectorContext
+from processor.detectors.base import DetectorContext, DetectorReport
 from processor.detectors.causal import Precedence, required_before
+from processor.detectors.tool_runs import hidden_calls
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
 
 _TRIP_MARKERS: Final = ("tripwire", "guardrail", "blocked", "denied", "violation")
@@ -44,10 +48,10 @@ def _executed_proposals(context: DetectorContext, executions: Sequence[Node]) ->
 
 class PolicyDetector:
     name = "policy_violation"
-    version = "1.0.0"
+    version = "1.1.0"
     checked_property = "no forbidden tool, no unapproved approval-required tool, no tripped guardrail"
 
-    def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
+    def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding] | DetectorReport:
         policy = context.config.policy
         findings: list[Finding] = []
         executions = context.of_kind(NodeKind.TOOL_EXECUTION)
@@ -70,6 +74,10 @@ class PolicyDetector:
             if tripped(node):
                 why = node.error_type or node.status.value
                 findings.append(self._finding(node, Severity.HIGH, f"guardrail {node.name} tripped ({why[:120]})"))
+        if policy.forbidden_tools or policy.approval_required_tools:
+            hidden = hidden_calls(trajectory, context)
+            if hidden:
+                return DetectorReport(findings=tuple(findings), undecided=1, note=hidden.note())
         return findings
 
     def _approvals(self, trajectory: Trajectory, context: DetectorContext, executions: Sequence[Node]) -> list[Finding]:

@@ -9,7 +9,8 @@ span (``policy.forbidden_tools``) that failed with a refusal (its error says the
 permitted: a permission check refusing it, as the Claude Agent SDK's ``can_use_tool`` deny leaves the tool span ERROR
 with the callback's message) is reported once, as ``policy_violation``; a forbidden tool that ran and failed otherwise
 is still a tool error. A call whose run no span recorded failed when the result the next model call received is a
-runtime's failure report (``Node.result_status``).
+runtime's failure report (``Node.result_status``). Tool calls no span shows and whose proposals were not captured
+(:func:`~processor.detectors.tool_runs.hidden_calls`) leave the check undecided.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from processor.detectors.causal import recovered
 from processor.detectors.failures import MAX_EVIDENCE_MESSAGE, FailureClass, failure_findings, recovery_note
 from processor.detectors.hallucinated_tool import HallucinatedToolDetector, undeclared_runs
 from processor.detectors.policy import PolicyDetector
-from processor.detectors.tool_runs import tool_runs, unseen_calls
+from processor.detectors.tool_runs import hidden_calls, tool_runs, unseen_calls
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, NodeStatus, Severity
 
 REFUSAL_MARKERS: Final = ("denied", "not allowed", "not permitted", "permission", "forbidden")
@@ -43,7 +44,7 @@ MAX_REFUSAL_TEXT: Final = 1024
 
 class ToolErrorDetector:
     name = "tool_error"
-    version = "1.5.0"
+    version = "1.6.0"
     checked_property = "every tool execution completed without error"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding] | DetectorReport:
@@ -101,13 +102,16 @@ class ToolErrorDetector:
                 recovered=recovery,
             ))
         unseen = unseen_calls(context, unknown_tool)
-        if not unseen:
+        invisible = hidden_calls(trajectory, context).invisible
+        if not unseen and not invisible:
             return findings
-        names = ", ".join(sorted({node.tool_name or "" for node in unseen})[:8])
-        return DetectorReport(
-            findings=tuple(findings),
-            undecided=len(unseen),
-            note=f"{len(unseen)} tool call(s) the model proposed ({names}) show neither a run nor a result in the trace "
-                 "(no tool span, no tool result content): whether they failed is unknown",
-        )
+        notes: list[str] = []
+        if unseen:
+            names = ", ".join(sorted({node.tool_name or "" for node in unseen})[:8])
+            notes.append(f"{len(unseen)} tool call(s) the model proposed ({names}) show neither a run nor a result in "
+                         "the trace (no tool span, no tool result content): whether they failed is unknown")
+        if invisible:
+            notes.append(f"{len(invisible)} model call(s) finished to call tools the trace does not show (output not "
+                         "captured, no tool span): whether those failed is unknown")
+        return DetectorReport(findings=tuple(findings), undecided=len(unseen) + len(invisible), note="; ".join(notes))
 

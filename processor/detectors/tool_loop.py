@@ -7,8 +7,11 @@ execution of the group in causal order (causal depth, then node id: never a time
 record no arguments (MCP tool spans, content capture off) the model's proposals may: when ``min_repeats`` proposals
 of the tool in the invocation carry equivalent arguments, the model asked for the same call again and again and the
 runtime ran the tool as often, so the loop fails on that evidence. With neither, only the tool name repeats and the
-finding is ``indeterminate``. So is it when the model proposed the same call ``min_repeats`` times and the trace shows
-no run or result of any of them (:func:`~processor.detectors.tool_runs.unseen_calls`).
+finding is ``indeterminate``. So is it when the model proposed the same call (or the same tool, its arguments not
+recorded) ``min_repeats`` times and the trace shows no run or result of any of them
+(:func:`~processor.detectors.tool_runs.unseen_calls`). Tool calls the trace cannot show by name
+(:func:`~processor.detectors.tool_runs.hidden_calls`), ``min_repeats`` or more in one invocation, leave the check
+undecided: a loop among them could be neither seen nor ruled out.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ from otel_mapper.bundle.canonical import digest
 from otel_mapper.diagnosis import Finding
 from otel_mapper.mapping.spans import parse_json_text
 from otel_mapper.model import Node, Trajectory
-from processor.detectors.base import DetectorContext
-from processor.detectors.tool_runs import tool_runs, unseen_calls
+from processor.detectors.base import DetectorContext, DetectorReport
+from processor.detectors.tool_runs import hidden_calls, tool_runs, unseen_calls
 from semconv.trajectory import FindingCategory, FindingStatus, NodeKind, Severity
 
 _VOLATILE_KEY: Final = re.compile(
@@ -79,10 +82,10 @@ def argument_key(node: Node, fuzzy: bool) -> str:
 
 class ToolLoopDetector:
     name = "tool_loop"
-    version = "1.2.0"
+    version = "1.3.0"
     checked_property = "no tool is repeated with equivalent arguments min_repeats times in one agent invocation"
 
-    def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding]:
+    def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding] | DetectorReport:
         config = context.config.loop
         groups: dict[tuple[str, str, str], list[Node]] = {}
         for node in tool_runs(context):
@@ -125,6 +128,13 @@ class ToolLoopDetector:
                 )
             )
         findings += self._unseen_repeats(context, config.min_repeats, config.fuzzy)
+        hidden = hidden_calls(trajectory, context)
+        if hidden:
+            per_invocation: dict[str, int] = {}
+            for node in (*hidden.unnamed, *hidden.invisible):
+                per_invocation[node.invocation or ""] = per_invocation.get(node.invocation or "", 0) + 1
+            if max(per_invocation.values()) >= config.min_repeats:
+                return DetectorReport(findings=tuple(findings), undecided=1, note=hidden.note())
         return findings
 
     @staticmethod
@@ -134,7 +144,7 @@ class ToolLoopDetector:
         groups: dict[tuple[str, str, str], list[Node]] = {}
         for node in unseen_calls(context):
             context.check_budget()
-            if node.tool_name and node.arguments is not None:
+            if node.tool_name:
                 groups.setdefault((node.invocation or "", node.tool_name, argument_key(node, fuzzy)), []).append(node)
         depth = context.index.depth
         findings: list[Finding] = []
@@ -142,14 +152,15 @@ class ToolLoopDetector:
             if len(members) < min_repeats:
                 continue
             members.sort(key=lambda node: (depth.get(node.id, 0), node.id))
+            how = "with equivalent arguments" if members[0].arguments is not None else "(arguments not recorded)"
             findings.append(
                 Finding(
                     category=FindingCategory.TOOL_LOOP,
                     severity=Severity.MEDIUM,
                     status=FindingStatus.INDETERMINATE,
                     node_id=members[0].id,
-                    evidence=f"the model proposed {tool} {len(members)} times with equivalent arguments in one agent "
-                             "invocation; no run or result of them is in the trace",
+                    evidence=f"the model proposed {tool} {len(members)} times {how} in one agent invocation; no run "
+                             "or result of them is in the trace",
                     related_nodes=tuple(node.id for node in members[1:]),
                 )
             )

@@ -1,22 +1,33 @@
 """The tool runs detectors look at: tool executions, and tool proposals whose run no span recorded but whose
-returned result shows it (``Node.result_status``, :mod:`otel_mapper.mapping.spanless_calls`); and the proposals the
-trace shows no run of at all, which leave the checks of runs undecided rather than passed."""
+returned result shows it (``Node.result_status``, :mod:`otel_mapper.mapping.spanless_calls`); the proposals the
+trace shows no run of at all, which leave the checks of runs undecided rather than passed; and the tool calls the
+trace holds but cannot show by name (:func:`hidden_calls`: content capture off, where a library names a tool only in
+content or records no tool span), which leave the checks of tools by name undecided too."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
 
 from otel_mapper.mapping.tool_names import function_style
-from otel_mapper.model import Node
+from otel_mapper.model import Declaration, Node, Trajectory
 from processor.detectors.base import DetectorContext
-from semconv.trajectory import NodeKind, NodeStatus
+from semconv.genai import TOOL_CALL_FINISH_REASONS
+from semconv.trajectory import DeclarationCategory, NodeKind, NodeStatus
 
-__all__ = ["run_status", "tool_runs", "unseen_calls"]
+__all__ = ["HiddenCalls", "hidden_calls", "outputs_not_captured", "run_status", "tool_runs", "unseen_calls"]
 
 _RUNS = "tool_runs.tool_runs"
 """``DetectorContext.memo`` key: the tool runs of the trajectory (three detectors ask; callers never change it)."""
 _UNSEEN = "tool_runs.unseen_calls"
 """``DetectorContext.memo`` key: the unseen calls of the trajectory (three detectors ask)."""
+_HIDDEN = "tool_runs.hidden_calls"
+"""``DetectorContext.memo`` key: :func:`hidden_calls` (four detectors ask)."""
+_OUTPUT_NOT_CAPTURED: Final = "not_captured"
+"""Qualifier of the mapping's declaration that model output (and so the proposals in it) was not recorded."""
+_VISIBLE_WORK: Final = frozenset({NodeKind.TOOL_EXECUTION, NodeKind.TOOL_PROPOSAL, NodeKind.HANDOFF, NodeKind.AGENT_INVOCATION})
+"""What an agent invocation's tool calls show up as: runs, proposals, handoffs, agents run as tools."""
 
 
 def tool_runs(context: DetectorContext) -> list[Node]:
@@ -58,3 +69,63 @@ def _unseen(context: DetectorContext) -> list[Node]:
         return []
     run = {function_style(node.tool_name) for node in context.of_kind(NodeKind.TOOL_EXECUTION) if node.tool_name}
     return [node for node in pending if function_style(node.tool_name or "") not in run]
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenCalls:
+    """Tool calls the trace holds but cannot show by name."""
+
+    unnamed: tuple[Node, ...] = ()
+    """Tool executions with no tool name: the library names the tool only in content, which was not captured."""
+    invisible: tuple[Node, ...] = ()
+    """Committed model calls whose output was not captured, that finished to call tools, in an agent invocation where
+    nothing shows those calls (no tool run, proposal, handoff or nested agent): a library that records no tool span."""
+
+    def __bool__(self) -> bool:
+        return bool(self.unnamed or self.invisible)
+
+    def note(self) -> str:
+        parts: list[str] = []
+        if self.unnamed:
+            parts.append(f"{len(self.unnamed)} tool run(s) not named (the tool's name is recorded only in content)")
+        if self.invisible:
+            parts.append(f"{len(self.invisible)} model call(s) finished to call tools the trace does not show (output "
+                         "not captured, no tool span)")
+        return "; ".join(parts) + ": which tools ran, and with what, is unknown" if parts else ""
+
+
+def hidden_calls(trajectory: Trajectory, context: DetectorContext) -> HiddenCalls:
+    """:class:`HiddenCalls` of the trajectory (once per trajectory)."""
+    found = context.memo.get(_HIDDEN)
+    if found is None:
+        found = context.memo[_HIDDEN] = _hidden(trajectory, context)
+    return found  # type: ignore[return-value]  # only this module writes the key
+
+
+def outputs_not_captured(trajectory: Trajectory) -> Declaration | None:
+    """The mapping's declaration that model calls' output (and so the tool calls they proposed) was not recorded."""
+    for declaration in trajectory.declarations:
+        if declaration.category is DeclarationCategory.TOOL_PROPOSAL and declaration.qualifier == _OUTPUT_NOT_CAPTURED:
+            return declaration
+    return None
+
+
+def _hidden(trajectory: Trajectory, context: DetectorContext) -> HiddenCalls:
+    unnamed = tuple(node for node in context.of_kind(NodeKind.TOOL_EXECUTION) if not node.tool_name)
+    declared = outputs_not_captured(trajectory)
+    hidden_outputs = frozenset(declared.nodes) if declared is not None else frozenset()
+    if not hidden_outputs:  # the common case: outputs captured
+        return HiddenCalls(unnamed=unnamed) if unnamed else _NOTHING_HIDDEN
+    shown = {node.invocation or "" for node in trajectory.nodes if node.kind in _VISIBLE_WORK}
+    invisible = tuple(
+        node
+        for node in context.of_kind(NodeKind.MODEL_CALL)
+        if node.id in hidden_outputs
+        and node.status is NodeStatus.COMMITTED
+        and (node.invocation or "") not in shown
+        and any(reason.lower() in TOOL_CALL_FINISH_REASONS for reason in node.finish_reasons)
+    )
+    return HiddenCalls(unnamed=unnamed, invisible=invisible) if unnamed or invisible else _NOTHING_HIDDEN
+
+
+_NOTHING_HIDDEN: Final = HiddenCalls()

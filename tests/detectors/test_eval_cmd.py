@@ -192,8 +192,14 @@ def test_content_off_counts_the_failures_no_label_gives(tmp_path: Path, capsys: 
     assert [(item["trace"], item["category"]) for item in off["unsupported"]] == [
         ("mcp-native-genai/hallucinated_tool", "tool_error")]
     assert off["unfounded_root_causes"] == 1
+    # The labelled failure not found is broken down by category, and by whether the analysis said it could not check
+    assert off["categories"] == {"hallucinated_tool": {"labelled": 1, "kept": 0, "undecided": 1, "unreported": 0}}
+    assert off["missed"] == [{"trace": "mcp-native-genai/hallucinated_tool", "category": "hallucinated_tool",
+                              "reported": "indeterminate"}]
 
     assert eval_cmd.run(_args(str(tmp_path), "--perturbations", "0", "--content-off")) == 0
-    assert "content off: 2 traces analysed again" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "content off: 2 traces analysed again" in text
+    assert "hallucinated_tool: found 0/1, indeterminate 1, not reported 0" in text
     assert eval_cmd.run(_args(str(tmp_path), "--json", "--perturbations", "0")) == 0
     assert "content_off" not in json.loads(capsys.readouterr().out)

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from processor.detectors.tool_loop import ToolLoopDetector
-from semconv.trajectory import FindingStatus
+from semconv.trajectory import FindingStatus, NodeStatus
 
 from .support import TrajectoryBuilder, config, run
 
@@ -45,3 +45,25 @@ def test_hidden_arguments_make_the_loop_indeterminate() -> None:
     trajectory, _ = _loop([None, None, None])
     (finding,) = run(ToolLoopDetector(), trajectory)
     assert finding.status is FindingStatus.INDETERMINATE and "not captured" in finding.evidence
+
+
+def _unseen_proposals(arguments: list[object]) -> object:
+    """The model proposed ``get_weather`` once per turn; no span ran it and no result came back (content off under
+    an instrumentation that records no tool span)."""
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    previous: list[str] = []
+    for args in arguments:
+        model = b.model(parent=agent, after=previous)
+        b.proposal("get_weather", model, arguments=args, status=NodeStatus.PROPOSED)
+        previous = [model]
+    return b.build()
+
+
+def test_the_same_tool_proposed_again_and_again_without_arguments_is_undecided() -> None:
+    (finding,) = run(ToolLoopDetector(), _unseen_proposals([None, None, None]))
+    assert finding.status is FindingStatus.INDETERMINATE
+    assert "proposed get_weather 3 times (arguments not recorded)" in finding.evidence
+    (same,) = run(ToolLoopDetector(), _unseen_proposals([{"city": "Oslo"}] * 3))
+    assert "with equivalent arguments" in same.evidence
+    assert run(ToolLoopDetector(), _unseen_proposals([{"city": c} for c in ("Oslo", "Rome", "Paris")])) == []

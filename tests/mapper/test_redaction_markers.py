@@ -3,11 +3,12 @@ secret scrubbing writes) is read as not recorded: never as a tool's arguments, a
 
 from __future__ import annotations
 
+from otel_mapper.mapping.spans import SpanView
 from processor.detectors.chain import DetectorChain
 from processor.detectors.config import DetectorsConfig
 from processor.detectors.registry import load_detectors
 from semconv.trajectory import FindingStatus
-from tests.support.spans import get_node, map_spans, node_id, span
+from tests.support.spans import envelopes, get_node, map_spans, node_id, span
 
 MARKER = "[REDACTED:content]"
 
@@ -38,3 +39,27 @@ def test_a_redacted_name_is_no_name() -> None:
     ]
     node = get_node(map_spans(spans), node_id(2))
     assert node.tool_name != "[REDACTED:api_key]" and node.arguments is None
+
+
+def test_a_redacted_message_list_is_not_an_empty_one() -> None:
+    # Output messages redacted in place: the model's tool calls were not recorded (declared so), not absent.
+    model = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m", "gen_ai.response.finish_reasons": ["tool_calls"],
+             "gen_ai.input.messages": MARKER, "gen_ai.output.messages": MARKER}
+    trajectory = map_spans([span(1, "invoke_agent a", attrs={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}),
+                            span(2, "chat m", parent=1, attrs=model)])
+    hidden = [d for d in trajectory.declarations if d.category.value == "tool_proposal" and d.qualifier == "not_captured"]
+    assert hidden and node_id(2) in hidden[0].nodes
+    assert any(d.category.value == "content" and d.qualifier == "redacted" for d in trajectory.declarations)
+
+
+def test_a_redacted_value_reads_as_never_written() -> None:
+    view_spans = [span(1, "s", attrs={"gen_ai.tool.name": "lookup", "gen_ai.tool.call.arguments": MARKER,
+                                      "input.value": "__REDACTED__", "gen_ai.prompt": "[REDACTED:secret] in a sentence"})]
+    envelope = envelopes(view_spans)[0]
+    view = SpanView(index=0, span=envelope.span, trace_id="t", span_id="s", parent_span_id=None, service_name=None,
+                    scope_name="tests")
+    assert "gen_ai.tool.call.arguments" not in view.attrs and not view.has("input.value")
+    assert view.redacted("gen_ai.tool.call.arguments") and view.redacted("input.value")
+    assert view.redacted_keys == {"gen_ai.tool.call.arguments", "input.value"}
+    assert view.str_attr("gen_ai.prompt") == "[REDACTED:secret] in a sentence"  # a marker inside text is text
+    assert not view.redacted("gen_ai.tool.name") and view.str_attr("gen_ai.tool.name") == "lookup"

@@ -45,6 +45,7 @@ from otel_mapper.mapping.readers.langchain_middleware import middleware_hook_kin
 from otel_mapper.mapping.readers.legacy_conversation import completion_records_answer, fill_legacy_conversation
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
 from otel_mapper.mapping.readers.mastra import mastra_kind, read_mastra_span
+from otel_mapper.mapping.readers.model_tool_summary import summary_tool_calls
 from otel_mapper.mapping.readers.openlit_ag2 import ag2_kind, read_ag2_step
 from otel_mapper.mapping.readers.openlit_agno import agno_team_kind, read_agno_team
 from otel_mapper.mapping.readers.openlit_crewai import is_openlit_named_only, named_operation, read_named_entity
@@ -188,6 +189,8 @@ def fill_genai_facts(view: SpanView, facts: SpanFacts, *, content: bool = True) 
 
     if content:
         _fill_messages(view, attrs, facts)
+        if facts.kind is _MODEL_CALL and facts.proposals is None:
+            facts.proposals = summary_tool_calls(view)
     if genai.TOOL_DEFINITIONS in attrs:
         facts.tool_definitions, facts.tool_definition_digests = read_tool_definitions(view.json_attr(genai.TOOL_DEFINITIONS))
     elif facts.kind is _AGENT_INVOCATION and strands.AGENT_TOOLS in attrs:

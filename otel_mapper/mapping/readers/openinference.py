@@ -269,8 +269,6 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
                 facts.tool_definition_digests[tool] = digest(schema)
         if _complete(tools) and names:  # schemas none of which names a tool: a shape not read, not "no tools"
             facts.tool_definitions = tuple(sorted(set(names)))
-    if view.redacted(oi.INPUT_VALUE) or view.redacted(oi.OUTPUT_VALUE):
-        facts.content_redacted = True
     return inputs, outputs
 
 
@@ -307,11 +305,8 @@ def _read_tool(view: SpanView, facts: SpanFacts, tool_name: str | None) -> None:
     facts.tool_call_id = clean_name(view.str_attr(oi.TOOL_ID)) or clean_name(view.str_attr(oi.TOOL_CALL_ID))
     if oi.INPUT_VALUE in view.attrs:
         raw = view.text_attr(oi.INPUT_VALUE)
-        if view.redacted(oi.INPUT_VALUE):
-            facts.content_redacted = True
-        else:
-            facts.arguments, facts.arguments_json = _tool_input(raw, view.str_attr(oi.INPUT_MIME_TYPE))
-            facts.arguments_visible = facts.arguments is not None
+        facts.arguments, facts.arguments_json = _tool_input(raw, view.str_attr(oi.INPUT_MIME_TYPE))
+        facts.arguments_visible = facts.arguments is not None
     elif oi.TOOL_CALL_FUNCTION_ARGUMENTS in view.attrs:
         facts.arguments = arguments_text(view.text_attr(oi.TOOL_CALL_FUNCTION_ARGUMENTS))
         facts.arguments_visible = facts.arguments is not None
