@@ -8,10 +8,12 @@ agent spans, the tool's for tool spans, ``Generation`` for the SDK's model step,
 autologging (``mlflow/langchain/langchain_tracer.py``) opens one span per LangChain run, named after the run: ``CHAIN``,
 ``CHAT_MODEL`` / ``LLM``, ``TOOL``, ``RETRIEVER``. Its smolagents autologging (``mlflow/smolagents/autolog.py``)
 patches methods and names each span after the method: ``ToolCallingAgent.run`` (``AGENT``), ``SimpleTool.__call__``
-(``TOOL``), ``<Model>.__call__`` (``CHAT_MODEL``). Its DSPy autologging (``mlflow/dspy/callback.py``, a DSPy callback)
-names a module run's span ``<Module class>.forward`` (``AGENT`` for a ReAct, ``LLM`` for a Predict, ``CHAIN`` for
-another module), an LM call's ``LM.__call__`` (``CHAT_MODEL``), an adapter's ``<Adapter class>.format`` / ``.parse``
-(``PARSER``) and a tool's ``Tool.<tool name>`` (``TOOL``; ReAct's own ``finish`` tool gets none).
+(``TOOL``), ``<Model>.__call__`` (``CHAT_MODEL``). Its Anthropic autologging patches the ``anthropic`` client's
+``Messages.create`` (a ``CHAT_MODEL`` span of that name, message format ``anthropic``). Its DSPy autologging
+(``mlflow/dspy/callback.py``, a DSPy callback) names a module run's span ``<Module class>.forward`` (``AGENT`` for a
+ReAct, ``LLM`` for a Predict, ``CHAIN`` for another module), an LM call's ``LM.__call__`` (``CHAT_MODEL``), an
+adapter's ``<Adapter class>.format`` / ``.parse`` (``PARSER``) and a tool's ``Tool.<tool name>`` (``TOOL``; ReAct's
+own ``finish`` tool gets none).
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ RETURN_VALUE: Final = "_value"
 (a ``str`` subclass keeping it in ``_value``), so a tool span's outputs are ``{"_value": <text>}``."""
 TOOL_INSTANCE_NAME: Final = "name"
 """The DSPy autolog's tool spans: the tool's ``name`` (beside ``description`` and ``args``) as an attribute."""
+FORMAT_ANTHROPIC: Final = "anthropic"
+"""``mlflow.message.format`` of the Anthropic autolog's ``Messages.create`` span (``mlflow/anthropic/autolog.py``):
+inputs the call's keyword arguments (``model``, ``system``, ``messages`` in the Messages API's shape, ``tools``),
+outputs the response ``Message`` (:mod:`semconv.anthropic`)."""
 FORMAT_DSPY: Final = "dspy"
 """``mlflow.message.format`` of the DSPy autolog's LM call: inputs ``{"messages": [{"role", "content"}...]}``, outputs the
 LM's completions, a list of strings (ChatAdapter ``[[ ## field ## ]]`` sections or the JSONAdapter's object)."""

@@ -606,6 +606,16 @@ MATRIX.update({
 MATRIX.update({
     "openinference-smolagents-litellm": ("smolagents-litellm", "apps.smolagents_app", ALL_SCENARIOS),
 })
+# Frameworks BZ: the raw agent loops on the `openai` client (corpusgen/raw_loop.py, Chat Completions) and on the
+# `anthropic` client (corpusgen/raw_loop_anthropic.py, the fake server's Messages face) traced by MLflow Tracing's client
+# autologging (`mlflow.openai.autolog()` / `mlflow.anthropic.autolog()`: a CHAT_MODEL span per `create`); the app's
+# workflow / agent / tool spans are `@mlflow.trace(span_type=CHAIN / AGENT / TOOL)` functions; MLflow's own OTLP
+# exporter. One venv (mlflow-tracing 3.17.2, openai 3.57.0, anthropic 2.10.0); apps/mlflow_raw_app.py,
+# NOTES-frameworks-bz.md.
+MATRIX.update({
+    "mlflow-openai": ("mlflow-raw", "apps.mlflow_raw_app", ALL_SCENARIOS),
+    "mlflow-anthropic": ("mlflow-raw", "apps.mlflow_raw_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -12,7 +12,9 @@ exceptions). The autologs that patch a framework's classes (smolagents) name a s
 span's own name is then its ``name`` field, and a tool span names its tool only by its ``function`` fields; a tool
 span that names none gets its name from the proposal it ran (:mod:`otel_mapper.mapping.nameless_tools`). The DSPy
 autolog's spans (a Predict module's run typed ``LLM``, the ``LM.__call__`` span of message format ``dspy``, tool spans
-naming their tool in ``name``) are read by :mod:`otel_mapper.mapping.readers.mlflow_dspy`.
+naming their tool in ``name``) are read by :mod:`otel_mapper.mapping.readers.mlflow_dspy`. The Anthropic autolog's
+``Messages.create`` span (message format ``anthropic``: the request's ``system`` and ``messages``, the response
+``Message`` with its ``tool_use`` blocks and their ids) is read by :mod:`otel_mapper.mapping.anthropic_messages`.
 
 The Agents SDK's generation span (``mlflow.message.format`` ``openai-agent``: Chat Completions message lists in and
 out, the usage) holds the OpenAI client's call (format ``openai``: the request with its ``messages`` and ``tools``,
@@ -26,6 +28,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar, Final
 
+from otel_mapper.mapping.anthropic_messages import fill_anthropic_messages
 from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.messages import arguments_text, replayed_call_ids, result_text_digest
 from otel_mapper.mapping.readers.common import clean_name, fill_chat_completions, fill_error
@@ -134,6 +137,9 @@ def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs:
     else:
         if view.parent_span_id:
             facts.dedup_key = _GENERATION_KEY + view.parent_span_id
+        if _text(view, ml.MESSAGE_FORMAT) == ml.FORMAT_ANTHROPIC:  # the Anthropic client's call, request and Message
+            fill_anthropic_messages(facts, inputs, outputs)
+            return
         input_messages = _one_text_part(inputs.get("messages")) if isinstance(inputs, dict) else None
         facts.replayed_results = _replayed_results(input_messages)
         output_messages = None
