@@ -616,6 +616,15 @@ MATRIX.update({
     "mlflow-openai": ("mlflow-raw", "apps.mlflow_raw_app", ALL_SCENARIOS),
     "mlflow-anthropic": ("mlflow-raw", "apps.mlflow_raw_app", ALL_SCENARIOS),
 })
+# Frameworks BX: the raw agent loop of corpusgen/raw_loop.py with every request sent by the Together AI SDK 1.x
+# (`Together(base_url=<fake server>/v1, max_retries=0, timeout=1.0).chat.completions.create`; Together's API is
+# OpenAI-compatible: the fake server's OpenAI face answers), traced by OpenLLMetry's opentelemetry-instrumentation-together
+# through traceloop-sdk `Traceloop.init` (only that instrumentation) with its @workflow / @agent / @tool decorators. Own
+# venv: the instrumentation accepts only `together < 2`. (OpenLLMetry's Vertex AI instrumentation raises into the app on
+# every answer that calls a tool: no directory.) apps/traceloop_together_app.py, NOTES-frameworks-bx.md.
+MATRIX.update({
+    "traceloop-together": ("traceloop-together", "apps.traceloop_together_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
