@@ -13,6 +13,11 @@ from typing import Final
 SPAN_TYPE: Final = "logfire.span_type"
 SPAN_TYPE_PENDING: Final = "pending_span"
 """A placeholder sent at span start; the real span follows. Never a trajectory node."""
+SPAN_TYPE_SPAN: Final = "span"
+"""A span with a duration (``log``: a log line, ``logfire.info(...)``, a span of no duration)."""
+API_SCOPE: Final = "logfire"
+"""The instrumentation scope of the spans an application opens through the ``logfire`` API (``logfire.span``,
+``@logfire.instrument``); Logfire's own integrations write ``logfire.<integration>`` (``logfire.openai``, ...)."""
 PENDING_PARENT_ID: Final = "logfire.pending_parent_id"
 MSG: Final = "logfire.msg"
 MSG_TEMPLATE: Final = "logfire.msg_template"

@@ -625,6 +625,17 @@ MATRIX.update({
 MATRIX.update({
     "traceloop-together": ("traceloop-together", "apps.traceloop_together_app", ALL_SCENARIOS),
 })
+# Frameworks BW: the raw agent loops on the `openai` client (corpusgen/raw_loop.py, Chat Completions) and on the
+# `anthropic` client (corpusgen/raw_loop_anthropic.py, the fake server's Messages face) traced by Pydantic Logfire's own
+# LLM client instrumentations (`logfire.configure(send_to_logfire=False, ...)` as for logfire-openai-agents, then
+# `logfire.instrument_openai` or `logfire.instrument_anthropic` on the client class: a `Chat Completion with ...` /
+# `Message with ...` span per request, GenAI attributes at its default format); the app's workflow / agent / tool
+# spans are `logfire.span(...)` blocks as a Logfire user writes them. The logfire venv (anthropic added beside
+# openai-agents); apps/logfire_raw_app.py, NOTES-frameworks-bw.md.
+MATRIX.update({
+    "logfire-openai": ("logfire", "apps.logfire_raw_app", ALL_SCENARIOS),
+    "logfire-anthropic": ("logfire", "apps.logfire_raw_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

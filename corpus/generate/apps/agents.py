@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.tool_context import ToolContext  # noqa: E402  (module level: function_tool resolves annotations)
 from corpusgen import tools as T  # noqa: E402
-from corpusgen.harness import otlp_sdk_pipeline, run_one  # noqa: E402
+from corpusgen.harness import init_logfire_local, otlp_sdk_pipeline, run_one  # noqa: E402
 from corpusgen.scenarios import SCENARIOS, SPECIALIST_PROMPT, SYSTEM_PROMPT  # noqa: E402
 from corpusgen.truth import Truth  # noqa: E402
 
@@ -258,20 +258,8 @@ class AgentsAdapter:
                          pricing_json=str(self._pricing), disable_metrics=True, disable_events=True)
         elif self.library == "logfire-openai-agents":
             import logfire
-            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
-            from opentelemetry.sdk.trace.export import BatchSpanProcessor
             set_trace_processors([])  # drop the SDK's default uploader to OpenAI
-            # logfire.configure builds its own SDK TracerProvider (resource from service_name / environment) and
-            # sets it as the global one. send_to_logfire=False: no Logfire exporter, no credentials file, no token
-            # check; console=False: no console exporter; metrics=False: no meter provider. The corpus exporter is
-            # its only exporting span processor, behind Logfire's own wrappers (baggage, scrubbing: defaults kept).
-            # No OTEL_EXPORTER_OTLP_* variables are set (run_all strips OTEL_*), so it adds no OTLP exporter of its
-            # own. service_version is given: without it Logfire runs `git rev-parse HEAD` and records the commit.
-            logfire.configure(send_to_logfire=False, console=False, metrics=False,
-                              service_name=f"corpus-{self.library}", service_version="corpus",
-                              environment="corpus",
-                              additional_span_processors=[BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint,
-                                                                                              insecure=True))])
+            init_logfire_local(endpoint, f"corpus-{self.library}")  # the corpus exporter its only one
             # Wraps the SDK's trace provider: a logfire span per SDK trace and per SDK span, the generation span
             # included, so the model calls are spans without logfire.instrument_openai().
             logfire.instrument_openai_agents()

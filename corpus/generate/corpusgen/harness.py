@@ -89,6 +89,24 @@ def init_openlit_local(service_name: str, only: tuple[str, ...] = ()) -> Path:
     return pricing
 
 
+def init_logfire_local(endpoint: str, service_name: str) -> None:
+    """``logfire.configure`` with the capture server as its only destination: it builds its own SDK TracerProvider
+    (resource from service_name / environment) and sets it as the global one. send_to_logfire=False: no Logfire
+    exporter, no credentials file, no token check; console=False: no console exporter; metrics=False: no meter
+    provider. The corpus exporter is its only exporting span processor, behind Logfire's own wrappers (baggage,
+    scrubbing: defaults kept). No OTEL_EXPORTER_OTLP_* variables are set (run_all strips OTEL_*), so it adds no OTLP
+    exporter of its own. service_version is given: without it Logfire runs `git rev-parse HEAD` and records the
+    commit. Flush and end with ``logfire.force_flush()`` / ``logfire.shutdown()``."""
+    import logfire
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    logfire.configure(send_to_logfire=False, console=False, metrics=False, service_name=service_name,
+                      service_version="corpus", environment="corpus",
+                      additional_span_processors=[BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint,
+                                                                                      insecure=True))])
+
+
 def init_langfuse_local(endpoint: str, service_name: str, public_key: str):
     """The Langfuse Python SDK's tracing with its spans sent to the capture server, no Langfuse server: a
     TracerProvider of its own (the corpus resource, as :func:`otlp_sdk_pipeline`, with no export processor), installed

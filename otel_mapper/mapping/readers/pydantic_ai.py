@@ -13,6 +13,9 @@ elsewhere (``from_agent`` / ``to_agent`` / ``triggered``); a failed attempt at a
 {model}``, ``pydantic_ai.model_request.attempt``, no operation name) as the model call it was. The HTTP status a
 ``ModelHTTPError`` writes into its message (``status_code: 429, model_name: ...``), which no attribute carries, is read
 for every convention's failed model call (:func:`otel_mapper.mapping.readers.common.model_call_http_status`).
+A span the application opens through the ``logfire`` API (scope ``logfire``, ``span_type`` ``span``: ``logfire.span``,
+``@logfire.instrument``) that none of the above names is a step of the application's run, as the GenAI reader reads an
+operation it does not know; a log line (``span_type`` ``log``) stays ``other``.
 """
 
 from __future__ import annotations
@@ -78,6 +81,8 @@ class PydanticAIReader:
             return NodeKind.GUARDRAIL
         if view.has(genai.SYSTEM) or view.has(genai.REQUEST_MODEL):
             return NodeKind.MODEL_CALL
+        if view.scope_name == pa.API_SCOPE and view.str_attr(pa.SPAN_TYPE) == pa.SPAN_TYPE_SPAN:
+            return NodeKind.WORKFLOW_STEP  # the application's own `logfire.span` block: a step of its run
         return NodeKind.OTHER
 
     def read(self, view: SpanView) -> SpanFacts:
