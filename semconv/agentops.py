@@ -22,6 +22,13 @@ Its OpenAI client instrumentation (``agentops/instrumentation/providers/openai/`
 span ``tool_call.<name>`` (scope :data:`CHAT_WRAPPER_SCOPE`) with :data:`TOOL_CALL_ID`, :data:`TOOL_NAME` and
 :data:`TOOL_PARAMETERS`: a record of the proposal, not a run. Observed in ``corpus/traces/agentops-openai-agents``
 (``corpus/NOTES-frameworks-br.md``).
+
+Its Agno instrumentation (``agentops/instrumentation/agentic/agno/``, for agno >= 1.5.8) writes spans of its own kinds
+(scope ``agentops.instrumentation.agno``, INTERNAL, the current span around each run): ``agent`` around ``Agent.run``
+(:data:`AGENT_NAME`, :data:`AGENT_TOOLS`), ``workflow`` around ``Team.run`` (:data:`TEAM_NAME`) and ``tool`` around
+each ``FunctionCall.execute`` (:data:`TOOL_NAME`, :data:`TOOL_PARAMETERS`, :data:`TOOL_RESULT`, no call id; a failed
+run ends OK with :data:`TOOL_ERROR`); the OpenAI client spans and their ``tool_call.<name>`` children are as above,
+inside the agent's span. Observed in ``corpus/traces/agentops-agno`` (``corpus/NOTES-frameworks-by.md``).
 """
 
 from __future__ import annotations
@@ -44,7 +51,8 @@ SPAN_KIND_AGENT: Final = "agent"
 SPAN_KIND_TOOL: Final = "tool"
 SPAN_KIND_LLM: Final = "llm"
 SPAN_KIND_GUARDRAIL: Final = "guardrail"
-SPAN_KIND_STEPS: Final = frozenset({"workflow", "task", "operation", "chain"})
+SPAN_KIND_WORKFLOW: Final = "workflow"
+SPAN_KIND_STEPS: Final = frozenset({SPAN_KIND_WORKFLOW, "task", "operation", "chain"})
 """Kinds of a run's structure (read as workflow steps)."""
 
 INSTRUMENTATION_NAME: Final = "instrumentation.name"
@@ -63,6 +71,16 @@ TOOL_PARAMETERS: Final = "tool.parameters"
 TOOL_RESULT: Final = "tool.result"
 TOOL_CALL_ID: Final = "tool.call.id"
 """Only on ``tool_call.<name>`` spans: the function mirrors record no call id."""
+
+TOOL_ERROR: Final = "tool.error"
+"""On a tool span whose run failed (``agentops`` 0.4.21's Agno tool spans: the text of the failure result's error).
+Its ``tool.status`` is written from the call before the run and not overwritten, so it says ``success`` there; the
+error text is the only mark of the failure on a span whose status is OK."""
+
+TEAM_NAME: Final = "team.name"
+"""On a ``workflow`` span around a team's run (its Agno instrumentation's ``Team.run``: ``workflow.type`` ``team_run``,
+the members in ``team.members``): the team, whose leader decides with a model of its own and hands work to a member
+through a tool, so the run is the leader's agent invocation named after the team."""
 
 HANDOFF_FROM: Final = "from_agent"
 HANDOFF_TO: Final = "to_agent"

@@ -105,12 +105,16 @@ def _agentops_kind(span, a):
     (`instrumentation.name` agentops) are the handoff (`from_agent` / `to_agent`) and steps (trace, task, turn). A
     generation mirror (`llm`) is AgentOps' record of a request its OpenAI client span records too: no node of its own.
     Its OpenAI client span (`gen_ai.request.type`, no AgentOps key) is the model call; a `tool_call.<name>` span under it
-    records one call of the answer (a proposal, counted from the answer: no node)."""
+    records one call of the answer (a proposal, counted from the answer: no node). Its Agno instrumentation's team run
+    is a `workflow` span naming the team (`team.name`): the team leader's agent invocation, as for the other Agno
+    instrumentations."""
     if "gen_ai.request.type" in a and "agentops.span.kind" not in a:
         return "model_call"
     if span["name"].startswith("tool_call.") and "tool.call.id" in a:
         return "no node"
     kind = a.get("agentops.span.kind")
+    if kind == "workflow" and "team.name" in a:
+        return "agent_invocation"
     if kind is not None:
         return {"agent": "agent_invocation", "tool": "tool_execution", "session": "workflow_step",
                 "llm": "other"}.get(kind, "other")

@@ -548,6 +548,14 @@ MATRIX.update({
 MATRIX.update({
     "agentops-openai-agents": ("agentops-openai-agents", "apps.agentops_openai_agents_app", AGENTS_SCENARIOS),
 })
+# Frameworks BY: the Agno agents and team of apps/agno_app.py (`run_agno`, unchanged) traced by AgentOps (`agentops.init()`
+# with no API key, after the app imported Agno, as Agno's AgentOps example: its own Agno instrumentation's agent / team /
+# tool spans under its session span; its OTLP/HTTP span exporter to the local relay of Frameworks BR,
+# corpusgen/otlp_http_relay.py); own venv (AgentOps' OTel 1.44 pipeline); apps/agentops_agno_app.py,
+# NOTES-frameworks-by.md.
+MATRIX.update({
+    "agentops-agno": ("agentops-agno", "apps.agentops_agno_app", ALL_SCENARIOS),
+})
 # Frameworks BO: the raw agent loop on the Vertex AI SDK (`google-cloud-aiplatform`: `vertexai.init(api_endpoint=<fake
 # server>, api_transport="rest", AnonymousCredentials)`, `GenerativeModel.generate_content` with function declarations;
 # the SDK's default transport is gRPC), answered by the fake server's Vertex route (corpusgen/fake_vertex.py: the Gemini

@@ -8,7 +8,7 @@ attributes of the conventions we read reduced to the dataset's content mode.
 Which attributes are content (:func:`is_content_key`), on spans and on their events: the keys listed in
 :data:`CONTENT_KEYS` and under :data:`CONTENT_PREFIXES` (the conventions' own message, argument and result keys), and
 any text-valued key that names content in its words (``input``, ``output``, ``prompt``, ``completion``, ``messages``,
-``content``, ``arguments``, ``result``, ``instructions``...: :data:`CONTENT_WORDS`) unless its last word says what
+``content``, ``arguments``, ``result``, ``instruction(s)``...: :data:`CONTENT_WORDS`) unless its last word says what
 the value is about rather than holding it (``input_tokens``, ``input.mime_type``, ``gen_ai.response.id``:
 :data:`DESCRIPTIVE_WORDS`; inside a flattened message too: its role, a call's id and its tool's name stay, so a
 reduced trace still says which tools were called). Frameworks name their content in words of their own (``mlflow.spanInputs``,
@@ -73,7 +73,7 @@ CONTENT_PREFIXES: Final = (
 CONTENT_WORDS: Final = frozenset({
     "input", "inputs", "output", "outputs", "prompt", "prompts", "completion", "completions", "message", "messages",
     "content", "contents", "arguments", "args", "result", "results", "response", "responses", "choices",
-    "instructions", "backstory", "goal", "description", "summary", "query", "text", "body",
+    "instruction", "instructions", "backstory", "goal", "description", "summary", "query", "text", "body",
 })
 """Words of an attribute key that name content (:func:`is_content_key`)."""
 DESCRIPTIVE_WORDS: Final = frozenset({

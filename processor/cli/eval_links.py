@@ -56,7 +56,8 @@ ARGUMENT_KEYS: Final = frozenset(
 )
 """Attributes (on the span or on one of its events) in which some convention records a tool's arguments."""
 _MIRROR_ARGUMENT_KEY: Final = agentops.TOOL_PARAMETERS
-"""AgentOps' function mirrors' arguments, read only on its mirror spans (``instrumentation.name`` ``agentops``):
+"""AgentOps' tool spans' arguments, read only on AgentOps' spans: its mirror spans (``instrumentation.name``
+``agentops``) and the spans it types ``tool`` (``agentops.span.kind``, its framework instrumentations' tool runs).
 OpenInference writes a tool's parameter schema under the same key."""
 _ARGUMENT_EVENTS: Final = frozenset({genai.TOOL_MESSAGE_EVENT})
 """Span events whose ``content`` is the tool's input (Strands Agents, GenAI <= v1.36 per-message events)."""
@@ -85,7 +86,9 @@ def span_texts(spans: Iterable[Span]) -> SpanTexts:
         arguments: list[str] = []
         values = list(_values(span.attributes))
         mirror = any(
-            key == agentops.INSTRUMENTATION_NAME and text == agentops.INSTRUMENTATION_AGENTOPS for key, text in values
+            (key == agentops.INSTRUMENTATION_NAME and text == agentops.INSTRUMENTATION_AGENTOPS)
+            or (key == agentops.SPAN_KIND and text == agentops.SPAN_KIND_TOOL)
+            for key, text in values
         )
         for key, text in values:
             pieces.append(text)

@@ -23,6 +23,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "traces"
     "llamaindex.step.input_summary", "haystack.pipeline.input_data", "lmnr.span.output", "mcp.response.value",
     "crewai.task.description", "crewai.agent.backstory", "crewai.crew.tasks", "llm.invocation_parameters",
     "model_request_parameters", "content", "message", "tool.result", "final_result", "instructions",
+    "agent.instruction",  # AgentOps' Agno agent spans: the agent's instructions, its system prompt
 ])
 def test_keys_that_hold_content(key: str) -> None:
     assert is_content_key(key)

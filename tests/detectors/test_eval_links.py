@@ -95,3 +95,18 @@ def test_agentops_mirror_parameters_are_argument_evidence_but_not_another_conven
     # OpenInference's tool spans write a tool's parameter schema under the same key: no evidence of a call.
     schemas = [model, span(2, "get", attrs={"tool.parameters": '{"q": 1}'}), span(3, "get", attrs={"tool.parameters": '{"q": 2}'})]
     assert score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(schemas)).evidenced == 0
+
+
+def test_parameters_of_a_span_agentops_types_tool_are_argument_evidence() -> None:
+    """AgentOps' framework instrumentations (its Agno one) type their own tool runs ``tool``: no mirror marker."""
+    model = span(1, "chat", attrs={"out": "call_a call_b"})
+    typed = {"agentops.span.kind": "tool"}
+    spans = [model, span(2, "agno.tool.execute.tool_usage", attrs={**typed, "tool.parameters": '{"q": 1}'}),
+             span(3, "agno.tool.execute.tool_usage", attrs={**typed, "tool.parameters": '{"q": 2}'})]
+    labels = _labels([_flow("call_a", 2), _flow("call_b", 3)], [("get", 2), ("get", 3)])
+    tally = score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(spans))
+    assert (tally.evidenced, tally.recovered) == (2, 2) and tally.by_evidence == {"arguments": 2}
+    # Another AgentOps kind holding the key (an agent's, say) is no tool run's evidence.
+    other = [model, span(2, "get", attrs={"agentops.span.kind": "agent", "tool.parameters": '{"q": 1}'}),
+             span(3, "get", attrs={"agentops.span.kind": "agent", "tool.parameters": '{"q": 2}'})]
+    assert score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(other)).evidenced == 0

@@ -151,3 +151,51 @@ def test_a_failed_generation_mirror_stays_a_model_call_when_no_client_span_faile
     trajectory = map_scoped_spans(scoped)
     failed = get_node(trajectory, node_id(9))
     assert (failed.kind, failed.error_message) == (NodeKind.MODEL_CALL, "Request timed out.")
+
+
+AGNO_SCOPE = "agentops.instrumentation.agno"
+
+
+def _agno_team_run(*, tool_error: str | None = None) -> list[tuple[str, list[Span]]]:
+    """Session 1; AgentOps' Agno spans: the team's run 2 (``workflow``, the team named), its delegation tool run 3,
+    the member agent's run 4 and the member's tool run 5; the team's own request 6 under the team's run."""
+    agno = "agno"
+    tool_status = {"tool.status": "success", "tool.result": "failure"} if tool_error else {"tool.status": "success"}
+    spans = [
+        span(2, "triage_agent.agno.team.run.workflow", parent=1, attrs={
+            "agentops.span.kind": "workflow", "gen_ai.system": agno, "workflow.type": "team_run",
+            "team.name": "triage_agent", "team.members": '[{"name": "billing_agent"}]'}),
+        span(3, "agno.tool.execute.tool_usage", parent=2, attrs={
+            "agentops.span.kind": "tool", "gen_ai.system": agno, "tool.name": "delegate_task_to_member",
+            "tool.parameters": '{"member_id": "billing_agent"}', "tool.status": "success"}),
+        span(4, "billing_agent.agno.agent.run.agent", parent=2, attrs={
+            "agentops.span.kind": "agent", "gen_ai.system": agno, "agent.name": "billing_agent",
+            "agent.tools": '["lookup_order"]'}),
+        span(5, "agno.tool.execute.tool_usage", parent=4, attrs={
+            "agentops.span.kind": "tool", "gen_ai.system": agno, "tool.name": "lookup_order",
+            "tool.parameters": '{"order_id": "A-1"}', **tool_status,
+            **({"tool.error": tool_error} if tool_error else {})}),
+    ]
+    return [(SESSION_SCOPE, [span(1, "default.session", attrs={"agentops.span.kind": "session"})]),
+            (AGNO_SCOPE, spans), (CLIENT_SCOPE, [_client(6, 2)])]
+
+
+def test_a_workflow_span_naming_a_team_is_the_leaders_agent_invocation() -> None:
+    trajectory = map_scoped_spans(_agno_team_run())
+    team, member = get_node(trajectory, node_id(2)), get_node(trajectory, node_id(4))
+    assert (team.kind, team.agent_name) == (NodeKind.AGENT_INVOCATION, "triage_agent")
+    assert (member.kind, member.agent_name) == (NodeKind.AGENT_INVOCATION, "billing_agent")
+    assert get_node(trajectory, node_id(1)).kind is NodeKind.WORKFLOW_STEP
+    # A workflow span naming no team stays a step.
+    plain = map_scoped_spans([(AGNO_SCOPE, [span(2, "agno.workflow.run.workflow", attrs={
+        "agentops.span.kind": "workflow", "workflow.type": "agno_workflow"})])])
+    assert get_node(plain, node_id(2)).kind is NodeKind.WORKFLOW_STEP
+
+
+def test_a_tool_span_ending_ok_with_an_error_text_is_a_failed_run() -> None:
+    trajectory = map_scoped_spans(_agno_team_run(tool_error="order 'A-1' not found"))
+    run = get_node(trajectory, node_id(5))
+    assert (run.kind, run.status.value, run.error_message) == (
+        NodeKind.TOOL_EXECUTION, "failed", "order 'A-1' not found")
+    ok = get_node(map_scoped_spans(_agno_team_run()), node_id(5))
+    assert (ok.status.value, ok.error_message) == ("committed", None)

@@ -32,8 +32,9 @@ Order and why:
     attributes, the LLM calls' content in span events (:mod:`otel_mapper.mapping.readers.llama_index_otel`);
 15. AgentOps -- ``agentops.span.kind``, ``instrumentation.name`` ``agentops`` or an AgentOps scope: its session span, the
     OpenAI Agents SDK spans it mirrors (GenAI attributes on its generation mirrors, the SDK's error only in
-    attributes) and the ``tool_call.<name>`` records of a model's proposals; its OpenAI client spans carry none of
-    these and are read as OTel GenAI (:mod:`otel_mapper.mapping.readers.agentops`);
+    attributes), the spans of its framework instrumentations (Agno's agent, team and tool runs) and the
+    ``tool_call.<name>`` records of a model's proposals; its OpenAI client spans carry none of these and are read as
+    OTel GenAI (:mod:`otel_mapper.mapping.readers.agentops`);
 16. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
 17. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
     while a span of another instrumentation may carry Langfuse's (set by hand to type it in Langfuse): the other

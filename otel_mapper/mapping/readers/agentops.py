@@ -12,14 +12,18 @@ Pinned to ``agentops`` 0.4.21 (names and value formats in :mod:`semconv.agentops
   it names its agents
   (``from_agent`` / ``to_agent``; it runs the SDK's handoff tool, ``transfer_to_<agent>``), else a workflow step (the
   SDK trace's span, task, turn and custom spans);
+- a ``workflow`` span naming a team (``team.name``, its Agno instrumentation's ``Team.run``): the team leader's agent
+  invocation, named after the team (the leader decides with a model of its own and hands work to a member through a
+  tool), as the other instrumentations of Agno read it;
 - a span holding ``tool.call.id`` that is no mirror (``tool_call.<name>``): the record of one call a model proposed,
   ``other``, its call kept as the span's one proposal for :mod:`otel_mapper.mapping.proposal_spans` to give to the
   model call above it.
 
-Errors: a mirror's status stays OK; its SDK error is ``error.type`` (written only for an error) with the SDK's label
-in ``error.message`` and the error's data as JSON on the ``exception`` event (``error.data``): the data's ``error`` text
-(``Error code: 500 - ...``, ``Request timed out.``) is the message, read before the label, and the label joined with
-the data (``Tool not found: {"tool_name": ...}``) names the tool a runtime rejected as unknown.
+Errors: a tool span whose run failed may end OK with the error's text in ``tool.error`` (its Agno tool spans): that
+text fails it, as its message. A mirror's status stays OK; its SDK error is ``error.type`` (written only for an error)
+with the SDK's label in ``error.message`` and the error's data as JSON on the ``exception`` event (``error.data``): the
+data's ``error`` text (``Error code: 500 - ...``, ``Request timed out.``) is the message, read before the label, and
+the label joined with the data (``Tool not found: {"tool_name": ...}``) names the tool a runtime rejected as unknown.
 """
 
 from __future__ import annotations
@@ -117,6 +121,8 @@ class AgentOpsReader:
 def _kind(view: SpanView) -> NodeKind:
     kind = view.str_attr(ao.SPAN_KIND)
     if kind is not None:
+        if kind == ao.SPAN_KIND_WORKFLOW and ao.TEAM_NAME in view.attrs:
+            return NodeKind.AGENT_INVOCATION  # a team's run: its leader's
         return _KINDS.get(kind, NodeKind.OTHER)
     if _mirror(view):
         attrs = view.attrs
@@ -133,7 +139,7 @@ def _names(value: Decoded) -> list[str]:
 
 
 def _read_agent(view: SpanView, facts: SpanFacts) -> None:
-    facts.agent_name = clean_name(view.str_attr(ao.AGENT_NAME))
+    facts.agent_name = clean_name(view.str_attr(ao.AGENT_NAME)) or clean_name(view.str_attr(ao.TEAM_NAME))
     attrs = view.attrs
     if ao.AGENT_TOOLS not in attrs and ao.AGENT_HANDOFFS not in attrs:
         return  # neither written: none offered
@@ -150,6 +156,10 @@ def _read_tool(view: SpanView, facts: SpanFacts) -> None:
         facts.arguments = arguments_text(parameters)
         facts.arguments_visible = facts.arguments is not None
     facts.result_visible = ao.TOOL_RESULT in view.attrs
+    error = view.str_attr(ao.TOOL_ERROR, limit=MAX_ERROR_MESSAGE)
+    if error is not None and error.strip():
+        facts.failed = True
+        facts.error_message = facts.error_message or error.strip()
 
 
 def _read_sdk_error(view: SpanView, facts: SpanFacts) -> None:
