@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Final, cast
 
 from otel_mapper.mapping.facts import SpanFacts
-from otel_mapper.mapping.messages import MAX_MESSAGES, read_input_messages, read_output_messages
+from otel_mapper.mapping.messages import MAX_MESSAGES, read_output_messages
 from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part, tool_result_part
+from otel_mapper.mapping.readers.common import fill_input_messages
 from otel_mapper.mapping.spans import MAX_NAME
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import anthropic as an
@@ -44,15 +45,7 @@ def fill_anthropic_messages(facts: SpanFacts, request: Decoded, response: Decode
     if system is not None:
         parts_messages.append(parts_message(SYSTEM_ROLE, [text_part(system)]))
     parts_messages.extend(anthropic_message(m) for m in messages[:MAX_MESSAGES] if isinstance(m, dict))
-    consumed, facts.messages.inputs = read_input_messages(
-        cast(Decoded, parts_messages),
-        facts.input_tool_calls,
-        facts.messages.system_inputs,
-        facts.rejected_results,
-        facts.failed_results,
-    )
-    facts.consumed_call_ids.extend(consumed)
-    facts.input_content_captured = True
+    fill_input_messages(facts, cast(Decoded, parts_messages))
 
 
 def anthropic_message(message: dict[str, Decoded]) -> dict[str, Decoded]:

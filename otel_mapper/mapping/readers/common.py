@@ -29,6 +29,7 @@ __all__ = [
     "fill_chat_completions",
     "fill_error",
     "fill_handoff_target",
+    "fill_input_messages",
     "has_genai",
     "http_status_in",
     "json_content",
@@ -213,12 +214,14 @@ def fill_chat_completions(facts: SpanFacts, inputs: Decoded, outputs: Decoded) -
     if isinstance(outputs, list) and facts.proposals is None:
         facts.proposals, facts.messages.outputs = read_output_messages(cast(Decoded, chat_completions_messages(outputs)))
     if isinstance(inputs, list) and not facts.input_content_captured:
-        consumed, facts.messages.inputs = read_input_messages(
-            cast(Decoded, chat_completions_messages(inputs)),
-            facts.input_tool_calls,
-            facts.messages.system_inputs,
-            facts.rejected_results,
-            facts.failed_results,
-        )
-        facts.consumed_call_ids.extend(consumed)
-        facts.input_content_captured = True
+        fill_input_messages(facts, cast(Decoded, chat_completions_messages(inputs)))
+
+
+def fill_input_messages(facts: SpanFacts, messages: Decoded) -> None:
+    """A model call's consumed results, conversation-prefix evidence and message digests from its input messages in
+    the GenAI parts schema (:func:`~otel_mapper.mapping.messages.read_input_messages`); its input is then captured."""
+    consumed, facts.messages.inputs = read_input_messages(
+        messages, facts.input_tool_calls, facts.messages.system_inputs, facts.rejected_results, facts.failed_results
+    )
+    facts.consumed_call_ids.extend(consumed)
+    facts.input_content_captured = True

@@ -34,13 +34,12 @@ from otel_mapper.mapping.members import (
 from otel_mapper.mapping.messages import (
     InputScan,
     arguments_text,
-    read_input_messages,
     read_output_messages,
     result_text_digest,
     scan_input_messages,
 )
 from otel_mapper.mapping.parts_messages import MAX_FINISH_REASONS, output_finish_reasons
-from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, read_usage
+from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, fill_input_messages, read_usage
 from otel_mapper.mapping.readers.langchain_middleware import middleware_hook_kind
 from otel_mapper.mapping.readers.legacy_conversation import completion_records_answer, fill_legacy_conversation
 from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
@@ -314,12 +313,7 @@ def _fill_from_events(view: SpanView, attrs: Mapping[str, AnyValue], facts: Span
         facts.message_evidence = events.evidence
         facts.finish_reasons = facts.finish_reasons or tuple(events.finish_reasons)
     if events.inputs is not None and not facts.input_content_captured:
-        consumed, facts.messages.inputs = read_input_messages(
-            cast(Decoded, events.inputs), facts.input_tool_calls, facts.messages.system_inputs, facts.rejected_results,
-            facts.failed_results,
-        )
-        facts.consumed_call_ids.extend(consumed)
-        facts.input_content_captured = True
+        fill_input_messages(facts, cast(Decoded, events.inputs))
         facts.message_evidence = events.evidence
 
 
