@@ -117,6 +117,9 @@ class SpanFacts:
     child_tool_call_id: str | None = None
     """The call id a framework's step span records for the one tool call it ran (LlamaIndex ``call_tool``'s
     ``ToolCallResult``): the id of the tool span under it, which records none."""
+    child_tool_name: str | None = None
+    """The tool a framework's step span names for the one tool call it ran (OpenLLMetry's LlamaIndex ``call_tool``
+    step's ``tool.name``): the name of the tool span under it, which names only the tool's class."""
     rejected_results: list[tuple[str | None, str | None]] = field(default_factory=list)
     """Tool results in the model input that are runtime rejections of an unknown tool: (call id, tool it names);
     the call id names the tool when the text does not (CrewAI's bare ``Tool not found``)."""

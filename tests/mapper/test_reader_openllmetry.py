@@ -229,6 +229,20 @@ def test_llama_index_under_openllmetry_agent_tool_runs_and_call_ids() -> None:
     assert has_edge(trajectory, node_id(8), EdgeType.CAUSED_BY, f"{node_id(6)}#call:call_2")
 
 
+def test_llama_index_under_openllmetry_without_content_the_step_names_the_tool() -> None:
+    # Content capture off: the tool span keeps only its class's name; the call_tool step still writes `tool.name`.
+    spans = [
+        span(1, "FunctionAgent.workflow", attrs={"traceloop.span.kind": "workflow", "traceloop.entity.name": "FunctionAgent.workflow"}),
+        _li_step(2, **{"tool.name": "delete_file"}),
+        span(3, "FunctionTool.task", parent=2, attrs={"traceloop.span.kind": "task", "traceloop.entity.name": "FunctionTool.task"}),
+        _li_step(4),
+        span(5, "FunctionTool.task", parent=4, attrs={"traceloop.span.kind": "task", "traceloop.entity.name": "FunctionTool.task"}),
+    ]
+    trajectory = map_spans(spans, scope=_LLAMAINDEX)
+    assert get_node(trajectory, node_id(3)).tool_name == "delete_file"
+    assert get_node(trajectory, node_id(5)).tool_name is None  # a class is not a tool's name
+
+
 def test_llama_index_under_openllmetry_a_tool_that_raised_fails_its_call_from_the_step_outcome() -> None:
     trajectory = map_spans(_llama_index_run(), scope=_LLAMAINDEX)
     failed = get_node(trajectory, f"{node_id(3)}#call:call_1")

@@ -7,7 +7,9 @@ run is ``FunctionTool.task``. The ``call_tool`` step around a tool run carries `
 ``ToolCallResult``), the call id (``tool_id``) and the outcome (``tool_output.is_error``); the tool's own span carries
 neither id nor status, and a tool that raised has no span at all (the instrumentation never ends it). So: the call
 id goes to the tool span through its parent step (:mod:`otel_mapper.mapping.step_ids`), and a failed outcome is
-recorded as a failed result of that call (:mod:`otel_mapper.mapping.spanless_calls`).
+recorded as a failed result of that call (:mod:`otel_mapper.mapping.spanless_calls`). The tool span names the tool
+only in its output (content); its span name is the tool's class, never read as the tool's name: without content the
+name comes from the step's ``tool.name``, by the same parent link.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ def read_llama_index(view: SpanView, facts: SpanFacts) -> None:
     """Tool name, arguments and outcome of a tool span; call id and failed outcome of a ``call_tool`` step."""
     output = view.json_attr(tl.ENTITY_OUTPUT) if view.has(tl.ENTITY_OUTPUT) else None
     if facts.kind is NodeKind.TOOL_EXECUTION:
+        if facts.tool_name and view.name.endswith(facts.tool_name):  # the class's name (`FunctionTool.task`)
+            facts.tool_name = None
         if isinstance(output, dict):
             name = output.get(tl.LLAMAINDEX_TOOL_NAME)
             if isinstance(name, str):
@@ -49,7 +53,10 @@ def read_llama_index(view: SpanView, facts: SpanFacts) -> None:
             facts.arguments = arguments_text(given[tl.LLAMAINDEX_KWARGS])
             facts.arguments_visible = facts.arguments is not None
         return
-    if facts.kind is not NodeKind.WORKFLOW_STEP or not view.has(tl.LLAMAINDEX_STEP_TOOL_NAME) or not isinstance(output, dict):
+    if facts.kind is not NodeKind.WORKFLOW_STEP or not view.has(tl.LLAMAINDEX_STEP_TOOL_NAME):
+        return
+    facts.child_tool_name = clean_name(view.str_attr(tl.LLAMAINDEX_STEP_TOOL_NAME))
+    if not isinstance(output, dict):
         return
     call_id = output.get(tl.LLAMAINDEX_TOOL_ID)
     if not isinstance(call_id, str) or not call_id:
