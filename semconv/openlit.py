@@ -3,7 +3,8 @@
 ``openlit/instrumentation/agno/``, ``openlit/instrumentation/ag2/``, ``openlit/instrumentation/google_adk/``,
 ``openlit/instrumentation/litellm/``, ``openlit/instrumentation/smolagents/``,
 ``openlit/instrumentation/pydantic_ai/``, ``openlit/instrumentation/haystack/``,
-``openlit/instrumentation/anthropic/``).
+``openlit/instrumentation/anthropic/``, ``openlit/instrumentation/bedrock/``,
+``openlit/instrumentation/google_ai_studio/``).
 
 OpenLIT writes GenAI semantic-convention spans; for the OpenAI Agents SDK it records a handoff as an
 ``invoke_agent <target>`` span (the SDK's handoff span type mapped to ``invoke_agent``) whose ``gen_ai.agent.name``
@@ -86,6 +87,20 @@ model>`` around ``Messages.create`` (and ``stream``, and their async twins). A r
 attribute, ``gen_ai.operation.name`` included, from the response (``process_chat_response``), after the client call
 returned: a request that raised leaves the span with its name, status ERROR and the exception event alone (the
 SDK's own handling of the exception leaving ``start_as_current_span``)."""
+BEDROCK_SCOPE: Final = "openlit.instrumentation.bedrock"
+"""Instrumentation scope of OpenLIT's Amazon Bedrock wrappers (``instrumentation/bedrock``): ``chat <modelId>`` around
+the ``converse`` (and ``converse_stream``) of each ``bedrock-runtime`` client botocore creates
+(``ClientCreator.create_client`` wrapped). A request that is not streamed gets every attribute, ``gen_ai.operation.name``
+included, from the response (``process_chat_response``), after the client call returned: a request that raised leaves
+the span with its name, status ERROR and the exception event alone. Its messages keep the text blocks only: no
+``toolUse`` or ``toolResult`` block is written on any span (``build_input_messages`` / ``build_output_messages``)."""
+GOOGLE_AI_STUDIO_SCOPE: Final = "openlit.instrumentation.google_ai_studio"
+"""Instrumentation scope of OpenLIT's Google Gen AI SDK wrappers (``instrumentation/google_ai_studio``): ``chat
+<model>`` around ``Models.generate_content`` (and ``generate_content_stream``, and their async twins). As for
+:data:`ANTHROPIC_SCOPE`, every attribute is written from the response after the call returned, so a request that raised
+leaves the span with its name, status ERROR and the exception event alone. Its input messages write the SDK's
+``function_call`` and ``function_response`` parts with an empty ``id`` and the response as the ``str`` of its object, in
+the content's own role (``user`` for the function responses); its output messages keep the calls' ids."""
 LANGCHAIN_SCOPE: Final = "openlit.instrumentation.langchain"
 """Instrumentation scope of the spans of OpenLIT's LangChain callback handler."""
 LANGGRAPH_SCOPE: Final = "openlit.instrumentation.langgraph"
@@ -122,7 +137,8 @@ HAYSTACK_PROVIDER: Final = "haystack"
 """The ``gen_ai.provider.name`` OpenLIT writes on every span of :data:`HAYSTACK_SCOPE` (the framework, not the model
 provider a request goes to)."""
 NAMED_ONLY_SCOPES: Final = frozenset(
-    {AG2_SCOPE, ANTHROPIC_SCOPE, CREWAI_SCOPE, GOOGLE_ADK_SCOPE, HAYSTACK_SCOPE, LITELLM_SCOPE, SMOLAGENTS_SCOPE}
+    {AG2_SCOPE, ANTHROPIC_SCOPE, BEDROCK_SCOPE, CREWAI_SCOPE, GOOGLE_ADK_SCOPE, GOOGLE_AI_STUDIO_SCOPE, HAYSTACK_SCOPE,
+     LITELLM_SCOPE, SMOLAGENTS_SCOPE}
 )
 """OpenLIT scopes whose spans say their operation and entity by their name alone when the wrapped call did not
 return."""

@@ -614,6 +614,16 @@ MATRIX.update({
 MATRIX.update({
     "openinference-smolagents-litellm": ("smolagents-litellm", "apps.smolagents_app", ALL_SCENARIOS),
 })
+# Frameworks CB: the raw agent loops on boto3's `bedrock-runtime` client (corpusgen/raw_loop_bedrock.py, the fake
+# server's Converse face, as Frameworks AX) and on the Google Gen AI SDK (corpusgen/raw_loop_gemini.py, the fake Gemini
+# face, as Frameworks AW) traced by OpenLIT (`openlit.init` with only its Bedrock, or only its Google AI Studio,
+# instrumentor: a `chat <model>` span per `converse` / `generate_content`); the app's workflow / agent / tool spans are
+# OpenLIT's manual tracer, as for openlit-openai (the adapter of apps/openlit_raw_app.py). One venv: the openlit-raw pins
+# with boto3 1.44.18 and google-genai 3.6.1; apps/openlit_providers_app.py, NOTES-frameworks-cb.md.
+MATRIX.update({
+    "openlit-bedrock": ("openlit-providers", "apps.openlit_providers_app", ALL_SCENARIOS),
+    "openlit-google-genai": ("openlit-providers", "apps.openlit_providers_app", ALL_SCENARIOS),
+})
 # Frameworks BZ: the raw agent loops on the `openai` client (corpusgen/raw_loop.py, Chat Completions) and on the
 # `anthropic` client (corpusgen/raw_loop_anthropic.py, the fake server's Messages face) traced by MLflow Tracing's client
 # autologging (`mlflow.openai.autolog()` / `mlflow.anthropic.autolog()`: a CHAT_MODEL span per `create`); the app's

@@ -4,17 +4,22 @@ results and per-message digests. Shared by every reader whose convention uses th
 
 from __future__ import annotations
 
-import ast
 import hashlib
 from dataclasses import dataclass, field
-from typing import Final, cast
+from typing import Final
 
 import orjson
 
 from otel_mapper.bundle.canonical import digest, dumps_canonical
 from otel_mapper.mapping.facts import ToolCallFact
-from otel_mapper.mapping.gemini_event_parts import function_response_texts
 from otel_mapper.mapping.parts_messages import CHAT_TOOL_CALL_ID, CHAT_TOOL_CALLS, with_chat_completions_fields
+from otel_mapper.mapping.result_texts import (
+    function_response_text,
+    id_less_result_text,
+    python_literal,
+    result_texts,
+    results_only,
+)
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, parse_json_text
 from otel_mapper.mapping.tool_failures import tool_failure
 from otel_mapper.mapping.tool_names import MAX_REJECTION_TEXT, rejection
@@ -71,7 +76,7 @@ def unwrap_call_arguments(value: Decoded) -> Decoded:
 def add_rejection(rejected: list[tuple[str | None, str | None]], call_id: str | None, result: Decoded) -> bool:
     """Record a tool result that rejects an unknown tool: a bounded text head, or the text items of a list result.
     Whether it was one."""
-    for text in _result_texts(result):
+    for text in result_texts(result):
         found, named = rejection(text[:MAX_REJECTION_TEXT])
         if found and (named or call_id):
             rejected.append((call_id, named))
@@ -81,32 +86,10 @@ def add_rejection(rejected: list[tuple[str | None, str | None]], call_id: str | 
 
 def add_failure(failed: list[tuple[str, str]], call_id: str | None, result: Decoded) -> None:
     """Record a tool result, under its call id, that reports the tool failed (:func:`tool_failure`)."""
-    texts = _result_texts(result)
+    texts = result_texts(result)
     head = tool_failure(texts[0]) if call_id and texts else None
     if call_id and head is not None:
         failed.append((call_id, head))
-
-
-def _result_texts(result: Decoded) -> list[str]:
-    """A tool result's text: the string itself, or the text items of a list of content parts."""
-    if isinstance(result, str):
-        return [result]
-    if isinstance(result, list):
-        texts = (item.get("text") for item in result[:8] if isinstance(item, dict))
-        return [text for text in texts if isinstance(text, str)]
-    return []
-
-
-def python_literal(text: str) -> Decoded:
-    """A Python literal's value (``{'city': 'Paris'}``, as LangChain's ``str(tool_input)`` writes it), else
-    ``None``. ``ast.literal_eval`` builds literals only and never runs code; the text is size-bounded."""
-    if len(text) > MAX_TEXT:
-        return None
-    try:
-        value = ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-    return cast(Decoded, value) if isinstance(value, (dict, list, str, int, float, bool)) else None
 
 
 def replayed_call_ids(text: str) -> list[str]:
@@ -233,24 +216,6 @@ def result_text_digest(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.strip()[:MAX_TEXT].encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _id_less_result_text(parts: list[dict[str, Decoded]]) -> str | None:
-    """The text of a tool message none of whose parts names a call id, else ``None``."""
-    texts: list[str] = []
-    for part in parts:
-        part_type = part.get(genai.PART_TYPE)
-        if part_type == genai.PART_TOOL_CALL_RESPONSE:
-            if part.get("id"):
-                return None
-            response = part.get("response", part.get("result"))
-            texts.extend(_result_texts(response) or function_response_texts(response))  # a Gemini {"output": ...}
-        elif part_type == genai.PART_TEXT:
-            content = part.get("content")
-            if isinstance(content, str):
-                texts.append(content)
-    text = "".join(texts)
-    return text if text.strip() else None
-
-
 def read_input_messages(
     value: Decoded,
     calls: list[tuple[int, ToolCallFact]] | None = None,
@@ -326,11 +291,9 @@ class InputScan:
         if role == SYSTEM_ROLE:
             self.system.append(position)
         if role == TOOL_ROLE:
-            text = _id_less_result_text(parts) if self.answered >= 0 else None
-            if text is not None:
-                if self.unanswered and self.unanswered[-1][1] != self.answered:
-                    self.unanswered.clear()  # a later turn's results: only the last turn's are kept
-                self.unanswered.append((position, self.answered, text))
+            self._answer(position, [id_less_result_text(parts)])
+        elif results_only(role == USER_ROLE, parts):  # one result per part, in the order of the calls it answers
+            self._answer(position, [function_response_text(part.get("response", part.get("result"))) for part in parts])
         else:
             self.answered = position if role == ASSISTANT_ROLE else -1
         if self.replayed and role == USER_ROLE:
@@ -357,6 +320,17 @@ class InputScan:
             self.results = []
         elif message_results is not None:
             self.results.extend(message_results)
+
+    def _answer(self, position: int, texts: list[str | None]) -> None:
+        """Results named by no call id at ``position`` that answer the assistant message before them (if any)."""
+        if self.answered < 0:
+            return
+        for text in texts:
+            if text is None:
+                continue
+            if self.unanswered and self.unanswered[-1][1] != self.answered:
+                self.unanswered.clear()  # a later turn's results: only the last turn's are kept
+            self.unanswered.append((position, self.answered, text))
 
     def facts(
         self,
