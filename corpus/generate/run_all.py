@@ -654,6 +654,16 @@ MATRIX.update({
     "logfire-openai": ("logfire", "apps.logfire_raw_app", ALL_SCENARIOS),
     "logfire-anthropic": ("logfire", "apps.logfire_raw_app", ALL_SCENARIOS),
 })
+# Frameworks CA: the raw agent loop on OpenAI's Responses API (corpusgen/raw_loop_responses.py: `client.responses.create`
+# with flat function tools, `function_call` output items run and answered by `function_call_output` input items, the
+# conversation replayed each turn, no `previous_response_id`) against the fake server's Responses face
+# (corpusgen/fake_responses.py, Frameworks AP), traced by OpenInference's OpenAI instrumentation (with the OITracer
+# decorators) and by OpenLLMetry's (its `Responses.create` wrapper, through traceloop-sdk with its decorators). One venv:
+# the two install together; apps/openai_responses_app.py, NOTES-frameworks-ca.md.
+MATRIX.update({
+    "openinference-openai-responses": ("openai-responses", "apps.openai_responses_app", ALL_SCENARIOS),
+    "traceloop-openai-responses": ("openai-responses", "apps.openai_responses_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -63,6 +63,7 @@ from otel_mapper.mapping.sdk_request_twins import settle_sdk_request_twins
 from otel_mapper.mapping.spanless_calls import settle_spanless_calls
 from otel_mapper.mapping.step_ids import inherit_step_call_ids
 from otel_mapper.mapping.transfer_tools import settle_transfer_tools
+from otel_mapper.mapping.turn_call_ids import settle_turn_call_ids
 from otel_mapper.mapping.wrapped_model_calls import fold_wrapped_model_calls
 from otel_mapper.model import CompletenessStatus, Declaration, ExternalParent, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
@@ -199,6 +200,7 @@ def map_trace(
     settle_error_finishes(entries, by_span_id)
     settle_failed_answers(entries, by_span_id)
     settle_transfer_tools(entries)
+    settle_turn_call_ids(entries)
     conversation_prefix_proposals(entries, notes)
     conversation_prefix_results(entries)
     settle_own_replays(entries, by_span_id)

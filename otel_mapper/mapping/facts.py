@@ -132,6 +132,9 @@ class SpanFacts:
     id_less_results: list[tuple[int, int, str]] = field(default_factory=list)
     """Tool results in the model input that carry no call id: (position, position of the assistant message they
     answer, digest of the result text); conversation-prefix evidence (:mod:`otel_mapper.mapping.prefix`)."""
+    turn_result_ids: list[tuple[str, str]] = field(default_factory=list)
+    """Tool calls of the model input whose results name them by another id: (the call's recorded id, the id its
+    result names), each the k-th call and k-th result of one turn (:mod:`otel_mapper.mapping.turn_pairs`)."""
     consumed_evidence: dict[str, str] = field(default_factory=dict)
     """Why a call id is in ``consumed_call_ids`` when the input did not carry it (call id -> evidence)."""
     wraps_model_call: bool = False
@@ -204,6 +207,8 @@ def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:
         keeper.failed_results = list(other.failed_results)
     if not keeper.id_less_results:
         keeper.id_less_results = list(other.id_less_results)
+    if not keeper.turn_result_ids:
+        keeper.turn_result_ids = list(other.turn_result_ids)
     if keeper.tool_call_id == other.tool_call_id and not keeper.tool_call_id_evidence:
         keeper.tool_call_id_evidence = other.tool_call_id_evidence
     if not keeper.messages.inputs:

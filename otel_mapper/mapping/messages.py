@@ -23,6 +23,7 @@ from otel_mapper.mapping.result_texts import (
 from otel_mapper.mapping.spans import MAX_NAME, MAX_TEXT, parse_json_text
 from otel_mapper.mapping.tool_failures import tool_failure
 from otel_mapper.mapping.tool_names import MAX_REJECTION_TEXT, rejection
+from otel_mapper.mapping.turn_pairs import TurnPairs, part_call_id
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai, smolagents
 
@@ -198,11 +199,10 @@ def read_output_messages(value: Decoded) -> tuple[list[ToolCallFact], list[str]]
             normal = _normal_part(part)
             normal_parts.append(normal)
             if part.get(genai.PART_TYPE) == genai.PART_TOOL_CALL:
-                call_id = part.get("id")
                 name = part.get("name")
                 proposals.append(
                     ToolCallFact(
-                        call_id=str(call_id)[:MAX_NAME] if call_id else None,
+                        call_id=part_call_id(part),
                         name=str(name)[:MAX_NAME] if name else "",
                         arguments=_arguments_text(part.get("arguments"), normal["arguments"]),
                     )
@@ -268,12 +268,14 @@ class InputScan:
     """Tool results after that message: (position, call id, response)."""
     replayed: list[str] = field(default_factory=list)
     """Call ids the last message replayed as text (smolagents), consumed when a user message answers them."""
+    turns: TurnPairs = field(default_factory=TurnPairs)
+    """Each turn's calls and results, for results that name their call otherwise (:mod:`.turn_pairs`)."""
 
     def copy(self) -> InputScan:
         """A scan that can go on without changing this one (the parsed values themselves are read-only)."""
         return InputScan(
             list(self.consumed), list(self.digests), list(self.system), self.answered, list(self.unanswered),
-            self.last_calls, list(self.results), list(self.replayed),
+            self.last_calls, list(self.results), list(self.replayed), self.turns.copy(),
         )
 
     def add_messages(self, value: Decoded) -> None:
@@ -315,6 +317,8 @@ class InputScan:
                 if message_calls is None:
                     message_calls = []
                 message_calls.append((part, normal))
+        self.turns.add(role, [part_call_id(part) for part, _ in message_calls or ()],
+                       [result_id for _, result_id, _ in message_results or ()])
         if message_calls is not None:  # results before it, or beside it, are not new to the call that reads this input
             self.last_calls = (position, message_calls)
             self.results = []
@@ -339,8 +343,12 @@ class InputScan:
         rejected: list[tuple[str | None, str | None]] | None = None,
         failed: list[tuple[str, str]] | None = None,
         id_less: list[tuple[int, int, str]] | None = None,
+        paired: list[tuple[str, str]] | None = None,
     ) -> tuple[list[str], list[str]]:
-        """What :func:`read_input_messages` returns and adds to its lists, for the messages scanned so far."""
+        """What :func:`read_input_messages` returns and adds to its lists, for the messages scanned so far; with
+        ``paired``, :meth:`TurnPairs.pairs`."""
+        if paired is not None:
+            paired.extend(self.turns.pairs())
         if system is not None:
             system.extend(self.system)
         if id_less is not None:
@@ -352,13 +360,12 @@ class InputScan:
         if calls is not None and self.last_calls is not None:
             position, found = self.last_calls
             for part, normal in found:
-                call_id = part.get("id")
                 name = part.get("name")
                 calls.append(
                     (
                         position,
                         ToolCallFact(
-                            call_id=str(call_id)[:MAX_NAME] if call_id else None,
+                            call_id=part_call_id(part),
                             name=str(name)[:MAX_NAME] if name else "",
                             arguments=_arguments_text(part.get("arguments"), normal["arguments"]),
                         ),

@@ -255,6 +255,7 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
             facts.rejected_results if model else None,
             facts.failed_results if model else None,
             facts.id_less_results if model else None,
+            facts.turn_result_ids if model else None,
         )
         facts.consumed_call_ids.extend(consumed)
         facts.messages.inputs = digests
