@@ -614,6 +614,17 @@ MATRIX.update({
 MATRIX.update({
     "openinference-smolagents-litellm": ("smolagents-litellm", "apps.smolagents_app", ALL_SCENARIOS),
 })
+# Frameworks CD: the LlamaIndex agents of apps/llamaindex_app.py (FunctionAgent, AgentWorkflow for the handoff) traced by
+# OpenLIT at its default (`openlit.init` with every instrumentor it finds: its LlamaIndex one, which wraps methods of
+# LlamaIndex's RAG classes and `LLM` base class and nothing of an agent or a tool, and its OpenAI client one, a
+# `chat <model>` span per request; and the httpx instrumentation it bundles); the `llama-index` umbrella distribution
+# installed, which its LlamaIndex instrumentor declares as its dependency; the agents' run in one `openlit.start_trace`
+# block. Own venv: openlit needs openai<3; apps/openlit_llama_index_app.py, NOTES-frameworks-cd.md. (OpenLIT 1.45.0 has
+# no DSPy instrumentor; its Strands one fails to import and its Agent Framework one needs the `agent-framework`
+# distribution, which cannot be installed beside openlit 1.45.0: no second directory, NOTES-frameworks-cd.md.)
+MATRIX.update({
+    "openlit-llama-index": ("openlit-llama-index", "apps.openlit_llama_index_app", ALL_SCENARIOS),
+})
 # Frameworks CB: the raw agent loops on boto3's `bedrock-runtime` client (corpusgen/raw_loop_bedrock.py, the fake
 # server's Converse face, as Frameworks AX) and on the Google Gen AI SDK (corpusgen/raw_loop_gemini.py, the fake Gemini
 # face, as Frameworks AW) traced by OpenLIT (`openlit.init` with only its Bedrock, or only its Google AI Studio,

@@ -130,10 +130,16 @@ class AgentRun:
     runner: ToolRunner
     records: list = field(default_factory=list)
     handoff_spans: list = field(default_factory=list)
+    exc: BaseException | None = None  # what the run raised, if it did
 
 
 def run_agents(
-    scenario: str, base_url: str, truth: Truth, handler_module: str, span_attr: str | None, span_map: str = "open_spans"
+    scenario: str,
+    base_url: str,
+    truth: Truth,
+    handler_module: str | None,
+    span_attr: str | None,
+    span_map: str = "open_spans",
 ) -> AgentRun:
     """Runs the scenario's agents (a `FunctionAgent`, or an `AgentWorkflow` for the handoff) and records the terminal
     status. `handler_module` names the module of the instrumentation's span handler on the root dispatcher,
@@ -151,7 +157,11 @@ def run_agents(
     spec = SCENARIOS[scenario]
     runner = ToolRunner(truth, truth.server_log)
     root = get_dispatcher()
-    instrumentation_handler = next(h for h in root.span_handlers if type(h).__module__.startswith(handler_module))
+    # No handler module: the instrumentation adds no dispatcher span handler (it wraps methods), so no dispatcher span
+    # maps to a span of its own.
+    instrumentation_handler = (
+        next(h for h in root.span_handlers if type(h).__module__.startswith(handler_module)) if handler_module else None
+    )
     handler = _make_truth_handler(instrumentation_handler, span_attr, span_map)
     root.add_span_handler(handler)
 
@@ -229,7 +239,7 @@ def run_agents(
     except Exception as e:  # noqa: BLE001 - how the run ended is the ground truth we record
         exc = e
     terminal_status_for(truth, runner, exc)
-    return AgentRun(runner=runner, records=handler.records, handoff_spans=handoff_spans)
+    return AgentRun(runner=runner, records=handler.records, handoff_spans=handoff_spans, exc=exc)
 
 
 def record_nodes(

@@ -162,10 +162,15 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         if len(ids) >= LOOP_MIN_REPEATS and ids[0] in exec_by_call:
             findings.append({"category": "tool_loop", "status": "fail" if args_seen else "indeterminate",
                              "anchor_span": anchor_of(exec_by_call[ids[0]])})
+    # A library that opens no span for a tool, on a framework that hands the model a raised tool's exception message
+    # alone (no marker of failure: LlamaIndex's agents under OpenLIT), records no evidence that the tool failed
+    # (declared by the app): the finding keeps the truth but says so (`in_trace: false`).
+    spanless_failure_seen = meta.get("spanless_tool_failure_recorded", True)
     reads_seen = False
     for t in truth.tools:
         if t["status"] == "error":
-            findings.append({"category": "tool_error", "status": "fail", "anchor_span": anchor_of(t)})
+            findings.append({"category": "tool_error", "status": "fail", "anchor_span": anchor_of(t)}
+                            | ({"in_trace": False} if not t["span_id"] and not spanless_failure_seen else {}))
         if t["status"] == "unknown_tool":
             findings.append({"category": "hallucinated_tool", "status": "fail" if halluc_seen else "indeterminate",
                              "anchor_span": anchor_of(t)})
