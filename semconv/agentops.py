@@ -29,6 +29,17 @@ Its Agno instrumentation (``agentops/instrumentation/agentic/agno/``, for agno >
 each ``FunctionCall.execute`` (:data:`TOOL_NAME`, :data:`TOOL_PARAMETERS`, :data:`TOOL_RESULT`, no call id; a failed
 run ends OK with :data:`TOOL_ERROR`); the OpenAI client spans and their ``tool_call.<name>`` children are as above,
 inside the agent's span. Observed in ``corpus/traces/agentops-agno`` (``corpus/NOTES-frameworks-by.md``).
+
+Its CrewAI instrumentation (``agentops/instrumentation/agentic/crewai/``, for crewai >= 0.70.0; scope ``crewai``, the
+instrumentation's version 0.36.0) writes spans of its own kinds, current around each run: ``workflow`` around
+``Crew.kickoff`` (``crewai.workflow``), :data:`SPAN_KIND_WORKFLOW_STEP` around ``Task.execute_sync``
+(``<description>.task``) and ``agent`` around ``Agent.execute_task`` (``<role>.agent``: :data:`AGENT_TOOLS` as a list
+of objects with :data:`OFFERED_NAME`, the tools the agent was built with; CrewAI's delegation tools, added when the
+task runs, are not among them); its ``tool`` and ``tool.usage`` spans wrap CrewAI's ReAct tool path, which native
+function calling does not take, and its ``llm`` span ``LLM.call``, which CrewAI's native providers do not go through.
+The OpenAI client spans and their ``tool_call.<name>`` children are as above, inside the agent's span; their request's
+tools are the indexed ``gen_ai.request.functions.N.*`` (:data:`semconv.genai.LEGACY_FUNCTIONS_PREFIX`). Observed in
+``corpus/traces/agentops-crewai`` (``corpus/NOTES-frameworks-cc.md``).
 """
 
 from __future__ import annotations
@@ -52,7 +63,10 @@ SPAN_KIND_TOOL: Final = "tool"
 SPAN_KIND_LLM: Final = "llm"
 SPAN_KIND_GUARDRAIL: Final = "guardrail"
 SPAN_KIND_WORKFLOW: Final = "workflow"
-SPAN_KIND_STEPS: Final = frozenset({SPAN_KIND_WORKFLOW, "task", "operation", "chain"})
+SPAN_KIND_WORKFLOW_STEP: Final = "workflow.step"
+"""A step of a workflow (``SpanKind.WORKFLOW_STEP`` of its semconv): its CrewAI task spans (``Task.execute_sync``)
+are the only spans of 0.4.21 that carry it."""
+SPAN_KIND_STEPS: Final = frozenset({SPAN_KIND_WORKFLOW, SPAN_KIND_WORKFLOW_STEP, "task", "operation", "chain"})
 """Kinds of a run's structure (read as workflow steps)."""
 
 INSTRUMENTATION_NAME: Final = "instrumentation.name"
@@ -61,7 +75,9 @@ INSTRUMENTATION_AGENTOPS: Final = "agentops"
 
 AGENT_NAME: Final = "agent.name"
 AGENT_TOOLS: Final = "agent.tools"
-"""The agent's tool names as a JSON list."""
+"""The agent's tools as a JSON list: of names (its Agno and Agents SDK spans), or of objects each naming one in
+:data:`OFFERED_NAME` with its description (its CrewAI agent spans)."""
+OFFERED_NAME: Final = "name"
 AGENT_HANDOFFS: Final = "handoffs"
 """The agents it may hand the run to, as a JSON list of names (each offered as ``transfer_to_<agent>``)."""
 
@@ -81,6 +97,14 @@ TEAM_NAME: Final = "team.name"
 """On a ``workflow`` span around a team's run (its Agno instrumentation's ``Team.run``: ``workflow.type`` ``team_run``,
 the members in ``team.members``): the team, whose leader decides with a model of its own and hands work to a member
 through a tool, so the run is the leader's agent invocation named after the team."""
+
+CREWAI_TASK_NAME: Final = "crewai.task.name"
+"""On its CrewAI task span: the task's description (the text of the task, the user's request in it) under a key
+named ``name``."""
+CREWAI_CREW_TASKS_PREFIX: Final = "crewai.crew.tasks."
+"""On its CrewAI crew span, per task (``crewai.crew.tasks.<i>.*``): :data:`CREWAI_TASK_TEXT_SUFFIXES` hold text."""
+CREWAI_TASK_TEXT_SUFFIXES: Final = (".name", ".raw")
+"""The task's description (``name``) and its raw output (``raw``)."""
 
 HANDOFF_FROM: Final = "from_agent"
 HANDOFF_TO: Final = "to_agent"

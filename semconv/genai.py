@@ -67,6 +67,10 @@ LEGACY_TOOL_CALL_ID_SUFFIX: Final = ".tool_call_id"
 """``gen_ai.prompt.N.tool_call_id``: the tool call a legacy indexed tool message answers."""
 LEGACY_COMPLETION_PREFIX: Final = "gen_ai.completion."
 """Indexed legacy output messages: ``gen_ai.completion.N.role``/``.content``/``.tool_calls.M.{id,name,arguments}``."""
+LEGACY_FUNCTIONS_PREFIX: Final = "gen_ai.request.functions."
+"""Indexed legacy tool definitions of a request: ``gen_ai.request.functions.N.name``/``.description``/``.parameters``
+(OpenLLMetry's legacy form, written by AgentOps' OpenAI client instrumentation, ``agentops`` 0.4.21)."""
+LEGACY_FUNCTION_NAME_SUFFIX: Final = ".name"
 
 HANDOFF_FROM_AGENT: Final = "gen_ai.handoff.from_agent"
 HANDOFF_TO_AGENT: Final = "gen_ai.handoff.to_agent"

@@ -107,7 +107,8 @@ def _agentops_kind(span, a):
     Its OpenAI client span (`gen_ai.request.type`, no AgentOps key) is the model call; a `tool_call.<name>` span under it
     records one call of the answer (a proposal, counted from the answer: no node). Its Agno instrumentation's team run
     is a `workflow` span naming the team (`team.name`): the team leader's agent invocation, as for the other Agno
-    instrumentations."""
+    instrumentations; any other `workflow` span (its CrewAI crew) and a `workflow.step` span (its CrewAI task) are
+    steps."""
     if "gen_ai.request.type" in a and "agentops.span.kind" not in a:
         return "model_call"
     if span["name"].startswith("tool_call.") and "tool.call.id" in a:
@@ -117,7 +118,7 @@ def _agentops_kind(span, a):
         return "agent_invocation"
     if kind is not None:
         return {"agent": "agent_invocation", "tool": "tool_execution", "session": "workflow_step",
-                "llm": "other"}.get(kind, "other")
+                "workflow": "workflow_step", "workflow.step": "workflow_step", "llm": "other"}.get(kind, "other")
     if a.get("instrumentation.name") == "agentops":
         return "handoff" if "to_agent" in a or "from_agent" in a else "workflow_step"
     return "other"

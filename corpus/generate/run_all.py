@@ -556,6 +556,14 @@ MATRIX.update({
 MATRIX.update({
     "agentops-agno": ("agentops-agno", "apps.agentops_agno_app", ALL_SCENARIOS),
 })
+# Frameworks CC: the crew of traceloop-crewai (apps/crewai_app.py through apps/traceloop_crewai_app.py's
+# `run_traceloop_crewai`, unchanged) traced by AgentOps (`agentops.init()` with no API key, after the app imported
+# CrewAI: its own CrewAI instrumentation's crew / task / agent spans and its OpenAI client spans under its session span;
+# its OTLP/HTTP span exporter to the local relay of Frameworks BR, corpusgen/otlp_http_relay.py); own venv (AgentOps'
+# OTel 1.44 pipeline, so crewai 1.15.28, the newest that accepts it); apps/agentops_crewai_app.py, NOTES-frameworks-cc.md.
+MATRIX.update({
+    "agentops-crewai": ("agentops-crewai", "apps.agentops_crewai_app", ALL_SCENARIOS),
+})
 # Frameworks BO: the raw agent loop on the Vertex AI SDK (`google-cloud-aiplatform`: `vertexai.init(api_endpoint=<fake
 # server>, api_transport="rest", AnonymousCredentials)`, `GenerativeModel.generate_content` with function declarations;
 # the SDK's default transport is gRPC), answered by the fake server's Vertex route (corpusgen/fake_vertex.py: the Gemini

@@ -16,7 +16,9 @@ reduced trace still says which tools were called). Frameworks name their content
 and a dataset made with ``drop`` must not keep a conversation because its convention was not listed. Numbers and
 booleans are never content (``llm.token_count.prompt`` stays). Everything else stays, scrubbed: names (a span named
 after its task's text keeps that text), ids, usage, tool definitions, status, and errors (``exception`` events, keys
-naming an error or a status): they are what the analysis reads.
+naming an error or a status): they are what the analysis reads. One instrumentation writes text under a key named as a
+name: AgentOps' CrewAI spans put a task's description in ``crewai.task.name`` and ``crewai.crew.tasks.<i>.name``
+(beside its raw output, ``.raw``), which are content.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 from otel_mapper.annotate import strip_annotations
 from otel_mapper.bundle.canonical import digest_text
 from otel_mapper.bundle.redact import ContentMode, scrub
-from semconv import genai, openinference, openllmetry, pydantic_ai, vercel
+from semconv import agentops, genai, openinference, openllmetry, pydantic_ai, vercel
 
 __all__ = ["CONTENT_KEYS", "CONTENT_PREFIXES", "CONTENT_WORDS", "is_content_key", "redact_span", "scrub_attributes"]
 
@@ -96,6 +98,10 @@ def is_content_key(key: str) -> bool:
     """Whether a text value under ``key`` is content (module docstring)."""
     if key in CONTENT_KEYS:
         return True
+    if key == agentops.CREWAI_TASK_NAME or (
+        key.startswith(agentops.CREWAI_CREW_TASKS_PREFIX) and key.endswith(agentops.CREWAI_TASK_TEXT_SUFFIXES)
+    ):
+        return True  # AgentOps' CrewAI spans: a task's text under a key named as a name (or `raw`)
     words = [word.lower() for word in _WORD_BREAK.split(key[:256], maxsplit=MAX_KEY_WORDS) if word]
     if words and words[-1] in DESCRIPTIVE_WORDS:
         return False  # also inside a flattened message: its role, a call's id and tool name are not content

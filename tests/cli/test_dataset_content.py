@@ -24,6 +24,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "traces"
     "crewai.task.description", "crewai.agent.backstory", "crewai.crew.tasks", "llm.invocation_parameters",
     "model_request_parameters", "content", "message", "tool.result", "final_result", "instructions",
     "agent.instruction",  # AgentOps' Agno agent spans: the agent's instructions, its system prompt
+    "crewai.task.name", "crewai.crew.tasks.0.name", "crewai.crew.tasks.0.raw",  # AgentOps' CrewAI spans: a task's text
 ])
 def test_keys_that_hold_content(key: str) -> None:
     assert is_content_key(key)
@@ -34,6 +35,7 @@ def test_keys_that_hold_content(key: str) -> None:
     "gen_ai.response.finish_reasons", "gen_ai.agent.message_type", "gen_ai.tool.call.id", "gen_ai.tool.name",
     "gen_ai.tool.definitions", "llm.tools.0.tool.json_schema", "ai.prompt.tools", "error.message", "exception.message",
     "langfuse.observation.status_message", "gen_ai.operation.name", "http.request.method",
+    "crewai.crew.tasks.0.agent_id", "crewai.crew.tasks.0.status",
 ])
 def test_keys_that_describe_or_that_the_analysis_reads(key: str) -> None:
     assert not is_content_key(key)

@@ -199,3 +199,41 @@ def test_a_tool_span_ending_ok_with_an_error_text_is_a_failed_run() -> None:
         NodeKind.TOOL_EXECUTION, "failed", "order 'A-1' not found")
     ok = get_node(map_scoped_spans(_agno_team_run()), node_id(5))
     assert (ok.status.value, ok.error_message) == ("committed", None)
+
+
+CREWAI_SCOPE = "crewai"
+"""Its CrewAI instrumentation's scope: the library's name (with the instrumentation's version, 0.36.0)."""
+
+
+def _crew_run() -> list[tuple[str, list[Span]]]:
+    """Session 1; AgentOps' CrewAI spans: the crew's kickoff 2 (``workflow``), the task 3 (``workflow.step``), the
+    agent 4 (``agent``, its tools as objects); the client's request 5 under the agent, proposing call_1 as span 6."""
+    crewai = "crewai"
+    spans = [
+        span(2, "crewai.workflow", parent=1, attrs={
+            "agentops.span.kind": "workflow", "gen_ai.system": crewai, "crewai.crew.type": "crewai.crew"}),
+        span(3, "Look up order A-1..task", parent=2, attrs={
+            "agentops.span.kind": "workflow.step", "gen_ai.system": crewai, "crewai.task.type": "task"}),
+        span(4, "support_agent.agent", parent=3, attrs={
+            "agentops.span.kind": "agent", "gen_ai.system": crewai, "agent.role": "support_agent",
+            "agent.tools": json.dumps([{"name": "lookup_order", "description": "Look up an order."},
+                                       {"name": "search_docs", "description": "Search the docs."}])}),
+    ]
+    return [(SESSION_SCOPE, [span(1, "default.session", attrs={"agentops.span.kind": "session"})]),
+            (CREWAI_SCOPE, spans), (CLIENT_SCOPE, [_client(5, 4)]),
+            (RECORD_SCOPE, [_record(6, 5, "call_1", "lookup_order", '{"order_id": "A-1"}')])]
+
+
+def test_a_workflow_step_span_is_a_workflow_step() -> None:
+    trajectory = map_scoped_spans(_crew_run())
+    assert [get_node(trajectory, node_id(n)).kind for n in (1, 2, 3, 4)] == [
+        NodeKind.WORKFLOW_STEP, NodeKind.WORKFLOW_STEP, NodeKind.WORKFLOW_STEP, NodeKind.AGENT_INVOCATION]
+
+
+def test_an_agents_tools_written_as_objects_are_its_tool_definitions() -> None:
+    agent = get_node(map_scoped_spans(_crew_run()), node_id(4))
+    assert agent.tool_definitions == ("lookup_order", "search_docs")
+    # Objects without a name, and items of no known shape, name nothing.
+    scoped = _crew_run()
+    scoped[1][1][2].attributes[-1].value.string_value = json.dumps([{"description": "x"}, 7, {"name": ""}])
+    assert get_node(map_scoped_spans(scoped), node_id(4)).tool_definitions == ()

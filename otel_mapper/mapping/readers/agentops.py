@@ -4,10 +4,11 @@
 Pinned to ``agentops`` 0.4.21 (names and value formats in :mod:`semconv.agentops`). What a span is:
 
 - ``agentops.span.kind``: ``agent`` an agent invocation (its name, and the tools and handoffs it offered as its tool
-  definitions), ``tool`` a tool execution (named by ``tool.name``, arguments in ``tool.parameters``; no call id: an
-  execution joins its proposal by tool name and arguments), ``llm`` a model call (the SDK generation's input, the
-  Chat Completions messages as one JSON text), ``session`` and the run-structure kinds a workflow step, ``guardrail``
-  a guardrail;
+  definitions: a JSON list of names, or of objects naming one each, as its CrewAI agent spans write them), ``tool`` a
+  tool execution (named by ``tool.name``, arguments in ``tool.parameters``; no call id: an execution joins its
+  proposal by tool name and arguments), ``llm`` a model call (the SDK generation's input, the
+  Chat Completions messages as one JSON text), ``session`` and the run-structure kinds a workflow step (``workflow``,
+  ``workflow.step``: its CrewAI task spans, ``task``, ``operation``, ``chain``), ``guardrail`` a guardrail;
 - an Agents SDK mirror with no kind (scope ``openai-agents``, ``instrumentation.name`` ``agentops``): a handoff when
   it names its agents
   (``from_agent`` / ``to_agent``; it runs the SDK's handoff tool, ``transfer_to_<agent>``), else a workflow step (the
@@ -133,9 +134,16 @@ def _kind(view: SpanView) -> NodeKind:
 
 
 def _names(value: Decoded) -> list[str]:
+    """Names from a JSON list of names, or of objects naming one each (``{"name": ..., "description": ...}``: its
+    CrewAI agent spans' ``agent.tools``)."""
     if not isinstance(value, list):
         return []
-    return [name for item in value[:_MAX_OFFERED] if isinstance(item, str) and (name := clean_name(item))]
+    names: list[str] = []
+    for item in value[:_MAX_OFFERED]:
+        text = item.get(ao.OFFERED_NAME) if isinstance(item, dict) else item
+        if isinstance(text, str) and (name := clean_name(text)):
+            names.append(name)
+    return names
 
 
 def _read_agent(view: SpanView, facts: SpanFacts) -> None:

@@ -42,7 +42,11 @@ from otel_mapper.mapping.parts_messages import MAX_FINISH_REASONS, output_finish
 from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, fill_input_messages, read_usage
 from otel_mapper.mapping.readers.langchain_middleware import middleware_hook_kind
 from otel_mapper.mapping.readers.legacy_conversation import completion_records_answer, fill_legacy_conversation
-from otel_mapper.mapping.readers.legacy_messages import has_indexed_messages, read_indexed_messages
+from otel_mapper.mapping.readers.legacy_messages import (
+    has_indexed_messages,
+    read_indexed_functions,
+    read_indexed_messages,
+)
 from otel_mapper.mapping.readers.mastra import mastra_kind, read_mastra_span
 from otel_mapper.mapping.readers.model_tool_summary import summary_tool_calls
 from otel_mapper.mapping.readers.openlit_ag2 import ag2_kind, read_ag2_step
@@ -195,6 +199,8 @@ def fill_genai_facts(view: SpanView, facts: SpanFacts, *, content: bool = True) 
     elif facts.kind is _AGENT_INVOCATION and strands.AGENT_TOOLS in attrs:
         names = view.str_list_attr(strands.AGENT_TOOLS)
         facts.tool_definitions = tuple(sorted({name for name in names if name})) if names is not None else None
+    elif facts.kind is _MODEL_CALL and (offered := read_indexed_functions(view)) is not None:
+        facts.tool_definitions = offered
     fill_error(view, facts)
 
 

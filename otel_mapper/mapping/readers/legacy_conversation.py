@@ -4,6 +4,11 @@ message for conversation-prefix evidence (:mod:`otel_mapper.mapping.prefix`): ea
 shape (the same message digests the same in every convention), the system messages' positions, the tool calls of the
 last assistant message that has any, and the tool messages without call id that answer it.
 
+The tool messages with a call id after that last message are the results new to the call that reads this input: one
+that is a runtime's rejection of an unknown tool, or its report that the tool failed (CrewAI's ``Error executing
+tool: ...`` in AgentOps' OpenAI client spans), is recorded as such, as the parts and Chat Completions readers record
+it (:func:`~otel_mapper.mapping.messages.add_rejection`, :func:`~otel_mapper.mapping.messages.add_failure`).
+
 Also whether indexed completions record anything of the answer: an instrumentation that writes an answer's role and
 finish reason but not its tool calls (OpenLLMetry's Ollama and Mistral instrumentations leave an answer that only
 called tools with ``gen_ai.completion.0.role`` alone) records nothing of it: its proposals are unknown, not none.
@@ -20,6 +25,8 @@ from otel_mapper.mapping.messages import (
     ASSISTANT_ROLE,
     SYSTEM_ROLE,
     TOOL_ROLE,
+    add_failure,
+    add_rejection,
     arguments_text,
     message_digest,
     result_text_digest,
@@ -51,6 +58,8 @@ class LegacyConversation:
     id_less_results: list[tuple[int, int, str]] = field(default_factory=list)
     """Tool messages naming no call id that answer the last answered assistant turn: (position, its position,
     digest of the text)."""
+    results: list[tuple[str, str]] = field(default_factory=list)
+    """Tool messages naming a call id after the last message with tool calls: (call id, text)."""
 
 
 def completion_records_answer(view: SpanView) -> bool:
@@ -92,6 +101,7 @@ def read_legacy_conversation(view: SpanView) -> LegacyConversation:
         if role == SYSTEM_ROLE:
             result.system_inputs.append(position)
         if message_calls:
+            result.results.clear()  # results before it, or beside it, are not new to the call that reads this input
             result.input_tool_calls = [
                 (position, ToolCallFact(call_id=(call.get("id") or "")[:MAX_NAME] or None, name=(call.get("name") or "")[:MAX_NAME],
                                         arguments=arguments_text(call["arguments"]) if "arguments" in call else None))
@@ -100,6 +110,8 @@ def read_legacy_conversation(view: SpanView) -> LegacyConversation:
         if role != TOOL_ROLE:
             answered = position if role == ASSISTANT_ROLE and message_calls else -1
             continue
+        if call_id and len(result.results) < MAX_MESSAGES:
+            result.results.append((call_id[:MAX_NAME], content))
         if answered < 0 or call_id or not content.strip():
             continue
         if result.id_less_results and result.id_less_results[-1][1] != answered:
@@ -115,3 +127,6 @@ def fill_legacy_conversation(view: SpanView, facts: SpanFacts) -> None:
     facts.messages.system_inputs = conversation.system_inputs
     facts.input_tool_calls.extend(conversation.input_tool_calls)
     facts.id_less_results.extend(conversation.id_less_results)
+    for call_id, text in conversation.results:
+        if not add_rejection(facts.rejected_results, call_id, text):
+            add_failure(facts.failed_results, call_id, text)

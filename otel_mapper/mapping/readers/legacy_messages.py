@@ -1,11 +1,13 @@
 """Indexed legacy messages: ``gen_ai.prompt.N.*`` and ``gen_ai.completion.N.*`` (OTel <= v1.36 style as written
-by OpenLLMetry <= 0.54): ``.role``, ``.content``, ``.tool_call_id``, ``.tool_calls.M.{id,name,arguments}``.
+by OpenLLMetry <= 0.54): ``.role``, ``.content``, ``.tool_call_id``, ``.tool_calls.M.{id,name,arguments}``; and the
+request's tool definitions in the same indexed form, ``gen_ai.request.functions.N.name``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Final
 
 from otel_mapper.mapping.facts import ToolCallFact
 from otel_mapper.mapping.messages import arguments_text
@@ -13,6 +15,8 @@ from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from semconv import genai
 
 _TOOL_CALL = re.compile(r"^(\d+)\.tool_calls\.(\d+)\.(id|name|arguments)$")
+MAX_FUNCTIONS: Final = 1_000
+"""Indexed tool definitions read from one span."""
 
 
 @dataclass(slots=True)
@@ -64,3 +68,19 @@ def read_indexed_messages(view: SpanView) -> IndexedMessages:
             if value:
                 result.consumed_call_ids.append(value)
     return result
+
+
+def read_indexed_functions(view: SpanView) -> tuple[str, ...] | None:
+    """The names of the tools a request offered (``gen_ai.request.functions.N.name``), ``None`` when none is written."""
+    prefix = genai.LEGACY_FUNCTIONS_PREFIX
+    names: set[str] = set()
+    found = False
+    for key in view.keys_with_prefix(prefix):
+        index = key[len(prefix):-len(genai.LEGACY_FUNCTION_NAME_SUFFIX)]
+        if not key.endswith(genai.LEGACY_FUNCTION_NAME_SUFFIX) or not index.isdigit() or int(index) >= MAX_FUNCTIONS:
+            continue
+        found = True
+        name = (view.str_attr(key) or "")[:MAX_NAME]
+        if name:
+            names.add(name)
+    return tuple(sorted(names)) if found else None
