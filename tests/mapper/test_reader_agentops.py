@@ -233,7 +233,10 @@ def test_a_workflow_step_span_is_a_workflow_step() -> None:
 def test_an_agents_tools_written_as_objects_are_its_tool_definitions() -> None:
     agent = get_node(map_scoped_spans(_crew_run()), node_id(4))
     assert agent.tool_definitions == ("lookup_order", "search_docs")
-    # Objects without a name, and items of no known shape, name nothing.
+    # Objects without a name, and items of no known shape, name nothing: what was offered is unknown, not nothing
+    # (no tool a model proposes is then judged undeclared); an empty list offers none.
     scoped = _crew_run()
     scoped[1][1][2].attributes[-1].value.string_value = json.dumps([{"description": "x"}, 7, {"name": ""}])
+    assert get_node(map_scoped_spans(scoped), node_id(4)).tool_definitions is None
+    scoped[1][1][2].attributes[-1].value.string_value = "[]"
     assert get_node(map_scoped_spans(scoped), node_id(4)).tool_definitions == ()

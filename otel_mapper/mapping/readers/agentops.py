@@ -151,10 +151,21 @@ def _read_agent(view: SpanView, facts: SpanFacts) -> None:
     attrs = view.attrs
     if ao.AGENT_TOOLS not in attrs and ao.AGENT_HANDOFFS not in attrs:
         return  # neither written: none offered
-    offered = _names(json_content(view, ao.AGENT_TOOLS))
-    offered += [name for target in _names(json_content(view, ao.AGENT_HANDOFFS)) if (name := clean_name(
-        handoff_tool_name(target)))]
+    offered, targets = _offered(view, ao.AGENT_TOOLS), _offered(view, ao.AGENT_HANDOFFS)
+    if offered is None or targets is None:
+        return  # a list written in a shape not read: what was offered is unknown, not nothing
+    offered += [name for target in targets if (name := clean_name(handoff_tool_name(target)))]
     facts.tool_definitions = tuple(sorted(set(offered)))
+
+
+def _offered(view: SpanView, key: str) -> list[str] | None:
+    """The names the list under ``key`` gives: none when it is not written or empty; ``None`` when it is written but
+    not read (too long, not a list, or no entry that gives a name), as for any convention's list of offered tools."""
+    if key not in view.attrs:
+        return []
+    value = json_content(view, key)
+    names = _names(value)
+    return names if names or value == [] else None
 
 
 def _read_tool(view: SpanView, facts: SpanFacts) -> None:
