@@ -114,3 +114,7 @@ def test_the_requests_indexed_functions_are_the_model_calls_tool_definitions() -
     plain = map_spans([spans[0], span(2, "openai.chat.completion", parent=1, attrs=_client_chat(
         [{"role": "user", "content": USER}]))])
     assert get_node(plain, node_id(2)).tool_definitions is None  # none written: not "none offered"
+    nameless = _client_chat([{"role": "user", "content": USER}])
+    nameless["gen_ai.request.functions.0.name"] = " "
+    unnamed = map_spans([spans[0], span(2, "openai.chat.completion", parent=1, attrs=nameless)])
+    assert get_node(unnamed, node_id(2)).tool_definitions is None  # written but naming no tool: unknown, not none

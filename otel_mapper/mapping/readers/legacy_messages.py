@@ -71,16 +71,15 @@ def read_indexed_messages(view: SpanView) -> IndexedMessages:
 
 
 def read_indexed_functions(view: SpanView) -> tuple[str, ...] | None:
-    """The names of the tools a request offered (``gen_ai.request.functions.N.name``), ``None`` when none is written."""
+    """The names of the tools a request offered (``gen_ai.request.functions.N.name``); ``None`` when none is written
+    or none gives a name (what was offered is then unknown, not nothing)."""
     prefix = genai.LEGACY_FUNCTIONS_PREFIX
     names: set[str] = set()
-    found = False
     for key in view.keys_with_prefix(prefix):
         index = key[len(prefix):-len(genai.LEGACY_FUNCTION_NAME_SUFFIX)]
         if not key.endswith(genai.LEGACY_FUNCTION_NAME_SUFFIX) or not index.isdigit() or int(index) >= MAX_FUNCTIONS:
             continue
-        found = True
-        name = (view.str_attr(key) or "")[:MAX_NAME]
+        name = (view.str_attr(key) or "").strip()[:MAX_NAME]
         if name:
             names.add(name)
-    return tuple(sorted(names)) if found else None
+    return tuple(sorted(names)) if names else None
