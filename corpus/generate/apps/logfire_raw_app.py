@@ -35,8 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpusgen.connect_guard import ConnectGuard  # noqa: E402
 from corpusgen.harness import adapters_main, init_logfire_local  # noqa: E402
-from corpusgen.raw_loop import run_raw  # noqa: E402
-from corpusgen.raw_loop_anthropic import run_raw_anthropic  # noqa: E402
+from corpusgen.raw_loops import run_raw_loop  # noqa: E402
 from corpusgen.tools import DESCRIPTIONS  # noqa: E402
 from corpusgen.truth import Truth  # noqa: E402
 
@@ -120,14 +119,7 @@ ADAPTERS = {"logfire-openai": LogfireOpenAIAdapter, "logfire-anthropic": Logfire
 
 
 def run_logfire_raw(adapter: LogfireRawAdapter, scenario: str, base_url: str, truth: Truth) -> None:
-    try:
-        if isinstance(adapter, LogfireAnthropicAdapter):
-            run_raw_anthropic(adapter, scenario, base_url, truth)
-        else:
-            run_raw(adapter, scenario, base_url, truth)
-    finally:
-        hosts = sorted({h for h, _ in adapter.guard.seen})
-        truth.notes.append(f"python socket connections: {len(adapter.guard.seen)}, hosts {hosts}")
+    run_raw_loop(adapter, isinstance(adapter, LogfireAnthropicAdapter), scenario, base_url, truth)
 
 
 def main() -> int:

@@ -34,8 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from corpusgen.connect_guard import ConnectGuard  # noqa: E402
 from corpusgen.harness import adapters_main  # noqa: E402
 from corpusgen.mlflow_export import flush_mlflow, mlflow_otlp_export, mlflow_tracer_provider  # noqa: E402
-from corpusgen.raw_loop import run_raw  # noqa: E402
-from corpusgen.raw_loop_anthropic import run_raw_anthropic  # noqa: E402
+from corpusgen.raw_loops import run_raw_loop  # noqa: E402
 from corpusgen.truth import Truth, use_current_span  # noqa: E402
 
 
@@ -161,14 +160,7 @@ ADAPTERS = {"mlflow-openai": MlflowOpenAIAdapter, "mlflow-anthropic": MlflowAnth
 
 
 def run_mlflow_raw(adapter: MlflowRawAdapter, scenario: str, base_url: str, truth: Truth) -> None:
-    try:
-        if isinstance(adapter, MlflowAnthropicAdapter):
-            run_raw_anthropic(adapter, scenario, base_url, truth)
-        else:
-            run_raw(adapter, scenario, base_url, truth)
-    finally:
-        hosts = sorted({h for h, _ in adapter.guard.seen})
-        truth.notes.append(f"python socket connections: {len(adapter.guard.seen)}, hosts {hosts}")
+    run_raw_loop(adapter, isinstance(adapter, MlflowAnthropicAdapter), scenario, base_url, truth)
 
 
 def main() -> int:

@@ -41,7 +41,12 @@ def loopback_only(truth, refused_port: int | None = None) -> Iterator[ConnectGua
     try:
         yield guard
     finally:
-        hosts = sorted({host for host, _ in guard.seen})
-        truth.notes.append(f"python socket connections: {len(guard.seen)}, hosts {hosts}")
+        note_connections(guard, truth)
     if guard.refused:
         raise RuntimeError(f"refused connections: {guard.refused}")
+
+
+def note_connections(guard: ConnectGuard, truth) -> None:
+    """The connections ``guard`` saw, in the truth's notes."""
+    hosts = sorted({host for host, _ in guard.seen})
+    truth.notes.append(f"python socket connections: {len(guard.seen)}, hosts {hosts}")
