@@ -47,15 +47,9 @@ class AgentOpsAgnoAdapter:
     content = True
 
     def setup(self, endpoint):
-        from corpusgen.connect_guard import ConnectGuard
-        from corpusgen.otlp_http_relay import TRACES_PATH, OtlpHttpRelay
+        from corpusgen.agentops_relay import start_agentops_relay
 
-        self.guard = ConnectGuard()
-        for k in [k for k in os.environ if k.startswith("AGENTOPS_")]:
-            del os.environ[k]
-        os.environ["AGENTOPS_LOGGING_TO_FILE"] = "false"
-        self.relay = OtlpHttpRelay(endpoint)
-        base = self.relay.start()
+        traces_endpoint = start_agentops_relay(self, endpoint)
         # As Agno's AgentOps example: the framework imported, then `agentops.init()`.
         import agentops
         import agno.agent  # noqa: F401
@@ -63,7 +57,7 @@ class AgentOpsAgnoAdapter:
         import agno.team  # noqa: F401
         from agentops import instrumentation
 
-        self.session = agentops.init(exporter_endpoint=base + TRACES_PATH)
+        self.session = agentops.init(exporter_endpoint=traces_endpoint)
         self.instrumentors = sorted(type(i).__name__ for i in instrumentation._active_instrumentors)
         from agno.agent import Agent
         from agno.tools.function import FunctionCall

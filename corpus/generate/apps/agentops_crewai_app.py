@@ -26,7 +26,6 @@ return value. The app ends the session with `agentops.end_trace(end_state=...)` 
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -50,21 +49,15 @@ class AgentOpsCrewAIAdapter(AgentOpsAgnoAdapter):
     library = LIBRARY
 
     def setup(self, endpoint):
-        from corpusgen.connect_guard import ConnectGuard
-        from corpusgen.otlp_http_relay import TRACES_PATH, OtlpHttpRelay
+        from corpusgen.agentops_relay import start_agentops_relay
 
-        self.guard = ConnectGuard()
-        for k in [k for k in os.environ if k.startswith("AGENTOPS_")]:
-            del os.environ[k]
-        os.environ["AGENTOPS_LOGGING_TO_FILE"] = "false"
-        self.relay = OtlpHttpRelay(endpoint)
-        base = self.relay.start()
+        traces_endpoint = start_agentops_relay(self, endpoint)
         # The framework imported, then `agentops.init()` (as AgentOps' CrewAI examples: `import crewai` first).
         import agentops
         import crewai  # noqa: F401
         from agentops import instrumentation
 
-        self.session = agentops.init(exporter_endpoint=base + TRACES_PATH)
+        self.session = agentops.init(exporter_endpoint=traces_endpoint)
         self.instrumentors = sorted(type(i).__name__ for i in instrumentation._active_instrumentors)
         from crewai import Agent, Crew, Task
 

@@ -31,7 +31,6 @@ when each HTTP request is sent (`x-corpus-sdk-span`, the `generation` span); too
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -85,20 +84,13 @@ def _adapter():
         def setup(self, endpoint):
             from agents import add_trace_processor
             from agents.tracing import get_trace_provider
-            from corpusgen.connect_guard import ConnectGuard
-            from corpusgen.otlp_http_relay import TRACES_PATH, OtlpHttpRelay
+            from corpusgen.agentops_relay import start_agentops_relay
 
-            self.guard = ConnectGuard()
-            for k in [k for k in os.environ if k.startswith("AGENTOPS_")]:
-                del os.environ[k]
-            # Its logging writes `agentops.log` into the working directory unless told not to (console output kept).
-            os.environ["AGENTOPS_LOGGING_TO_FILE"] = "false"
-            self.relay = OtlpHttpRelay(endpoint)
-            base = self.relay.start()
+            traces_endpoint = start_agentops_relay(self, endpoint)
             import agentops
             # Every option at its default but the span exporter's endpoint (no API key, session auto-started, LLM
             # calls instrumented).
-            self.session = agentops.init(exporter_endpoint=base + TRACES_PATH)
+            self.session = agentops.init(exporter_endpoint=traces_endpoint)
             procs = list(get_trace_provider()._multi_processor._processors)
             if [type(p).__name__ for p in procs] != ["OpenAIAgentsProcessor"]:
                 raise RuntimeError(f"AgentOps did not install its Agents SDK processor alone: {procs}")
