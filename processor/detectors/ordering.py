@@ -28,7 +28,7 @@ _NOT_EXECUTED = frozenset({NodeStatus.PROPOSED, NodeStatus.CANCELLED})
 
 class OrderingDetector:
     name = "order_violation"
-    version = "1.1.0"
+    version = "1.2.0"
     checked_property = "every write named by an ordering rule has a qualifying read causally before it"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding] | DetectorReport:

@@ -48,7 +48,7 @@ def _executed_proposals(context: DetectorContext, executions: Sequence[Node]) ->
 
 class PolicyDetector:
     name = "policy_violation"
-    version = "1.1.0"
+    version = "1.2.0"
     checked_property = "no forbidden tool, no unapproved approval-required tool, no tripped guardrail"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding] | DetectorReport:

@@ -44,7 +44,7 @@ MAX_REFUSAL_TEXT: Final = 1024
 
 class ToolErrorDetector:
     name = "tool_error"
-    version = "1.6.0"
+    version = "1.7.0"
     checked_property = "every tool execution completed without error"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding] | DetectorReport:
@@ -102,8 +102,9 @@ class ToolErrorDetector:
                 recovered=recovery,
             ))
         unseen = unseen_calls(context, unknown_tool)
-        invisible = hidden_calls(trajectory, context).invisible
-        if not unseen and not invisible:
+        hidden = hidden_calls(trajectory, context)
+        invisible = hidden.invisible
+        if not unseen and not invisible and not hidden.unexplained:
             return findings
         notes: list[str] = []
         if unseen:
@@ -113,5 +114,9 @@ class ToolErrorDetector:
         if invisible:
             notes.append(f"{len(invisible)} model call(s) finished to call tools the trace does not show (output not "
                          "captured, no tool span): whether those failed is unknown")
-        return DetectorReport(findings=tuple(findings), undecided=len(unseen) + len(invisible), note="; ".join(notes))
+        if hidden.unexplained:
+            notes.append(f"{len(hidden.unexplained)} model call(s) in an agent run that called the model again and shows "
+                         "no tool work (output and finish reason not recorded): whether tools ran, and failed, is unknown")
+        undecided = len(unseen) + len(invisible) + len(hidden.unexplained)
+        return DetectorReport(findings=tuple(findings), undecided=undecided, note="; ".join(notes))
 

@@ -82,7 +82,7 @@ def argument_key(node: Node, fuzzy: bool) -> str:
 
 class ToolLoopDetector:
     name = "tool_loop"
-    version = "1.3.0"
+    version = "1.4.0"
     checked_property = "no tool is repeated with equivalent arguments min_repeats times in one agent invocation"
 
     def detect(self, trajectory: Trajectory, context: DetectorContext) -> Sequence[Finding] | DetectorReport:
@@ -130,10 +130,8 @@ class ToolLoopDetector:
         findings += self._unseen_repeats(context, config.min_repeats, config.fuzzy)
         hidden = hidden_calls(trajectory, context)
         if hidden:
-            per_invocation: dict[str, int] = {}
-            for node in (*hidden.unnamed, *hidden.invisible):
-                per_invocation[node.invocation or ""] = per_invocation.get(node.invocation or "", 0) + 1
-            if max(per_invocation.values()) >= config.min_repeats:
+            per_invocation = hidden.possible_calls()
+            if max(per_invocation.values(), default=0) >= config.min_repeats:
                 return DetectorReport(findings=tuple(findings), undecided=1, note=hidden.note())
         return findings
 

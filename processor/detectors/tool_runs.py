@@ -80,9 +80,27 @@ class HiddenCalls:
     invisible: tuple[Node, ...] = ()
     """Committed model calls whose output was not captured, that finished to call tools, in an agent invocation where
     nothing shows those calls (no tool run, proposal, handoff or nested agent): a library that records no tool span."""
+    unexplained: tuple[Node, ...] = ()
+    """Committed model calls whose output and finish reason were both not recorded, offered tools (or the offer is
+    unknown), in an agent invocation that called the model more than once and shows nothing those calls did: the
+    run went on after one of them, for a reason the trace does not hold (a library that records neither a tool span
+    nor a finish reason)."""
 
     def __bool__(self) -> bool:
-        return bool(self.unnamed or self.invisible)
+        return bool(self.unnamed or self.invisible or self.unexplained)
+
+    def possible_calls(self) -> dict[str, int]:
+        """Per agent invocation, how many model calls may have called tools the trace does not show: the invisible
+        ones, and all but one of the unexplained ones (one of those ended the run, or they would show more)."""
+        counts: dict[str, int] = {}
+        for node in (*self.unnamed, *self.invisible):
+            counts[node.invocation or ""] = counts.get(node.invocation or "", 0) + 1
+        unexplained: dict[str, int] = {}
+        for node in self.unexplained:
+            unexplained[node.invocation or ""] = unexplained.get(node.invocation or "", 0) + 1
+        for invocation, count in unexplained.items():
+            counts[invocation] = counts.get(invocation, 0) + count - 1
+        return counts
 
     def note(self) -> str:
         parts: list[str] = []
@@ -91,6 +109,9 @@ class HiddenCalls:
         if self.invisible:
             parts.append(f"{len(self.invisible)} model call(s) finished to call tools the trace does not show (output "
                          "not captured, no tool span)")
+        if self.unexplained:
+            parts.append(f"{len(self.unexplained)} model call(s) in an agent run that called the model again and shows "
+                         "no tool work (output and finish reason not recorded): they may have called tools")
         return "; ".join(parts) + ": which tools ran, and with what, is unknown" if parts else ""
 
 
@@ -117,15 +138,28 @@ def _hidden(trajectory: Trajectory, context: DetectorContext) -> HiddenCalls:
     if not hidden_outputs:  # the common case: outputs captured
         return HiddenCalls(unnamed=unnamed) if unnamed else _NOTHING_HIDDEN
     shown = {node.invocation or "" for node in trajectory.nodes if node.kind in _VISIBLE_WORK}
-    invisible = tuple(
+    silent = [
         node
         for node in context.of_kind(NodeKind.MODEL_CALL)
-        if node.id in hidden_outputs
-        and node.status is NodeStatus.COMMITTED
-        and (node.invocation or "") not in shown
-        and any(reason.lower() in TOOL_CALL_FINISH_REASONS for reason in node.finish_reasons)
+        if node.id in hidden_outputs and node.status is NodeStatus.COMMITTED and (node.invocation or "") not in shown
+    ]
+    invisible = tuple(
+        node for node in silent if any(reason.lower() in TOOL_CALL_FINISH_REASONS for reason in node.finish_reasons)
     )
-    return HiddenCalls(unnamed=unnamed, invisible=invisible) if unnamed or invisible else _NOTHING_HIDDEN
+    unexplained = _unexplained(silent)
+    if not (unnamed or invisible or unexplained):
+        return _NOTHING_HIDDEN
+    return HiddenCalls(unnamed=unnamed, invisible=invisible, unexplained=unexplained)
+
+
+def _unexplained(silent: list[Node]) -> tuple[Node, ...]:
+    """The silent model calls with no finish reason and tools offered (or an unknown offer), in invocations holding
+    two or more of them: a run that called the model again while nothing it shows says why."""
+    groups: dict[str, list[Node]] = {}
+    for node in silent:
+        if not node.finish_reasons and node.tool_definitions != ():
+            groups.setdefault(node.invocation or "", []).append(node)
+    return tuple(node for members in groups.values() if len(members) > 1 for node in members)
 
 
 _NOTHING_HIDDEN: Final = HiddenCalls()

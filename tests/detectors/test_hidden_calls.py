@@ -79,3 +79,34 @@ def test_tool_runs_without_names_leave_the_name_checks_undecided() -> None:
         status, output = results[check]
         assert status is VerifierStatus.INDETERMINATE and "3 tool run(s) not named" in output, check
     assert results["tool_error"][0] is VerifierStatus.PASS  # a run's failure needs no name: none failed
+
+
+def _silent_chat(number: int, **extra: Any) -> Span:
+    """A model call with neither content nor finish reason (Langtrace's LangChain spans with content off)."""
+    return span(number, "chat gpt-4o-mini", parent=1, attrs={
+        "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini", "gen_ai.usage.input_tokens": 10,
+        "gen_ai.usage.output_tokens": 5, **extra})
+
+
+def test_a_run_that_went_on_with_no_finish_reason_leaves_the_tool_checks_undecided() -> None:
+    # Four model calls in one run, nothing recorded of why it went on: three of them may have called tools.
+    results = _statuses(map_spans([_agent(), *(_silent_chat(n) for n in (2, 3, 4, 5))]))
+    for check in TOOL_CHECKS:
+        status, output = results[check]
+        assert status is VerifierStatus.INDETERMINATE, check
+        assert "4 model call(s) in an agent run that called the model again" in output, check
+
+
+def test_a_loop_needs_enough_calls_that_may_have_called_tools() -> None:
+    # Three calls: at most two of them called tools (one ended the run), under the three repeats a loop needs.
+    results = _statuses(map_spans([_agent(), *(_silent_chat(n) for n in (2, 3, 4))]))
+    assert results["tool_loop"][0] is VerifierStatus.PASS
+    assert results["tool_error"][0] is VerifierStatus.INDETERMINATE
+
+
+def test_a_single_call_or_no_tools_offered_is_checked() -> None:
+    single = _statuses(map_spans([_agent(), _silent_chat(2)]))
+    assert {check: single[check][0] for check in TOOL_CHECKS} == dict.fromkeys(TOOL_CHECKS, VerifierStatus.PASS)
+    no_tools = {"gen_ai.tool.definitions": "[]"}
+    offered_none = _statuses(map_spans([_agent(), _silent_chat(2, **no_tools), _silent_chat(3, **no_tools)]))
+    assert {check: offered_none[check][0] for check in TOOL_CHECKS} == dict.fromkeys(TOOL_CHECKS, VerifierStatus.PASS)
