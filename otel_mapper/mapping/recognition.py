@@ -8,6 +8,11 @@ conservative: a key that appears inside a value makes the span look recognisable
 usual cost), never the other way round. A reader that does not declare its markers makes every span look
 recognisable.
 
+A reader may also claim spans for *companion* keys (``companion_keys``): keys its convention writes on every span,
+agent work or not (Logfire's ``logfire.span_type``, set by its tracer on a web request's span as on an agent's).
+They are not searched for: a trace whose spans hold nothing else is no agent's run and is not analysed, as if
+Logfire were not there; in a trace with a marker, the reader claims those spans as before.
+
 The bytes are searched for short needles, each a substring of some markers (the marker's namespace, ``gen_ai.``,
 ``traceloop.``...), so that every marker contains a needle: a span without any needle holds no marker. A dozen
 needles in one alternation cost about half of an alternation of the fifty-odd markers (and a loop of substring

@@ -58,8 +58,28 @@ def sent_spans(analysed: AnalysedTrace) -> list[bytes]:
     return out
 
 
+def logfire_web_spans() -> list[Span]:
+    """The web trace as Logfire's tracer writes it (every span it starts carries ``logfire.span_type``), with a
+    ``logfire.span`` block of the application's own."""
+    logfire = {"logfire.span_type": "span", "logfire.msg": "GET /orders"}
+    spans = web_spans()
+    for item in spans:
+        item.attributes.extend(span(9, "x", attrs=logfire).attributes)
+    step = span(4, "load orders", parent=1, trace_id=WEB_TRACE,
+                attrs={"logfire.span_type": "span", "logfire.msg_template": "load orders", "logfire.msg": "load orders"})
+    return [*spans, step]
+
+
 def test_a_web_trace_goes_out_byte_identical_and_is_not_analysed(tmp_path: Path) -> None:
-    received = request(web_spans())
+    check_web_trace_fast_pathed(tmp_path, web_spans())
+
+
+def test_a_web_trace_traced_by_logfire_goes_out_byte_identical_and_is_not_analysed(tmp_path: Path) -> None:
+    check_web_trace_fast_pathed(tmp_path, logfire_web_spans())
+
+
+def check_web_trace_fast_pathed(tmp_path: Path, spans: list[Span]) -> None:
+    received = request(spans)
     held = hold_request(received)[0]
     analysis, counters = stage(tmp_path)
 
@@ -76,7 +96,8 @@ def test_a_web_trace_goes_out_byte_identical_and_is_not_analysed(tmp_path: Path)
     forwarded = ExportTraceServiceRequest.FromString(analysed.requests[0].payload).resource_spans[0]
     assert forwarded.resource == received.resource_spans[0].resource
     assert forwarded.scope_spans[0].scope == received.resource_spans[0].scope_spans[0].scope
-    assert counters.traces_analysed == 0 and counters.traces_fast_pathed == 1 and counters.spans_fast_pathed == 3
+    assert counters.traces_analysed == 0 and counters.traces_fast_pathed == 1
+    assert counters.spans_fast_pathed == len(spans)
     assert not list(tmp_path.glob("*/bundle*.json"))  # no artifacts, even under artifacts: all
     assert analysis.fast_path.runs.fast_pathed(WEB_TRACE)  # the hook saw the release
 
@@ -123,18 +144,31 @@ def test_an_agent_trace_is_never_fast_pathed(tmp_path: Path) -> None:
 
 
 def test_every_span_a_reader_claims_in_the_corpus_is_recognised_from_its_bytes() -> None:
+    """A claimed span is recognised from its bytes, or it holds a companion key (Logfire's, on every span its tracer
+    starts) and its trace holds a recognised span: no trace with a claimed span is left unanalysed."""
     recogniser = SpanRecogniser()
     readers = [reader for reader in default_readers() if not isinstance(reader, FallbackReader)]
+    companions = frozenset().union(*(getattr(reader, "companion_keys", frozenset()) for reader in readers))
     envelopes, _ = read_envelopes(read_inputs([ROOT / "corpus" / "traces"]).requests)
-    claimed = 0
+    claimed = by_companion = 0
+    recognised_traces: set[bytes] = set()
+    companion_traces: set[bytes] = set()
     for index, envelope in enumerate(envelopes):
         span_ = envelope.span
         view = SpanView(index=index, span=span_, trace_id=span_.trace_id.hex(), span_id=span_.span_id.hex(),
                         parent_span_id=None, service_name=None, scope_name=envelope.scope.name)
-        if any(reader.claims(view) for reader in readers):
-            claimed += 1
-            assert recogniser.may_claim(envelope.span.SerializeToString(), envelope.scope.SerializeToString()), envelope.span.name
-    assert claimed > 100
+        recognised = recogniser.may_claim(span_.SerializeToString(), envelope.scope.SerializeToString())
+        if recognised:
+            recognised_traces.add(span_.trace_id)
+        if not any(reader.claims(view) for reader in readers):
+            continue
+        claimed += 1
+        if not recognised:
+            assert companions.intersection(view.attrs), span_.name
+            by_companion += 1
+            companion_traces.add(span_.trace_id)
+    assert claimed > 100 and by_companion > 10
+    assert companion_traces <= recognised_traces
     web = request(web_spans(), scope="opentelemetry.instrumentation.flask").resource_spans[0].scope_spans[0]
     assert not any(recogniser.may_claim(s.SerializeToString(), web.scope.SerializeToString()) for s in web.spans)
 
@@ -144,6 +178,8 @@ def test_every_marker_of_every_reader_contains_a_needle() -> None:
     for reader in default_readers():
         for key in getattr(reader, "marker_keys", ()):
             assert any(needle in key.encode() for needle in recogniser.key_needles), key
+        for key in getattr(reader, "companion_keys", ()):
+            assert key not in getattr(reader, "marker_keys", ()), key
         for scope in getattr(reader, "marker_scopes", ()):
             assert scope.encode() in recogniser.scope_needles, scope
     assert needles_for(["gen_ai.a", "gen_ai.b.c", "ai.operationId", "plain"]) == (b"ai.operationId", b"gen_ai.", b"plain")

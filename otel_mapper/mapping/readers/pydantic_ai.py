@@ -38,10 +38,10 @@ __all__ = ["CONVENTION", "PydanticAIReader"]
 logger = logging.getLogger(__name__)
 
 CONVENTION: Final = "pydantic_ai"
-_MARKERS: Final = frozenset(
+_LOGFIRE_KEYS: Final = frozenset({pa.SPAN_TYPE, pa.MSG})
+"""Keys Logfire's tracer writes on every span it starts, a web request's as well as an agent's."""
+_MARKERS: Final = _LOGFIRE_KEYS | frozenset(
     {
-        pa.SPAN_TYPE,
-        pa.MSG,
         pa.AGENT_CALL_ID,
         pa.AGGREGATED_USAGE_INPUT_TOKENS,
         pa.AGGREGATED_USAGE_OUTPUT_TOKENS,
@@ -54,8 +54,14 @@ _MARKERS: Final = frozenset(
 
 class PydanticAIReader:
     name = CONVENTION
-    marker_keys: ClassVar[frozenset[str]] = _MARKERS | {pa.AGENT_NAME_V2}
-    """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
+    marker_keys: ClassVar[frozenset[str]] = (_MARKERS - _LOGFIRE_KEYS) | {pa.AGENT_NAME_V2}
+    """Attribute keys ``claims`` looks for that show agent work (one of them, a companion key or a marker scope is
+    needed for a claim)."""
+    companion_keys: ClassVar[frozenset[str]] = _LOGFIRE_KEYS
+    """Keys ``claims`` also looks for that show no agent work alone: Logfire writes them on every span its tracer
+    starts (``logfire.span_type`` on a FastAPI request's span too). A trace holding only these is no agent's run
+    (:mod:`otel_mapper.mapping.recognition`); in an agent's trace, such a span is read (a ``logfire.span`` block is
+    a step of the run)."""
     marker_scopes: ClassVar[frozenset[str]] = frozenset()
 
     def claims(self, view: SpanView) -> bool:
