@@ -155,6 +155,9 @@ TOOL_MESSAGE_EVENT: Final = "gen_ai.tool.message"
 CHOICE_EVENT: Final = "gen_ai.choice"
 """Deprecated per-message events (body fields: ``content``, ``role``, ``tool_calls``, ``id``; choice: ``index``,
 ``finish_reason``, ``message``)."""
+EVENT_CONTENT_ATTRIBUTE: Final = "gen_ai.event.content"
+"""A per-message event's whole body as one JSON text, where it is recorded as a span event (GenAI conventions
+v1.27-v1.28 left span events without a body: the Azure SDKs' instrumentations write it in this attribute)."""
 
 # --- span-link attribution (proposal: semantic-conventions-genai PR #370, for issue #309) -------------------
 ATTRIBUTION_LINK_TYPE: Final = "gen_ai.attribution.link_type"

@@ -622,6 +622,18 @@ MATRIX.update({
 MATRIX.update({
     "openinference-smolagents-litellm": ("smolagents-litellm", "apps.smolagents_app", ALL_SCENARIOS),
 })
+# Frameworks CE: the raw agent loop of apps/raw.py under two instrumentations that follow the GenAI conventions their
+# own way, with the app's workflow / agent / tool spans of openai-v2-content-on (util-genai's TelemetryHandler):
+# Elastic's OpenAI instrumentation (elastic-opentelemetry-instrumentation-openai, EDOT; content capture on through its
+# `capture_message_content` option; messages as OTLP log records, captured with the traces) on the openai client, and
+# the Azure AI Inference SDK's ChatCompletionsClient (the fake server's OpenAI face, corpusgen/fake_azure_inference.py)
+# under its own AIInferenceInstrumentor (azure-core's OpenTelemetry plugin; content recording on). One venv: both
+# install beside requirements-common.txt; apps/edot_openai_app.py, apps/azure_inference_app.py,
+# NOTES-frameworks-ce.md.
+MATRIX.update({
+    "edot-openai": ("edot-azure", "apps.edot_openai_app", ALL_SCENARIOS),
+    "azure-ai-inference": ("edot-azure", "apps.azure_inference_app", ALL_SCENARIOS),
+})
 # Frameworks CD: the LlamaIndex agents of apps/llamaindex_app.py (FunctionAgent, AgentWorkflow for the handoff) traced by
 # OpenLIT at its default (`openlit.init` with every instrumentor it finds: its LlamaIndex one, which wraps methods of
 # LlamaIndex's RAG classes and `LLM` base class and nothing of an agent or a tool, and its OpenAI client one, a

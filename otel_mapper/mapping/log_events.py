@@ -29,12 +29,7 @@ from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.mapping.gemini_event_parts import is_vertex_ai, vertex_choice_message, vertex_input_message
-from otel_mapper.mapping.parts_messages import (
-    chat_completions_message,
-    chat_completions_tool_calls,
-    parts_message,
-    text_part,
-)
+from otel_mapper.mapping.parts_messages import chat_completions_message, choice_message
 from otel_mapper.model import Declaration
 from otel_mapper.otlp.anyvalue import Decoded, decode
 from otel_mapper.otlp.envelopes import SpanEnvelope
@@ -96,7 +91,7 @@ def span_with_logs(span: Span, records: Sequence[LogRecord]) -> Span:
         elif name == genai.CHOICE_EVENT and is_vertex_ai(record):
             outputs.append(vertex_choice_message(_body(record)))
         elif name == genai.CHOICE_EVENT:
-            outputs.append(_choice_message(_body(record)))
+            outputs.append(choice_message(_body(record)))
     _set_messages(copy, present, genai.INPUT_MESSAGES, inputs)
     _set_messages(copy, present, genai.OUTPUT_MESSAGES, outputs)
     return copy
@@ -117,21 +112,6 @@ def _body(record: LogRecord) -> dict[str, Decoded]:
         if isinstance(parsed, dict):
             return parsed
     return value if isinstance(value, dict) else {"content": value} if value is not None else {}
-
-
-def _choice_message(body: dict[str, Decoded]) -> dict[str, Decoded]:
-    message = body.get("message")
-    message = message if isinstance(message, dict) else {}
-    parts: list[dict[str, Decoded]] = []
-    content = message.get("content")
-    if isinstance(content, str):
-        parts.append(text_part(content))
-    parts.extend(chat_completions_tool_calls(message.get("tool_calls") or body.get("tool_calls")))
-    result = parts_message("assistant", parts)
-    finish_reason = body.get("finish_reason")
-    if isinstance(finish_reason, str):
-        result["finish_reason"] = finish_reason
-    return result
 
 
 def _set_messages(span: Span, present: set[str], key: str, messages: list[dict[str, Decoded]]) -> None:

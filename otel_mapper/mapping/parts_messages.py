@@ -15,6 +15,7 @@ __all__ = [
     "chat_completions_message",
     "chat_completions_messages",
     "chat_completions_tool_calls",
+    "choice_message",
     "output_finish_reasons",
     "parts_message",
     "text_part",
@@ -95,6 +96,23 @@ def chat_completions_message(role: str, body: dict[str, Decoded]) -> dict[str, D
         parts.append(text_part(content))
     parts.extend(chat_completions_tool_calls(body.get("tool_calls")))
     return parts_message(role, parts)
+
+
+def choice_message(body: dict[str, Decoded]) -> dict[str, Decoded]:
+    """A ``gen_ai.choice`` event body (``{"message": {"content", "tool_calls"}, "finish_reason", "index"}``) as the
+    assistant's output message in the GenAI parts schema, with its finish reason."""
+    message = body.get("message")
+    message = message if isinstance(message, dict) else {}
+    parts: list[dict[str, Decoded]] = []
+    content = message.get("content")
+    if isinstance(content, str):
+        parts.append(text_part(content))
+    parts.extend(chat_completions_tool_calls(message.get("tool_calls") or body.get("tool_calls")))
+    result = parts_message("assistant", parts)
+    finish_reason = body.get("finish_reason")
+    if isinstance(finish_reason, str):
+        result["finish_reason"] = finish_reason
+    return result
 
 
 def chat_completions_messages(value: Decoded) -> list[dict[str, Decoded]]:

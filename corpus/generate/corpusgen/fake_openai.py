@@ -45,6 +45,9 @@ Mistral's form (see `fake_mistral.py`): the requested model, Mistral's fields, M
 `POST /openai/v1/chat/completions` (Groq's OpenAI-compatible route, where the Groq Python SDK posts) gets this face's
 answer rewritten in Groq's form (see `fake_groq.py`): the requested model, Groq's usage timings and `x_groq`, Groq's
 error wording.
+
+`POST /v1/chat/completions?api-version=<version>` (where the Azure AI Inference SDK's `ChatCompletionsClient` posts) is
+this face's route, answered as it is (see `fake_azure_inference.py`).
 """
 from __future__ import annotations
 
@@ -55,6 +58,7 @@ import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from .fake_azure_inference import is_azure_inference_chat
 from .fake_bedrock_stream import CONTENT_TYPE as EVENTSTREAM
 from .fake_bedrock_stream import answer_converse_stream, event_stream, is_converse_stream
 from .fake_groq import as_groq, is_groq
@@ -290,7 +294,7 @@ class ScriptedServer:
                 "input_texts": [m.get("content") for m in messages if isinstance(m.get("content"), str)],
             }
             self.log.append(entry)
-            if not path.endswith("/chat/completions"):
+            if not (path.endswith("/chat/completions") or is_azure_inference_chat(path)):
                 entry.update(status=404, outcome="not_found")
                 return 404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}}, 0, {}
             turn = self.take_step(entry)

@@ -14,7 +14,11 @@ Strands Agents (native GenAI) never puts messages in attributes (names in :mod:`
   ``finish_reason`` fields.
 
 OpenAI-style per-message events (``content`` a string, ``tool_calls`` on assistant messages, ``id`` on tool
-messages) are read the same way. Events are content order of one message list; their timestamps are not read.
+messages) are read the same way. So are per-message events whose whole body is one JSON text in
+``gen_ai.event.content`` (the Azure AI Inference SDK's instrumentation): an input event's body is a Chat Completions
+message (``tool_calls`` with ids, a tool message's ``tool_call_id``), a choice's ``{"message", "finish_reason"}``, as
+the bodies of the same events sent as log records (:mod:`otel_mapper.mapping.log_events`). Events are content order
+of one message list; their timestamps are not read.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from typing import Final
 from opentelemetry.proto.common.v1.common_pb2 import KeyValue
 
 from otel_mapper.mapping.parts_messages import (
+    chat_completions_message,
+    choice_message,
     output_finish_reasons,
     parts_message,
     text_part,
@@ -157,7 +163,16 @@ def read_event_content(view: SpanView, *, tool_span: bool) -> EventContent | Non
             continue
         values = _attributes(event.attributes)
         names.add(name)
-        if name == genai.INFERENCE_DETAILS_EVENT:
+        body = None if tool_span else _json_body(values)
+        if body is not None and name == genai.CHOICE_EVENT:
+            message = choice_message(body)
+            outputs.append(message)
+            reason = message.get(genai.MESSAGE_FINISH_REASON)
+            if isinstance(reason, str) and reason and len(content.finish_reasons) < MAX_FINISH_REASONS:
+                content.finish_reasons.append(reason[:MAX_NAME])
+        elif body is not None and name in _INPUT_ROLES:
+            inputs.append(chat_completions_message(_INPUT_ROLES[name], body))
+        elif name == genai.INFERENCE_DETAILS_EVENT:
             _details(values, content, inputs, outputs, tool_span)
         elif tool_span and name == genai.TOOL_MESSAGE_EVENT:
             content.arguments = parse_json_text(values.get(strands.EVENT_CONTENT, ""))
@@ -209,6 +224,13 @@ def _details(
                     content.result_seen = True
                     content.call_id = content.call_id or _bounded(part.get("id"))
 
+
+
+def _json_body(values: dict[str, str]) -> dict[str, Decoded] | None:
+    """The event's body when the event carries it whole as a JSON object text in ``gen_ai.event.content``."""
+    text = values.get(genai.EVENT_CONTENT_ATTRIBUTE)
+    body = parse_json_text(text) if text else None
+    return body if isinstance(body, dict) else None
 
 
 def _list(value: Decoded) -> list[Decoded]:
