@@ -200,6 +200,12 @@ def classify(span, graph_runs=frozenset(), wrappers=frozenset(), outer=frozenset
         # loop, a step (a layer of its call), output chunks, data mappings and client tool call markers are none
         return {"agent_run": "agent_invocation", "model_inference": "model_call",
                 "tool_call": "tool_execution"}.get(a["mastra.span.type"], "no node")
+    if "genkit:type" in a:
+        # Genkit's own spans: a flow (the app's agent run), a model action, a tool action; each turn of `generate` a step
+        if a["genkit:type"] == "action":
+            return {"flow": "agent_invocation", "agent": "agent_invocation", "model": "model_call",
+                    "tool": "tool_execution", "tool.v2": "tool_execution"}.get(a.get("genkit:metadata:subtype"), "other")
+        return "workflow_step" if a["genkit:type"] in ("util", "flowStep", "dotprompt") else "other"
     if "lmnr.span.type" in a:
         return _laminar_kind(span, a)
     if "agentops.span.kind" in a or a.get("instrumentation.name") == "agentops" or "gen_ai.request.type" in a or (

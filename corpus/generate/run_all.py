@@ -695,6 +695,15 @@ MATRIX.update({
     "openinference-openai-responses": ("openai-responses", "apps.openai_responses_app", ALL_SCENARIOS),
     "traceloop-openai-responses": ("openai-responses", "apps.openai_responses_app", ALL_SCENARIOS),
 })
+# Frameworks CG: Genkit (npm `genkit` 1.42: tools from `ai.defineTool`, each agent run a flow from `ai.defineFlow` around
+# one `ai.generate({tools})` call; the handoff a tool of the app's running the billing agent's flow) on the OpenAI plugin
+# of `@genkit-ai/compat-oai` (Chat Completions against the fake server), traced by Genkit's own OpenTelemetry spans
+# (`genkit:*` attributes), exported through Genkit's `enableTelemetry` with the OpenTelemetry JS SDK's OTLP/gRPC exporter
+# as a span processor (no Firebase or Google Cloud plugin). A JavaScript app (js-genkit/, its own package.json and lock:
+# Genkit pins the JS SDK 1.25 / 0.52) hosted by apps/genkit_app.py (corpusgen/node_host.py); NOTES-frameworks-cg.md.
+MATRIX.update({
+    "genkit-native": ("genkit-native", "apps.genkit_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
@@ -703,6 +712,7 @@ NODE_APPS = {
     "openinference-langgraph-js": HERE / "js-langgraph",
     "traceloop-langgraph-js": HERE / "js-langgraph",
     "openinference-openai-agents-js": HERE / "js-openai-agents",
+    "genkit-native": HERE / "js-genkit",
 }
 
 def find_python311(explicit: str | None) -> str:

@@ -28,7 +28,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp.anyvalue import to_text
-from semconv import adk, agentops, genai, haystack, laminar, langfuse, mlflow, openllmetry, pydantic_ai, vercel
+from semconv import adk, agentops, genai, genkit, haystack, laminar, langfuse, mlflow, openllmetry, pydantic_ai, vercel
 from semconv import openinference as oi
 from semconv.trajectory import EdgeType, NodeKind
 
@@ -59,6 +59,9 @@ _MIRROR_ARGUMENT_KEY: Final = agentops.TOOL_PARAMETERS
 """AgentOps' tool spans' arguments, read only on AgentOps' spans: its mirror spans (``instrumentation.name``
 ``agentops``) and the spans it types ``tool`` (``agentops.span.kind``, its framework instrumentations' tool runs).
 OpenInference writes a tool's parameter schema under the same key."""
+_GENKIT_ARGUMENT_KEY: Final = genkit.INPUT
+"""Genkit's tool action spans' arguments, read only on those spans (``genkit:metadata:subtype`` a tool action type):
+every Genkit span writes its input under the same key."""
 _ARGUMENT_EVENTS: Final = frozenset({genai.TOOL_MESSAGE_EVENT})
 """Span events whose ``content`` is the tool's input (Strands Agents, GenAI <= v1.36 per-message events)."""
 
@@ -90,9 +93,12 @@ def span_texts(spans: Iterable[Span]) -> SpanTexts:
             or (key == agentops.SPAN_KIND and text == agentops.SPAN_KIND_TOOL)
             for key, text in values
         )
+        genkit_tool = any(key == genkit.SUBTYPE and text in genkit.TOOL_ACTIONS for key, text in values)
         for key, text in values:
             pieces.append(text)
-            if key in ARGUMENT_KEYS or (mirror and key == _MIRROR_ARGUMENT_KEY):
+            if key in ARGUMENT_KEYS or (mirror and key == _MIRROR_ARGUMENT_KEY) or (
+                genkit_tool and key == _GENKIT_ARGUMENT_KEY
+            ):
                 arguments.append(text)
         for event in span.events:
             for key, text in _values(event.attributes):

@@ -110,3 +110,19 @@ def test_parameters_of_a_span_agentops_types_tool_are_argument_evidence() -> Non
     other = [model, span(2, "get", attrs={"agentops.span.kind": "agent", "tool.parameters": '{"q": 1}'}),
              span(3, "get", attrs={"agentops.span.kind": "agent", "tool.parameters": '{"q": 2}'})]
     assert score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(other)).evidenced == 0
+
+
+def test_the_input_of_a_genkit_tool_action_is_argument_evidence_but_not_another_genkit_spans_input() -> None:
+    """Genkit writes every span's input under ``genkit:input``: a tool action's is the call's arguments."""
+    model = span(1, "openai/gpt-4o-mini", attrs={"out": "call_a call_b"})
+    tool = {"genkit:type": "action", "genkit:metadata:subtype": "tool"}
+    spans = [model, span(2, "get", attrs={**tool, "genkit:input": '{"q": 1}'}),
+             span(3, "get", attrs={**tool, "genkit:input": '{"q": 2}'})]
+    labels = _labels([_flow("call_a", 2), _flow("call_b", 3)], [("get", 2), ("get", 3)])
+    tally = score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(spans))
+    assert (tally.evidenced, tally.recovered) == (2, 2) and tally.by_evidence == {"arguments": 2}
+    # A flow's input (the user's request) is no tool run's evidence.
+    flow = {"genkit:type": "action", "genkit:metadata:subtype": "flow"}
+    flows = [model, span(2, "get", attrs={**flow, "genkit:input": '{"q": 1}'}),
+             span(3, "get", attrs={**flow, "genkit:input": '{"q": 2}'})]
+    assert score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(flows)).evidenced == 0

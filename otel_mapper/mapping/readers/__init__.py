@@ -35,11 +35,14 @@ Order and why:
     attributes), the spans of its framework instrumentations (Agno's agent, team and tool runs) and the
     ``tool_call.<name>`` records of a model's proposals; its OpenAI client spans carry none of these and are read as
     OTel GenAI (:mod:`otel_mapper.mapping.readers.agentops`);
-16. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
-17. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
+16. Genkit -- ``genkit:type``: its own spans of every action it runs (flows, models, tools) and of each turn of
+    ``generate``, with no other convention's attributes, content as ``genkit:input`` / ``genkit:output`` JSON text
+    (:mod:`otel_mapper.mapping.readers.genkit`);
+17. OTel GenAI -- ``gen_ai.operation.name`` and legacy ``gen_ai.system`` spans;
+18. Langfuse -- ``langfuse.observation.type``: its SDK's own observations carry no other convention's attributes,
     while a span of another instrumentation may carry Langfuse's (set by hand to type it in Langfuse): the other
     convention reads it;
-18. fallback.
+19. fallback.
 
 LangGraph has no spans of its own: its run metadata is read by the OpenInference, OpenLLMetry, LangSmith, Langfuse and
 MLflow readers
@@ -53,6 +56,7 @@ from otel_mapper.mapping.readers.adk import ADKReader
 from otel_mapper.mapping.readers.agentops import AgentOpsReader
 from otel_mapper.mapping.readers.common import fill_error
 from otel_mapper.mapping.readers.genai import GenAIReader
+from otel_mapper.mapping.readers.genkit import GenkitReader
 from otel_mapper.mapping.readers.haystack_native import HaystackNativeReader
 from otel_mapper.mapping.readers.laminar import LaminarReader
 from otel_mapper.mapping.readers.langfuse import LangfuseReader
@@ -75,6 +79,7 @@ __all__ = [
     "AgentOpsReader",
     "FallbackReader",
     "GenAIReader",
+    "GenkitReader",
     "HaystackNativeReader",
     "LaminarReader",
     "LangSmithReader",
@@ -125,6 +130,7 @@ def default_readers() -> tuple[ConventionReader, ...]:
         HaystackNativeReader(),
         LlamaIndexOtelReader(),
         AgentOpsReader(),
+        GenkitReader(),
         GenAIReader(),
         LangfuseReader(),
         FallbackReader(),
