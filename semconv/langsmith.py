@@ -32,12 +32,16 @@ values, not JSON-quoted), LangChain's ``ls_provider`` / ``ls_model_name``, langg
 ``__handoff_destination``."""
 PROMPT: Final = "gen_ai.prompt"
 """The run's inputs as one JSON text (``GENAI_PROMPT``, ``_set_io_attributes``). ``llm`` runs of a chat model:
-``{"messages": [[<message>, ...]]}`` in LangChain's constructor form; ``tool`` runs: the call's arguments
-(``{"city": "Paris"}``); chains: the run's inputs."""
+``{"messages": [[<message>, ...]]}`` in LangChain's constructor form; ``llm`` runs of ``wrap_openai``: the Chat
+Completions request's keyword arguments (``{"messages": [<message dict>, ...], "model", "tools": [...]}``); ``tool``
+runs: the call's arguments (``{"city": "Paris"}``); chains: the run's inputs."""
 COMPLETION: Final = "gen_ai.completion"
 """The run's outputs as one JSON text (``GENAI_COMPLETION``). ``llm`` runs: LangChain's ``LLMResult``
-(``{"generations": [[{"message": <AIMessage>, "generation_info": {...}}]], "llm_output": {...}}``); ``tool`` runs:
-``{"output": <ToolMessage as a dict>}``; ``{}`` on a failed chain or tool."""
+(``{"generations": [[{"message": <AIMessage>, "generation_info": {...}}]], "llm_output": {...}}``); ``llm`` runs of
+``wrap_openai``: the ``ChatCompletion`` as a dict (``{"id", "model", "choices": [{"message", "finish_reason"}]}``,
+``usage`` moved to ``usage_metadata``); ``tool`` runs: ``{"output": <ToolMessage as a dict>}`` (a ``@traceable``
+function's return value: ``{"output": <value>}``); ``{}`` on a failed chain or tool of LangChain's, ``{"output": null}``
+on a failed ``@traceable`` function."""
 
 RUN_LLM: Final = "llm"
 RUN_TOOL: Final = "tool"
@@ -86,3 +90,15 @@ MESSAGE_INVALID_TOOL_CALLS: Final = "invalid_tool_calls"
 MESSAGE_TOOL_CALL_ID: Final = "tool_call_id"
 TOOL_OUTPUT: Final = "output"
 """A tool run's outputs: ``{"output": <ToolMessage dict or Command dict>}``."""
+
+# The OpenAI Chat Completions shapes `langsmith.wrappers.wrap_openai` records (wrappers/_openai.py: the request's keyword
+# arguments as inputs, `_process_chat_completion`'s `ChatCompletion.model_dump()` as outputs).
+MESSAGE_ROLE: Final = "role"
+"""A Chat Completions message dict's role: a message carrying one is already in the shape the mapping reads."""
+INPUT_TOOLS: Final = "tools"
+"""The request's offered tools (``{"type": "function", "function": {"name", ...}}``); ``wrap_openai`` leaves them out
+of the invocation parameters the exporter turns into ``gen_ai.tool.definitions``."""
+OUTPUT_CHOICES: Final = "choices"
+CHOICE_MESSAGE: Final = "message"
+RESPONSE_ID: Final = "id"
+RESPONSE_MODEL: Final = "model"

@@ -622,6 +622,15 @@ MATRIX.update({
 MATRIX.update({
     "openinference-smolagents-litellm": ("smolagents-litellm", "apps.smolagents_app", ALL_SCENARIOS),
 })
+# Frameworks CF: the raw agent loop of corpusgen/raw_loop.py traced by the LangSmith SDK alone in its OTel-only mode (as
+# Frameworks S: LANGSMITH_TRACING + LANGSMITH_OTEL_ENABLED + LANGSMITH_OTEL_ONLY, no LangSmith server): `wrap_openai` on
+# the loop's `openai` client (an `llm` run per request) and `@traceable` runs typed "chain" (workflow, agent) and "tool"
+# around the app's own units; LangSmith's tracing thread turns each run into a `langsmith` span on the global (corpus)
+# TracerProvider. Own venv (langsmith[otel] 0.15.1 with requirements-common.txt, no LangChain);
+# apps/langsmith_openai_app.py, corpusgen/langsmith_otel.py, NOTES-frameworks-cf.md.
+MATRIX.update({
+    "langsmith-openai": ("langsmith-openai", "apps.langsmith_openai_app", ALL_SCENARIOS),
+})
 # Frameworks CE: the raw agent loop of apps/raw.py under two instrumentations that follow the GenAI conventions their
 # own way, with the app's workflow / agent / tool spans of openai-v2-content-on (util-genai's TelemetryHandler):
 # Elastic's OpenAI instrumentation (elastic-opentelemetry-instrumentation-openai, EDOT; content capture on through its

@@ -28,7 +28,20 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.model import Trajectory
 from otel_mapper.otlp.anyvalue import to_text
-from semconv import adk, agentops, genai, genkit, haystack, laminar, langfuse, mlflow, openllmetry, pydantic_ai, vercel
+from semconv import (
+    adk,
+    agentops,
+    genai,
+    genkit,
+    haystack,
+    laminar,
+    langfuse,
+    langsmith,
+    mlflow,
+    openllmetry,
+    pydantic_ai,
+    vercel,
+)
 from semconv import openinference as oi
 from semconv.trajectory import EdgeType, NodeKind
 
@@ -62,6 +75,9 @@ OpenInference writes a tool's parameter schema under the same key."""
 _GENKIT_ARGUMENT_KEY: Final = genkit.INPUT
 """Genkit's tool action spans' arguments, read only on those spans (``genkit:metadata:subtype`` a tool action type):
 every Genkit span writes its input under the same key."""
+_RUN_ARGUMENT_KEY: Final = langsmith.PROMPT
+"""LangSmith's tool runs' arguments (the run's inputs as JSON text), read only on spans LangSmith types ``tool``: on
+other spans the legacy GenAI name holds a prompt."""
 _ARGUMENT_EVENTS: Final = frozenset({genai.TOOL_MESSAGE_EVENT})
 """Span events whose ``content`` is the tool's input (Strands Agents, GenAI <= v1.36 per-message events)."""
 
@@ -94,10 +110,14 @@ def span_texts(spans: Iterable[Span]) -> SpanTexts:
             for key, text in values
         )
         genkit_tool = any(key == genkit.SUBTYPE and text in genkit.TOOL_ACTIONS for key, text in values)
+        run_tool = any(key == langsmith.RUN_TYPE and text == langsmith.RUN_TOOL for key, text in values)
         for key, text in values:
             pieces.append(text)
-            if key in ARGUMENT_KEYS or (mirror and key == _MIRROR_ARGUMENT_KEY) or (
-                genkit_tool and key == _GENKIT_ARGUMENT_KEY
+            if (
+                key in ARGUMENT_KEYS
+                or (mirror and key == _MIRROR_ARGUMENT_KEY)
+                or (genkit_tool and key == _GENKIT_ARGUMENT_KEY)
+                or (run_tool and key == _RUN_ARGUMENT_KEY)
             ):
                 arguments.append(text)
         for event in span.events:

@@ -126,3 +126,18 @@ def test_the_input_of_a_genkit_tool_action_is_argument_evidence_but_not_another_
     flows = [model, span(2, "get", attrs={**flow, "genkit:input": '{"q": 1}'}),
              span(3, "get", attrs={**flow, "genkit:input": '{"q": 2}'})]
     assert score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(flows)).evidenced == 0
+
+
+def test_the_inputs_of_a_run_langsmith_types_tool_are_argument_evidence() -> None:
+    """LangSmith writes a ``@traceable`` tool function's arguments as its run's inputs, ``gen_ai.prompt``."""
+    model = span(1, "chat", attrs={"out": "call_a call_b"})
+    typed = {"langsmith.span.kind": "tool"}
+    spans = [model, span(2, "get", attrs={**typed, "gen_ai.prompt": '{"q": 1}'}),
+             span(3, "get", attrs={**typed, "gen_ai.prompt": '{"q": 2}'})]
+    labels = _labels([_flow("call_a", 2), _flow("call_b", 3)], [("get", 2), ("get", 3)])
+    tally = score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(spans))
+    assert (tally.evidenced, tally.recovered) == (2, 2) and tally.by_evidence == {"arguments": 2}
+    # The legacy GenAI prompt of a span of another kind is a prompt, not a tool run's arguments.
+    other = [model, span(2, "get", attrs={"langsmith.span.kind": "chain", "gen_ai.prompt": '{"q": 1}'}),
+             span(3, "get", attrs={"gen_ai.prompt": '{"q": 2}'})]
+    assert score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(other)).evidenced == 0

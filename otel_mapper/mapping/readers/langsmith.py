@@ -13,7 +13,9 @@ metadata read here (``graph_run_node``, ``sequence``) lets :mod:`otel_mapper.map
 that execute an agent's graph, as for those conventions.
 
 Model calls: proposals, finish reasons, response id and model from the ``LLMResult``; consumed call ids, earlier tool
-calls and message digests from the input messages (LangChain's constructor form). Tools: arguments from the input
+calls and message digests from the input messages (LangChain's constructor form). The ``llm`` runs of ``wrap_openai``
+carry the Chat Completions request (messages with a ``role``, the offered ``tools``) and the ``ChatCompletion``
+(``choices``) instead, read as they are; a ``@traceable`` run that raised has the outputs ``{"output": null}``. Tools: arguments from the input
 (:func:`~otel_mapper.mapping.readers.langchain_messages.tool_input_arguments`), the call id from
 ``gen_ai.tool.call.id`` (else the returned ``ToolMessage``). Errors: the status, and an ``exception`` event even under
 an OK status (the exporter writes a run's error as status and event together, and the status of a span made OK
@@ -36,7 +38,7 @@ from otel_mapper.mapping.readers.common import (
     fill_handoff_target,
     json_content,
 )
-from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operation
+from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operation, read_tool_definitions
 from otel_mapper.mapping.readers.langchain_messages import (
     chat_completions_calls,
     tool_input_arguments,
@@ -112,11 +114,19 @@ def _metadata(view: SpanView, key: str, limit: int = MAX_NAME) -> str | None:
 def _read_model_call(view: SpanView, facts: SpanFacts) -> None:
     facts.provider = clean_name(_metadata(view, ls.METADATA_PROVIDER))
     facts.model = clean_name(_metadata(view, ls.METADATA_MODEL_NAME))
-    inputs = _input_messages(json_content(view, ls.PROMPT))
+    prompt = json_content(view, ls.PROMPT)
+    inputs = _input_messages(prompt)
+    tools = prompt.get(ls.INPUT_TOOLS) if isinstance(prompt, dict) else None
+    if isinstance(tools, list):  # wrap_openai's request; gen_ai.tool.definitions, when written, is read after
+        facts.tool_definitions, facts.tool_definition_digests = read_tool_definitions(tools)
     completion = json_content(view, ls.COMPLETION)
     outputs: list[Decoded] | None = None
     if isinstance(completion, dict):
         outputs = _read_result(completion, facts)
+        if outputs is None:
+            outputs = _read_chat_completion(completion, facts)
+        if outputs is None and inputs is not None and _returned_nothing(completion) and view.span.events:
+            outputs = []  # a @traceable function that raised returns {"output": null}: the failed call answered nothing
     elif inputs is not None and ls.COMPLETION not in view.attrs and view.span.events:
         outputs = []  # the run's inputs are recorded, so content is captured: a failed call answered nothing
     fill_chat_completions(facts, inputs, outputs)
@@ -162,11 +172,43 @@ def _read_result(completion: dict[str, Decoded], facts: SpanFacts) -> list[Decod
     return messages
 
 
+def _read_chat_completion(completion: dict[str, Decoded], facts: SpanFacts) -> list[Decoded] | None:
+    """The assistant messages of a ``ChatCompletion`` dict (``wrap_openai``'s output), and its finish reasons,
+    response id and model; ``None`` when the output has no ``choices`` list."""
+    choices = completion.get(ls.OUTPUT_CHOICES)
+    if not isinstance(choices, list):
+        return None
+    messages: list[Decoded] = []
+    reasons: list[str] = []
+    for choice in choices[:MAX_MESSAGES]:
+        if not isinstance(choice, dict):
+            continue
+        message = _chat_message(choice.get(ls.CHOICE_MESSAGE))
+        if message is not None:
+            messages.append(message)
+        reason = choice.get(ls.FINISH_REASON)
+        if isinstance(reason, str) and reason:
+            reasons.append(reason[:MAX_NAME])
+    facts.finish_reasons = tuple(reasons)
+    response_id, model = completion.get(ls.RESPONSE_ID), completion.get(ls.RESPONSE_MODEL)
+    facts.response_id = clean_name(response_id) if isinstance(response_id, str) else None
+    facts.model = (clean_name(model) if isinstance(model, str) else None) or facts.model
+    return messages
+
+
+def _returned_nothing(completion: dict[str, Decoded]) -> bool:
+    """Whether a run's outputs are ``@traceable``'s record of a function that returned no value."""
+    return len(completion) == 1 and ls.TOOL_OUTPUT in completion and completion[ls.TOOL_OUTPUT] is None
+
+
 def _chat_message(value: Decoded) -> Decoded | None:
-    """A LangChain message in its constructor form as a Chat Completions message dict (tool calls, and calls that did
-    not parse, as ``{"id", "function": {"name", "arguments"}}``); ``None`` for anything else."""
+    """A message as a Chat Completions message dict: one that already is (a string ``role``: ``wrap_openai``'s
+    request and response), or a LangChain message in its constructor form (tool calls, and calls that did not parse,
+    as ``{"id", "function": {"name", "arguments"}}``); ``None`` for anything else."""
     if not isinstance(value, dict):
         return None
+    if isinstance(value.get(ls.MESSAGE_ROLE), str):
+        return value
     path, body = value.get(ls.LC_ID), value.get(ls.LC_KWARGS)
     if not isinstance(path, list) or not path or not isinstance(path[-1], str) or not isinstance(body, dict):
         return None
