@@ -9,7 +9,10 @@ autologging (``mlflow/langchain/langchain_tracer.py``) opens one span per LangCh
 ``CHAT_MODEL`` / ``LLM``, ``TOOL``, ``RETRIEVER``. Its smolagents autologging (``mlflow/smolagents/autolog.py``)
 patches methods and names each span after the method: ``ToolCallingAgent.run`` (``AGENT``), ``SimpleTool.__call__``
 (``TOOL``), ``<Model>.__call__`` (``CHAT_MODEL``). Its Anthropic autologging patches the ``anthropic`` client's
-``Messages.create`` (a ``CHAT_MODEL`` span of that name, message format ``anthropic``). Its DSPy autologging
+``Messages.create`` (a ``CHAT_MODEL`` span of that name, message format ``anthropic``); its Bedrock autologging a
+``bedrock-runtime`` client's ``converse`` (``BedrockRuntime.converse``, ``CHAT_MODEL``, format ``bedrock``); its Gemini
+autologging ``google-genai``'s ``Models.generate_content`` and the ``Models._generate_content`` inside it (both ``LLM``,
+format ``gemini``). Its DSPy autologging
 (``mlflow/dspy/callback.py``, a DSPy callback) names a module run's span ``<Module class>.forward`` (``AGENT`` for a
 ReAct, ``LLM`` for a Predict, ``CHAIN`` for another module), an LM call's ``LM.__call__`` (``CHAT_MODEL``), an
 adapter's ``<Adapter class>.format`` / ``.parse`` (``PARSER``) and a tool's ``Tool.<tool name>`` (``TOOL``; ReAct's
@@ -53,6 +56,15 @@ FORMAT_ANTHROPIC: Final = "anthropic"
 """``mlflow.message.format`` of the Anthropic autolog's ``Messages.create`` span (``mlflow/anthropic/autolog.py``):
 inputs the call's keyword arguments (``model``, ``system``, ``messages`` in the Messages API's shape, ``tools``),
 outputs the response ``Message`` (:mod:`semconv.anthropic`)."""
+FORMAT_BEDROCK: Final = "bedrock"
+"""``mlflow.message.format`` of the Bedrock autolog's ``BedrockRuntime.converse`` span (``mlflow/bedrock/_autolog.py``):
+inputs the call's keyword arguments (``modelId``, ``system``, ``messages`` in the Converse API's shape, ``toolConfig``),
+outputs the Converse response (:mod:`semconv.bedrock`)."""
+FORMAT_GEMINI: Final = "gemini"
+"""``mlflow.message.format`` of the Gemini autolog's spans (``mlflow/gemini/autolog.py``): inputs the call's arguments
+(``model``, ``contents``, ``config``), outputs the ``GenerateContentResponse`` (:mod:`semconv.google_genai`). On the
+``google-genai`` SDK it patches ``Models.generate_content`` and the ``Models._generate_content`` it calls (and
+``Chat.send_message`` above them): one request is a span in a span, each recording the whole call."""
 FORMAT_DSPY: Final = "dspy"
 """``mlflow.message.format`` of the DSPy autolog's LM call: inputs ``{"messages": [{"role", "content"}...]}``, outputs the
 LM's completions, a list of strings (ChatAdapter ``[[ ## field ## ]]`` sections or the JSONAdapter's object)."""

@@ -66,7 +66,9 @@ def _mlflow_kind(span, a):
     client patch (format "openai") that sent the request: the former is no second model call. The SDK's handoff is a
     CHAIN span named `Handoff` with `{"from_agent": ...}` as its inputs. Its DSPy autolog types a Predict module's run
     LLM (`Predict.forward`, the module's `signature`, no message format): a workflow step, the model call being the
-    `LM.__call__` CHAT_MODEL span inside it."""
+    `LM.__call__` CHAT_MODEL span inside it. Its Gemini autolog types both spans of a request LLM (format "gemini"):
+    `Models.generate_content` around the `Models._generate_content` that sends it, the model call; the outer one is a
+    layer of that call, no node of its own (None: not counted)."""
     try:
         kind = json.loads(a["mlflow.spanType"])
         fmt = json.loads(a.get("mlflow.message.format") or "null")
@@ -76,6 +78,8 @@ def _mlflow_kind(span, a):
         return "other" if fmt == "openai-agent" else "model_call"
     if kind == "LLM" and span["name"].endswith(".forward") and "signature" in a and fmt is None:
         return "workflow_step"
+    if kind == "LLM" and fmt == "gemini":
+        return "model_call" if span["name"].endswith("._generate_content") else None
     if kind == "CHAIN" and span["name"] == "Handoff" and "from_agent" in str(a.get("mlflow.spanInputs", "")):
         return "handoff"
     return {"AGENT": "agent_invocation", "TOOL": "tool_execution", "CHAIN": "workflow_step",

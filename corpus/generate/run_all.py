@@ -674,6 +674,17 @@ MATRIX.update({
     "mlflow-openai": ("mlflow-raw", "apps.mlflow_raw_app", ALL_SCENARIOS),
     "mlflow-anthropic": ("mlflow-raw", "apps.mlflow_raw_app", ALL_SCENARIOS),
 })
+# Frameworks CI: the raw agent loops on boto3's `bedrock-runtime` client (corpusgen/raw_loop_bedrock.py, the fake
+# server's Converse face, as Frameworks AX) and on the Google Gen AI SDK (corpusgen/raw_loop_gemini.py, the fake Gemini
+# face, as Frameworks AW) traced by MLflow Tracing's client autologging (`mlflow.bedrock.autolog()`: a CHAT_MODEL span
+# `BedrockRuntime.converse` per `converse`; `mlflow.gemini.autolog()`: an LLM span `Models.generate_content` around an
+# LLM span `Models._generate_content` per request); the app's workflow / agent / tool spans are the `@mlflow.trace`
+# functions of apps/mlflow_raw_app.py; MLflow's own OTLP exporter. The mlflow-raw venv with boto3 1.44.18 and
+# google-genai 3.6.1 added (only added packages); apps/mlflow_providers_app.py, NOTES-frameworks-ci.md.
+MATRIX.update({
+    "mlflow-bedrock": ("mlflow-raw", "apps.mlflow_providers_app", ALL_SCENARIOS),
+    "mlflow-google-genai": ("mlflow-raw", "apps.mlflow_providers_app", ALL_SCENARIOS),
+})
 # Frameworks BX: the raw agent loop of corpusgen/raw_loop.py with every request sent by the Together AI SDK 1.x
 # (`Together(base_url=<fake server>/v1, max_retries=0, timeout=1.0).chat.completions.create`; Together's API is
 # OpenAI-compatible: the fake server's OpenAI face answers), traced by OpenLLMetry's opentelemetry-instrumentation-together

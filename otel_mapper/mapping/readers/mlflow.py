@@ -14,7 +14,16 @@ span that names none gets its name from the proposal it ran (:mod:`otel_mapper.m
 autolog's spans (a Predict module's run typed ``LLM``, the ``LM.__call__`` span of message format ``dspy``, tool spans
 naming their tool in ``name``) are read by :mod:`otel_mapper.mapping.readers.mlflow_dspy`. The Anthropic autolog's
 ``Messages.create`` span (message format ``anthropic``: the request's ``system`` and ``messages``, the response
-``Message`` with its ``tool_use`` blocks and their ids) is read by :mod:`otel_mapper.mapping.anthropic_messages`.
+``Message`` with its ``tool_use`` blocks and their ids) is read by :mod:`otel_mapper.mapping.anthropic_messages`; the
+Bedrock autolog's ``BedrockRuntime.converse`` span (message format ``bedrock``: the Converse request's ``system`` and
+``messages``, the response's ``output.message``, ``toolUse`` blocks with their ids) by
+:mod:`otel_mapper.mapping.converse_messages`; the Gemini autolog's spans (message format ``gemini``: the call's
+``contents`` and ``config``, the ``GenerateContentResponse``, ``function_call`` parts with their ids) by
+:mod:`otel_mapper.mapping.gemini_contents`. That autolog records one request twice, ``Models.generate_content`` around
+the ``Models._generate_content`` that sends it: a Gemini span is a layer of the model call below it
+(:attr:`~otel_mapper.mapping.facts.SpanFacts.wraps_model_call`), folded into it when it holds exactly one
+(:mod:`otel_mapper.mapping.wrapped_model_calls`), so the request is one node, its usage counted once and its failure
+one failure.
 
 The Agents SDK's generation span (``mlflow.message.format`` ``openai-agent``: Chat Completions message lists in and
 out, the usage) holds the OpenAI client's call (format ``openai``: the request with its ``messages`` and ``tools``,
@@ -29,7 +38,9 @@ import re
 from typing import ClassVar, Final
 
 from otel_mapper.mapping.anthropic_messages import fill_anthropic_messages
+from otel_mapper.mapping.converse_messages import fill_converse_messages
 from otel_mapper.mapping.facts import SpanFacts
+from otel_mapper.mapping.gemini_contents import fill_gemini_contents
 from otel_mapper.mapping.messages import arguments_text, replayed_call_ids, result_text_digest
 from otel_mapper.mapping.readers.common import clean_name, fill_chat_completions, fill_error
 from otel_mapper.mapping.readers.genai import read_tool_definitions
@@ -137,8 +148,18 @@ def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs:
     else:
         if view.parent_span_id:
             facts.dedup_key = _GENERATION_KEY + view.parent_span_id
-        if _text(view, ml.MESSAGE_FORMAT) == ml.FORMAT_ANTHROPIC:  # the Anthropic client's call, request and Message
+        message_format = _text(view, ml.MESSAGE_FORMAT)
+        if message_format == ml.FORMAT_ANTHROPIC:  # the Anthropic client's call, request and Message
             fill_anthropic_messages(facts, inputs, outputs)
+            return
+        if message_format == ml.FORMAT_BEDROCK:  # a Bedrock ``converse`` call, request and response
+            fill_converse_messages(facts, inputs, outputs)
+            return
+        if message_format == ml.FORMAT_GEMINI:  # a Gemini call, arguments and GenerateContentResponse
+            # A layer of the call when another Gemini span records it inside this one (``generate_content`` around
+            # the ``_generate_content`` that sends the request): folded into that one, the request's.
+            facts.wraps_model_call = True
+            fill_gemini_contents(facts, inputs, outputs)
             return
         input_messages = _one_text_part(inputs.get("messages")) if isinstance(inputs, dict) else None
         facts.replayed_results = _replayed_results(input_messages)
