@@ -724,6 +724,18 @@ MATRIX.update({
 MATRIX.update({
     "genkit-native": ("genkit-native", "apps.genkit_app", ALL_SCENARIOS),
 })
+# Frameworks CH: the agents of agent-framework-native (apps/agent_framework_app.py, the framework's native GenAI spans)
+# with OpenInference's Agent Framework span processor (`AgentFrameworkToOpenInferenceProcessor`, added ahead of the export
+# processor: it rewrites each ended span in place, OpenInference keys beside the GenAI ones), own venv; and the raw agent
+# loop of apps/raw.py sent through the Portkey client (`portkey_ai.Portkey(base_url=<fake server>/v1)`, as to a
+# self-hosted gateway; its vendored OpenAI client at `max_retries=0`) under OpenInference's Portkey instrumentation with
+# the OITracer decorators, own venv; apps/openinference_agent_framework_app.py, apps/portkey_app.py,
+# NOTES-frameworks-ch.md.
+MATRIX.update({
+    "openinference-agent-framework": ("openinference-agent-framework", "apps.openinference_agent_framework_app",
+                                      ALL_SCENARIOS),
+    "openinference-portkey": ("openinference-portkey", "apps.portkey_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

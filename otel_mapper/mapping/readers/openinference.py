@@ -38,6 +38,7 @@ from otel_mapper.mapping.readers.langchain_io import fill_langchain_call_ids
 from otel_mapper.mapping.readers.langchain_messages import MAX_TOOL_MESSAGE, tool_message_call_id
 from otel_mapper.mapping.readers.langgraph import is_control_flow, sequence_from_metadata
 from otel_mapper.mapping.readers.openinference_anthropic_ids import fill_anthropic_call_ids
+from otel_mapper.mapping.readers.openinference_completion_calls import fill_completion_calls
 from otel_mapper.mapping.readers.openinference_frameworks import (
     LLAMA_TOOL_MESSAGE,
     llama_index_kind,
@@ -211,6 +212,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
     inputs, outputs, tools = group_messages(view)
     if outputs is None:  # the Agents SDK's streamed generation: a response object, no flattened output messages
         outputs = response_output_messages(view)
+    fill_completion_calls(view, outputs)
     fill_langchain_call_ids(view, inputs, outputs)
     fill_gemini_call_ids(view, outputs)
     fill_anthropic_call_ids(view, outputs)
