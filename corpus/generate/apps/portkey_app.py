@@ -32,11 +32,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx  # noqa: E402
 import portkey_ai  # noqa: E402
-from portkey_ai._vendor import openai as vendored  # noqa: E402
 from corpusgen.connect_guard import loopback_only  # noqa: E402
 from corpusgen.harness import adapters_main, otlp_sdk_pipeline  # noqa: E402
 from corpusgen.raw_loop import CLIENT_TIMEOUT_S, run_raw  # noqa: E402
 from corpusgen.truth import Truth, current_ids  # noqa: E402
+from portkey_ai._vendor import openai as vendored  # noqa: E402
 
 from apps.raw import OpenInferenceAdapter  # noqa: E402
 

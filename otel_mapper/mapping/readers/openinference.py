@@ -49,6 +49,7 @@ from otel_mapper.mapping.readers.openinference_frameworks import (
 )
 from otel_mapper.mapping.readers.openinference_gemini_ids import fill_gemini_call_ids
 from otel_mapper.mapping.readers.openinference_handoffs import read_handoff
+from otel_mapper.mapping.readers.openinference_invocation_tools import invocation_tools
 from otel_mapper.mapping.readers.openinference_messages import (
     MAX_TOOLS,
     MERGED_RESULTS_EVIDENCE,
@@ -210,6 +211,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
             facts.response_id = match.group(1)
             facts.dedup_key = f"response:{facts.response_id}"
     inputs, outputs, tools = group_messages(view)
+    tools = tools or invocation_tools(view)
     if outputs is None:  # the Agents SDK's streamed generation: a response object, no flattened output messages
         outputs = response_output_messages(view)
     fill_completion_calls(view, outputs)
