@@ -736,6 +736,18 @@ MATRIX.update({
                                       ALL_SCENARIOS),
     "openinference-portkey": ("openinference-portkey", "apps.portkey_app", ALL_SCENARIOS),
 })
+# Frameworks CJ: the crew of openinference-crewai (apps/crewai_app.py's `kickoff_crew`, native OpenAI provider) traced
+# by MLflow Tracing's CrewAI autolog (`mlflow.crewai.autolog()`: crew, task, agent and native tool-call spans) with its
+# OpenAI client autolog for the provider's requests (`mlflow.openai.autolog()`: CrewAI's native provider is no
+# `crewai.LLM`), own venv (crewai needs openai<3; mlflow-tracing 3.18.0, the first whose CrewAI autolog reads
+# crewai >= 1.15.29); and the agents of pydantic-ai-native (apps/pydantic_ai_app.py's `run_pydantic_ai`, Pydantic AI's
+# own instrumentation not turned on) traced by `mlflow.pydantic_ai.autolog()` (agent runs, model requests and tool
+# executions through Pydantic AI's `Instrumentation` capability), own venv; MLflow's own OTLP exporter;
+# apps/mlflow_frameworks_app.py, NOTES-frameworks-cj.md.
+MATRIX.update({
+    "mlflow-crewai": ("mlflow-crewai", "apps.mlflow_frameworks_app", ALL_SCENARIOS),
+    "mlflow-pydantic-ai": ("mlflow-pydantic-ai", "apps.mlflow_frameworks_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
