@@ -16,7 +16,11 @@ format ``gemini``). Its DSPy autologging
 (``mlflow/dspy/callback.py``, a DSPy callback) names a module run's span ``<Module class>.forward`` (``AGENT`` for a
 ReAct, ``LLM`` for a Predict, ``CHAIN`` for another module), an LM call's ``LM.__call__`` (``CHAT_MODEL``), an
 adapter's ``<Adapter class>.format`` / ``.parse`` (``PARSER``) and a tool's ``Tool.<tool name>`` (``TOOL``; ReAct's
-own ``finish`` tool gets none).
+own ``finish`` tool gets none). Its CrewAI and Pydantic AI autologs (``mlflow-tracing`` 3.18.0,
+``mlflow/crewai/autolog.py``, ``mlflow/pydantic_ai/autolog_v2.py``): a crew's ``Crew.kickoff`` and
+``Task.execute_sync`` (``CHAIN``), an agent's ``execute_task`` (``AGENT``, named after its role), a native tool call
+(``TOOL``, named after the tool); Pydantic AI's ``Agent.run`` (``AGENT``), ``<Model class>.request`` (``LLM``, format
+``pydantic_ai``) and a tool's run (``TOOL``, named after the tool).
 """
 
 from __future__ import annotations
@@ -50,6 +54,22 @@ fields (smolagents' ``@tool`` tools hold them on the class: no attribute, the sp
 RETURN_VALUE: Final = "_value"
 """Those autologs record a returned object's ``__dict__``: smolagents' tools return their text as an ``AgentText``
 (a ``str`` subclass keeping it in ``_value``), so a tool span's outputs are ``{"_value": <text>}``."""
+AGENT_ROLE: Final = "role"
+"""The CrewAI autolog's agent span (``Agent.execute_task``, typed ``AGENT``): named after the agent's ``role``, which
+it writes among the agent's fields. Its outputs, the task's answer, are written only when ``execute_task`` returned
+(``patched_class_call``), as on a method-named span."""
+CREWAI_OBJECT_FIELDS: Final = ("agents", "tasks", "crew", "agent_executor")
+"""The CrewAI autolog's crew span writes the crew's ``agents`` and ``tasks`` (each agent's role, goal and backstory,
+each task's description: the user's request) and its agent span the agent's ``crew`` and ``agent_executor`` (the same
+crew again) as the Python text of the objects: content under keys that name none."""
+NATIVE_TOOL_NAME: Final = "tool_name"
+NATIVE_TOOL_ARGS: Final = "tool_args"
+NATIVE_TOOL_RESULT: Final = "result"
+"""The CrewAI autolog's span of a native tool call (``mlflow/crewai/autolog.py`` ``patched_single_native_tool_call``,
+crewai >= 1.15.29; a ``TOOL`` span named after the called tool): inputs ``{"tool_name": <the span's name>,
+"tool_args": {<the call's arguments>}}``, outputs ``{"result": <the text CrewAI hands the model>}``. CrewAI catches
+a tool's exception and a call to a tool the agent does not have, so the span stays OK: the result says it
+(``Error executing tool: ...``, ``Tool not found``)."""
 TOOL_INSTANCE_NAME: Final = "name"
 """The DSPy autolog's tool spans: the tool's ``name`` (beside ``description`` and ``args``) as an attribute."""
 FORMAT_ANTHROPIC: Final = "anthropic"
@@ -65,6 +85,11 @@ FORMAT_GEMINI: Final = "gemini"
 (``model``, ``contents``, ``config``), outputs the ``GenerateContentResponse`` (:mod:`semconv.google_genai`). On the
 ``google-genai`` SDK it patches ``Models.generate_content`` and the ``Models._generate_content`` it calls (and
 ``Chat.send_message`` above them): one request is a span in a span, each recording the whole call."""
+FORMAT_PYDANTIC_AI: Final = "pydantic_ai"
+"""``mlflow.message.format`` of the Pydantic AI autolog's spans (``mlflow/pydantic_ai/autolog_v2.py``, mlflow-tracing
+3.18.0): on a model request's LLM span (``<Model class>.request``, opened in the ``Instrumentation`` capability's
+``wrap_model_request``) inputs ``{"messages", "model_settings", "model_request_parameters"}`` with Pydantic AI's own
+message objects, outputs the ``ModelResponse`` (:mod:`semconv.pydantic_ai`); also on the ``Agent.run`` span."""
 FORMAT_DSPY: Final = "dspy"
 """``mlflow.message.format`` of the DSPy autolog's LM call: inputs ``{"messages": [{"role", "content"}...]}``, outputs the
 LM's completions, a list of strings (ChatAdapter ``[[ ## field ## ]]`` sections or the JSONAdapter's object)."""

@@ -90,3 +90,28 @@ RETRY_PROMPT_SUFFIX: Final = "Fix the errors and try again."
 """The sentence Pydantic AI ends a retry prompt with (``RetryPromptPart.model_response``, 2.31 and 2.68): the result
 the model receives for a tool call whose tool raised ``ModelRetry`` or whose arguments failed validation, and, worded
 ``Unknown tool name: ...``, for a call of a tool the agent does not have."""
+
+# --- Pydantic AI's message objects (``pydantic_ai/messages.py``), as an instrumentation serialises them whole ----------
+# MLflow's Pydantic AI autolog records a model request's ``messages`` (``ModelRequest`` / ``ModelResponse`` dataclasses
+# as dicts) and the ``ModelResponse`` it returned; every part says what it is in ``part_kind``.
+REQUEST_MESSAGES: Final = "messages"
+"""The model request's inputs as MLflow records them: ``{"messages": [...], "model_settings", ...}``."""
+MESSAGE_KIND: Final = "kind"
+MESSAGE_KIND_REQUEST: Final = "request"
+MESSAGE_KIND_RESPONSE: Final = "response"
+MESSAGE_PARTS: Final = "parts"
+PART_KIND: Final = "part_kind"
+PART_SYSTEM_PROMPT: Final = "system-prompt"
+PART_USER_PROMPT: Final = "user-prompt"
+PART_TEXT: Final = "text"
+PART_TOOL_CALL: Final = "tool-call"
+PART_TOOL_RETURN: Final = "tool-return"
+PART_RETRY_PROMPT: Final = "retry-prompt"
+"""A tool's ``ModelRetry``, its arguments' validation errors or an unknown tool, handed back to the model as the call's
+result: ``content`` (a message, or a list of validation errors) then :data:`RETRY_PROMPT_SUFFIX`."""
+PART_CONTENT: Final = "content"
+PART_TOOL_NAME: Final = "tool_name"
+PART_TOOL_CALL_ID: Final = "tool_call_id"
+PART_ARGS: Final = "args"
+"""A ``tool-call`` part's arguments: JSON text, or an object."""
+RESPONSE_ID: Final = "provider_response_id"

@@ -68,7 +68,8 @@ def _mlflow_kind(span, a):
     LLM (`Predict.forward`, the module's `signature`, no message format): a workflow step, the model call being the
     `LM.__call__` CHAT_MODEL span inside it. Its Gemini autolog types both spans of a request LLM (format "gemini"):
     `Models.generate_content` around the `Models._generate_content` that sends it, the model call; the outer one is a
-    layer of that call, no node of its own (None: not counted)."""
+    layer of that call, no node of its own (None: not counted). Its Pydantic AI autolog types a model request's span LLM
+    (format "pydantic_ai", `<Model class>.request`): a model call."""
     try:
         kind = json.loads(a["mlflow.spanType"])
         fmt = json.loads(a.get("mlflow.message.format") or "null")
@@ -80,6 +81,8 @@ def _mlflow_kind(span, a):
         return "workflow_step"
     if kind == "LLM" and fmt == "gemini":
         return "model_call" if span["name"].endswith("._generate_content") else None
+    if kind == "LLM" and fmt == "pydantic_ai":
+        return "model_call"
     if kind == "CHAIN" and span["name"] == "Handoff" and "from_agent" in str(a.get("mlflow.spanInputs", "")):
         return "handoff"
     return {"AGENT": "agent_invocation", "TOOL": "tool_execution", "CHAIN": "workflow_step",

@@ -34,6 +34,7 @@ from otel_mapper.annotate import strip_annotations
 from otel_mapper.bundle.canonical import digest_text
 from otel_mapper.bundle.redact import ContentMode, scrub
 from semconv import agentops, genai, openinference, openllmetry, pydantic_ai, vercel
+from semconv import mlflow as ml
 
 __all__ = ["CONTENT_KEYS", "CONTENT_PREFIXES", "CONTENT_WORDS", "is_content_key", "redact_span", "scrub_attributes"]
 
@@ -63,6 +64,7 @@ CONTENT_KEYS: Final = frozenset(
         "crewai.crew.tasks",
         "crew_agents",
         "crew_tasks",
+        *ml.CREWAI_OBJECT_FIELDS,  # MLflow's CrewAI autolog: the crew's agents and tasks, an agent's crew and executor
         "request_data",  # Logfire's OpenAI request body
     }
 )

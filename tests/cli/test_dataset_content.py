@@ -25,6 +25,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "traces"
     "model_request_parameters", "content", "message", "tool.result", "final_result", "instructions",
     "agent.instruction",  # AgentOps' Agno agent spans: the agent's instructions, its system prompt
     "crewai.task.name", "crewai.crew.tasks.0.name", "crewai.crew.tasks.0.raw",  # AgentOps' CrewAI spans: a task's text
+    "agents", "tasks", "crew", "agent_executor",  # MLflow's CrewAI autolog: whole crews as Python text
 ])
 def test_keys_that_hold_content(key: str) -> None:
     assert is_content_key(key)

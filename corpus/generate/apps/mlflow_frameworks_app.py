@@ -180,6 +180,11 @@ def record_untraced(truth: Truth, agent_spans: set[str]) -> None:
     """What MLflow opened no span for: a request sent with no span (no `traceparent`, no MLflow span current) and a
     tool whose body ran under its agent's span."""
     surfaced = truth.error is not None
+    # A run's error that already ended a traced request's span (the first 500 or timeout, ERROR on its `Completions`
+    # span) shows on the agent, task and crew spans as that span's failure: a later failed request with no span of its
+    # own (CrewAI's retry of the task, untraced once the session failed) leaves no evidence of its own there.
+    traced_failure = any(r.get("otel_span") and r.get("otel_span") not in agent_spans
+                         and not (r.get("status") == 200 and r.get("outcome") == "ok") for r in truth.server_log)
     for r in truth.server_log:
         if r.get("otel_span") is None or r.get("otel_span") in agent_spans:
             sent_under = r.get("otel_span")
@@ -189,7 +194,7 @@ def record_untraced(truth: Truth, agent_spans: set[str]) -> None:
                 # A failed request with no span of its own: its error reaches the agent span it was sent under (the
                 # outermost patched call still traced), and is in the trace only if the run ended with it.
                 r["failure_span"] = sent_under
-                r["failure_in_trace"] = surfaced
+                r["failure_in_trace"] = surfaced and not traced_failure
     untraced = [r["seq"] for r in truth.server_log if r.get("untraced")]
     if untraced:
         truth.notes.append(f"model requests {untraced} sent with no MLflow span of their own")

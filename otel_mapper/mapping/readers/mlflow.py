@@ -42,8 +42,10 @@ from otel_mapper.mapping.converse_messages import fill_converse_messages
 from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.gemini_contents import fill_gemini_contents
 from otel_mapper.mapping.messages import arguments_text, replayed_call_ids, result_text_digest
+from otel_mapper.mapping.pydantic_ai_messages import fill_pydantic_ai_messages
 from otel_mapper.mapping.readers.common import clean_name, fill_chat_completions, fill_error
 from otel_mapper.mapping.readers.genai import read_tool_definitions
+from otel_mapper.mapping.readers.mlflow_crewai import read_native_tool_call, role_named
 from otel_mapper.mapping.readers.mlflow_dspy import (
     completion_messages,
     dspy_module_kind,
@@ -103,7 +105,7 @@ class MLflowReader:
             facts.agent_name = clean_name(own or view.span.name)
             # The answer the run returned: a patched method's span gets its outputs only when the method returned
             # (the Agents SDK processor's agent spans copy the SDK's span data, written whether or not the run failed).
-            facts.returned_answer = method_named and outputs is not None
+            facts.returned_answer = (method_named or role_named(view)) and outputs is not None
             tools = view.json_attr(ml.AGENT_TOOLS) if ml.AGENT_TOOLS in view.attrs else None
             if isinstance(tools, list) and all(isinstance(item, str) for item in tools):
                 facts.tool_definitions = tuple(sorted({name for item in tools if (name := clean_name(str(item)))}))
@@ -117,6 +119,7 @@ class MLflowReader:
                 facts.arguments = arguments_text(inputs)
                 facts.arguments_visible = facts.arguments is not None
             facts.result_visible = outputs is not None
+            read_native_tool_call(facts, inputs, outputs)
         elif kind is NodeKind.HANDOFF:
             facts.handoff_from_agent = _field(inputs, ml.HANDOFF_FROM)
             facts.handoff_to_agent = _field(outputs, ml.HANDOFF_TO)
@@ -154,6 +157,9 @@ def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs:
             return
         if message_format == ml.FORMAT_BEDROCK:  # a Bedrock ``converse`` call, request and response
             fill_converse_messages(facts, inputs, outputs)
+            return
+        if message_format == ml.FORMAT_PYDANTIC_AI:  # a Pydantic AI model request, its messages and ModelResponse
+            fill_pydantic_ai_messages(facts, inputs, outputs)
             return
         if message_format == ml.FORMAT_GEMINI:  # a Gemini call, arguments and GenerateContentResponse
             # A layer of the call when another Gemini span records it inside this one (``generate_content`` around
