@@ -105,3 +105,21 @@ RESPONSES_ARGUMENTS: Final = "arguments"
 RESPONSES_OUTPUT: Final = "output"
 RESPONSES_TEXT: Final = "text"
 """Text of a content block (``input_text`` / ``output_text``) of a message item's ``content`` list."""
+
+INSTRUMENTATION_SCOPE: Final = "lmnr.span.instrumentation_scope.name"
+"""Which of Laminar's instrumentations opened the span (``shared/utils.py`` ``stamp_instrumentation_scope``):
+``langchain``, ``openai``, ``anthropic``, ...; absent on the SDK's own spans (``@observe``, ``Laminar.start_span``) and
+the Agents SDK processor's."""
+LANGCHAIN_SCOPE: Final = "langchain"
+"""Its LangChain callback handler (``instrumentation/langchain/callback_handler.py``, ported from OpenLLMetry): one
+span per LangChain run. A root chain run is ``<run>.workflow`` with ``gen_ai.operation.name = invoke_agent`` and
+``gen_ai.agent.name`` the run's name (whatever the run is: an agent's graph or a graph of agents); any other chain run
+``execute_task <run>`` (``execute_task``); a tool run ``execute_tool <tool>`` (``TOOL``, ``gen_ai.tool.name``,
+``gen_ai.tool.call.id`` as LangChain hands it to the tool); a chat-model run ``<run>.chat`` (``LLM``) unless the
+provider client's own Laminar instrumentation records the call (then no span for the run: ChatOpenAI's call is
+Laminar's ``openai.chat``). Observed in ``corpus/traces/laminar-langgraph`` (``corpus/NOTES-frameworks-cl.md``)."""
+LANGCHAIN_METADATA: Final = "langchain.metadata"
+"""The run's metadata as JSON text (LangGraph's ``langgraph_step``, ``langgraph_node``, ``langgraph_checkpoint_ns``,
+...), written when the run has any."""
+LANGCHAIN_TASK_PREFIX: Final = "execute_task "
+LANGCHAIN_ROOT_SUFFIX: Final = ".workflow"

@@ -38,7 +38,7 @@ def _langgraph_node(attrs):
     if "traceloop.association.properties.langgraph_node" in attrs:  # OpenLLMetry: the run's LangGraph metadata
         return attrs["traceloop.association.properties.langgraph_node"]
     try:
-        meta = json.loads(attrs.get("metadata") or "{}")
+        meta = json.loads(attrs.get("metadata") or attrs.get("langchain.metadata") or "{}")
     except ValueError:
         return None
     return meta.get("langgraph_node") if isinstance(meta, dict) else None
@@ -55,9 +55,31 @@ def langgraph_graph_runs(spans):
             continue
         a = _attrs(sp)
         node = _langgraph_node(a)
-        if node and node == a.get("traceloop.entity.name", sp["name"]) and node != _langgraph_node(_attrs(parent)):
+        if node and node == a.get("traceloop.entity.name", _laminar_run_name(sp, a)) \
+                and node != _langgraph_node(_attrs(parent)):
             runs.add(parent["spanId"])
     return runs
+
+
+def _laminar_run_name(span, a):
+    """The LangChain run's name of a span of Laminar's LangChain handler (`execute_task <run>`, a root `<run>.workflow`);
+    any other span's name as it is."""
+    name = span["name"]
+    if a.get("lmnr.span.instrumentation_scope.name") != "langchain":
+        return name
+    return name[len("execute_task "):] if name.startswith("execute_task ") else name.removesuffix(".workflow")
+
+
+def laminar_model_loops(spans):
+    """Span ids of Laminar's own `DEFAULT` spans (`@observe`, no instrumentation scope) holding a model call of one of its
+    client instrumentations: the app's agent loop."""
+    loops = set()
+    for sp in spans:
+        a = _attrs(sp)
+        if a.get("lmnr.span.type") == "LLM" and "lmnr.span.instrumentation_scope.name" in a:
+            loops.add(sp.get("parentSpanId") or "")
+    return {sp["spanId"] for sp in spans if sp["spanId"] in loops and _attrs(sp).get("lmnr.span.type") == "DEFAULT"
+            and "lmnr.span.instrumentation_scope.name" not in _attrs(sp)}
 
 
 def _mlflow_kind(span, a):
@@ -89,15 +111,22 @@ def _mlflow_kind(span, a):
             "GUARDRAIL": "guardrail"}.get(kind, "other")
 
 
-def _laminar_kind(span, a):
+def _laminar_kind(span, a, graph_runs=frozenset()):
     """Laminar (`lmnr`): spans typed only `lmnr.span.type` LLM / TOOL / DEFAULT. Its Agents SDK handoff is a TOOL span
     `agents.handoff`; an agent is a DEFAULT span whose input is the agent's span data (`name`, `output_type`, ...);
-    every other DEFAULT span (root, task, turn, custom) is a step."""
+    every other DEFAULT span (root, task, turn, custom) is a step. Its LangChain handler's runs: a chain run of a graph
+    whose run name holds "agent" an agent, a tool run `transfer_to_<agent>` (langgraph-supervisor's) the handoff; an
+    `@observe` span holding a client instrumentation's model call an agent (`laminar_model_loops`, in `graph_runs`)."""
     kind = a["lmnr.span.type"]
     if kind == "LLM":
         return "model_call"
     if kind == "TOOL":
-        return "handoff" if span["name"] == "agents.handoff" else "tool_execution"
+        if span["name"] == "agents.handoff" or str(a.get("gen_ai.tool.name", "")).startswith("transfer_to_"):
+            return "handoff"
+        return "tool_execution"
+    if kind == "DEFAULT" and span["spanId"] in graph_runs and (
+            "lmnr.span.instrumentation_scope.name" not in a or "agent" in _laminar_run_name(span, a)):
+        return "agent_invocation"
     try:
         data = json.loads(a.get("lmnr.span.input") or "null")
     except (TypeError, ValueError):
@@ -214,7 +243,7 @@ def classify(span, graph_runs=frozenset(), wrappers=frozenset(), outer=frozenset
                     "tool": "tool_execution", "tool.v2": "tool_execution"}.get(a.get("genkit:metadata:subtype"), "other")
         return "workflow_step" if a["genkit:type"] in ("util", "flowStep", "dotprompt") else "other"
     if "lmnr.span.type" in a:
-        return _laminar_kind(span, a)
+        return _laminar_kind(span, a, graph_runs)
     if "agentops.span.kind" in a or a.get("instrumentation.name") == "agentops" or "gen_ai.request.type" in a or (
             span["name"].startswith("tool_call.") and "tool.call.id" in a):
         return _agentops_kind(span, a)
@@ -328,7 +357,7 @@ def main(libraries=()):
             for rs in json.loads(line)["resourceSpans"]:
                 for ss in rs["scopeSpans"]:
                     spans += [sp for sp in ss.get("spans", []) if sp["traceId"] == labels["trace_id"]]
-        graph_runs = langgraph_graph_runs(spans)
+        graph_runs = langgraph_graph_runs(spans) | laminar_model_loops(spans)
         wrappers = otel_langchain_wrappers(spans)
         outer = outer_runs(spans)
         for sp in spans:

@@ -685,6 +685,16 @@ MATRIX.update({
     "mlflow-bedrock": ("mlflow-raw", "apps.mlflow_providers_app", ALL_SCENARIOS),
     "mlflow-google-genai": ("mlflow-raw", "apps.mlflow_providers_app", ALL_SCENARIOS),
 })
+# Frameworks CL: Laminar (`lmnr` 0.8.2, set up as for laminar-openai-agents: `Laminar.initialize(base_url=
+# "http://127.0.0.1", grpc_port=<capture server>)`, a dummy key, its own OTLP/gRPC exporter, no Laminar backend; every
+# instrumentation it finds at its default) on the LangGraph agents of apps/langgraph_app.py (its LangChain callback
+# handler, a span per run; ChatOpenAI's model calls handed to its OpenAI client instrumentation) and on the raw Anthropic
+# loop of corpusgen/raw_loop_anthropic.py (the app's workflow / agent / tool functions under `@observe`, its Anthropic
+# client instrumentation's `anthropic.chat` spans). One venv; apps/laminar_app.py, NOTES-frameworks-cl.md.
+MATRIX.update({
+    "laminar-langgraph": ("laminar", "apps.laminar_app", ALL_SCENARIOS),
+    "laminar-anthropic": ("laminar", "apps.laminar_app", ALL_SCENARIOS),
+})
 # Frameworks BX: the raw agent loop of corpusgen/raw_loop.py with every request sent by the Together AI SDK 1.x
 # (`Together(base_url=<fake server>/v1, max_retries=0, timeout=1.0).chat.completions.create`; Together's API is
 # OpenAI-compatible: the fake server's OpenAI face answers), traced by OpenLLMetry's opentelemetry-instrumentation-together

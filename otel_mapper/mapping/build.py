@@ -51,6 +51,7 @@ from otel_mapper.mapping.nodes import (
     proposal_nodes,
     trajectory_bindings,
 )
+from otel_mapper.mapping.observed_agents import settle_observed_agents
 from otel_mapper.mapping.openlit_ag2_calls import settle_openlit_ag2_calls
 from otel_mapper.mapping.openlit_crews import settle_openlit_crews
 from otel_mapper.mapping.openlit_graph import settle_openlit_graphs
@@ -190,6 +191,7 @@ def map_trace(
     inherit_step_call_ids(entries)
     settle_graph_agent_runs(entries)
     settle_langchain_graph_runs(entries)
+    settle_observed_agents(entries)
     settle_agent_executor_runs(entries, by_span_id)
     settle_graph_streams(entries, by_span_id, notes)
     settle_openlit_graphs(entries, by_span_id, notes)

@@ -154,6 +154,10 @@ class SpanFacts:
     when they name several (or a nameless one), ``None`` when none was recorded or the span is no such run."""
     class_named_graph_run: bool = False
     """The span is such a graph run (see :attr:`graph_run_agent`)."""
+    observed_function: bool = False
+    """The span is an app's own traced function that its convention types no further (Laminar's ``@observe``
+    ``DEFAULT`` span): the agent loop when a model call of its convention is its child
+    (:mod:`otel_mapper.mapping.observed_agents`)."""
     agent_decision: tuple[tuple[str, str | None], ...] | None = None
     """The span is the step of a LangChain classic agent (``AgentExecutor``) whose recorded output is the agent's
     decision: the tools it decided to run, each with the model's call id where the action holds one (``()`` for the

@@ -8,7 +8,9 @@ Pinned to ``lmnr`` 0.8.2 (names and value formats in :mod:`semconv.laminar`). La
   :func:`~otel_mapper.mapping.readers.genai.fill_genai_facts`); ``gen_ai.input.messages`` / ``gen_ai.output.messages``
   hold the provider's wire shape, not the GenAI parts schema, read here as Chat Completions messages (also a
   choice's ``message``, and a Responses API item as the message it stands for). A failed request records its input
-  and no output: it answered nothing.
+  and no output: it answered nothing. Its Anthropic client instrumentation (``anthropic.chat``) records the Messages
+  API's content blocks as they are: a list holding a ``tool_use`` or ``tool_result`` block is read as Messages API
+  messages (:mod:`otel_mapper.mapping.anthropic_messages`).
 - ``TOOL``: a handoff when named ``agents.handoff`` or carrying ``openai.agents.handoff.*`` (it runs the SDK's handoff
   tool, ``transfer_to_<agent>``, by which it joins the model's proposal); an MCP tool listing (it runs no tool);
   else a tool execution named by the span, its arguments from ``lmnr.span.input`` (the arguments' JSON text,
@@ -17,6 +19,10 @@ Pinned to ``lmnr`` 0.8.2 (names and value formats in :mod:`semconv.laminar`). La
   and every other span; an agent invocation when ``lmnr.span.input`` is an agent's span data (``name`` and only the
   other keys the instrumentation writes for agents), with the tools and handoffs it offered as its tool definitions.
   Task and turn usage is a roll-up under ``openai.agents.*``, never read as model usage.
+
+Spans of its LangChain callback handler (``lmnr.span.instrumentation_scope.name = langchain``) are read as LangChain
+runs (:mod:`otel_mapper.mapping.readers.laminar_langchain`); an ``@observe`` span that runs a model loop becomes an
+agent invocation after reading (:mod:`otel_mapper.mapping.observed_agents`).
 
 Errors: the SDK's ``SpanError`` is a status label and an ``exception`` event whose message is the JSON of the error's
 data; the data's ``error`` text (``Error code: 429 - ...``, ``Request timed out.``) is the error message, read before
@@ -27,11 +33,12 @@ re-typed keeping that convention's attributes (its Langfuse translation) is left
 
 from __future__ import annotations
 
-from typing import ClassVar, Final
+from typing import ClassVar, Final, cast
 
+from otel_mapper.mapping.anthropic_messages import anthropic_message
 from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.members import EXECUTION_KINDS
-from otel_mapper.mapping.messages import MAX_MESSAGES, arguments_text
+from otel_mapper.mapping.messages import MAX_MESSAGES, arguments_text, read_output_messages
 from otel_mapper.mapping.readers.common import (
     GUARDRAIL_TRIGGERED_ERROR,
     MAX_ERROR_MESSAGE,
@@ -39,14 +46,17 @@ from otel_mapper.mapping.readers.common import (
     fill_chat_completions,
     fill_error,
     fill_handoff_target,
+    fill_input_messages,
     http_status_in,
     json_content,
 )
 from otel_mapper.mapping.readers.genai import fill_genai_facts
+from otel_mapper.mapping.readers.laminar_langchain import is_langchain_run, langchain_chain_kind, read_langchain_run
 from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
 from otel_mapper.mapping.tool_names import MAX_REJECTION_TEXT, unknown_tool_named
 from otel_mapper.otlp.anyvalue import Decoded, to_text
+from semconv import anthropic as an
 from semconv import genai
 from semconv import laminar as lm
 from semconv.langfuse import OBSERVATION_TYPE as LANGFUSE_OBSERVATION_TYPE
@@ -59,6 +69,7 @@ _MAX_OFFERED: Final = 1_000
 """Tool and handoff names read from one agent span."""
 _ROLE: Final = "role"
 _CONTENT: Final = "content"
+_ANTHROPIC_TOOL_BLOCKS: Final = frozenset({an.BLOCK_TOOL_USE, an.BLOCK_TOOL_RESULT})
 
 
 class LaminarReader:
@@ -90,6 +101,10 @@ class LaminarReader:
             elif kind is NodeKind.GUARDRAIL and view.bool_attr(lm.GUARDRAIL_TRIGGERED):
                 facts.error_type = GUARDRAIL_TRIGGERED_ERROR
             fill_error(view, facts)
+        if is_langchain_run(view):
+            read_langchain_run(view, facts)
+        elif kind is NodeKind.WORKFLOW_STEP and agent is None:
+            facts.observed_function = _observed_function(view)
         return facts
 
 
@@ -113,7 +128,21 @@ def _kind(view: SpanView, agent: dict[str, Decoded] | None) -> NodeKind:
         return NodeKind.OTHER  # Laminar's evaluation spans, and types newer than this reader
     if lm.GUARDRAIL_NAME in attrs or lm.GUARDRAIL_TRIGGERED in attrs:
         return NodeKind.GUARDRAIL
+    if is_langchain_run(view):
+        return langchain_chain_kind(view)
     return NodeKind.AGENT_INVOCATION if agent is not None else NodeKind.WORKFLOW_STEP
+
+
+def _observed_function(view: SpanView) -> bool:
+    """A ``DEFAULT`` span of the SDK's own (``@observe``, ``Laminar.start_span``): no instrumentation of Laminar's opened
+    it, and it is no Agents SDK task, turn or custom span."""
+    attrs = view.attrs
+    return (
+        view.scope_name == lm.SCOPE_NAME
+        and lm.INSTRUMENTATION_SCOPE not in attrs
+        and attrs.keys().isdisjoint(lm.STEP_MARKERS)
+        and lm.CUSTOM_NAME not in attrs
+    )
 
 
 def _agent_data(view: SpanView) -> dict[str, Decoded] | None:
@@ -150,11 +179,37 @@ def _read_agent(agent: dict[str, Decoded], facts: SpanFacts) -> None:
 
 def _read_model_call(view: SpanView, facts: SpanFacts) -> None:
     fill_genai_facts(view, facts, content=False)
-    inputs = _chat_messages(json_content(view, genai.INPUT_MESSAGES))
-    outputs = _chat_messages(json_content(view, genai.OUTPUT_MESSAGES))
+    raw_inputs = json_content(view, genai.INPUT_MESSAGES)
+    raw_outputs = json_content(view, genai.OUTPUT_MESSAGES)
+    inputs, outputs = _chat_messages(raw_inputs), _chat_messages(raw_outputs)
     if outputs is None and inputs is not None and facts.failed and genai.OUTPUT_MESSAGES not in view.attrs:
         outputs = []  # content is always recorded: a failed request answered nothing
-    fill_chat_completions(facts, inputs, outputs)
+    anthropic_outputs = _anthropic_messages(raw_outputs)
+    if anthropic_outputs is not None:
+        facts.proposals, facts.messages.outputs = read_output_messages(anthropic_outputs)
+    anthropic_inputs = _anthropic_messages(raw_inputs)
+    if anthropic_inputs is not None:
+        fill_input_messages(facts, anthropic_inputs)
+    fill_chat_completions(facts, inputs, outputs)  # the sides not read above
+
+
+def _anthropic_messages(value: Decoded) -> Decoded:
+    """A message list in the Messages API's shape (its client instrumentation records the request's ``messages`` and
+    the response as they are: ``tool_use`` / ``tool_result`` content blocks) in the GenAI parts schema; ``None`` for a
+    list with no such block (read as Chat Completions messages: text blocks read alike either way) or no list."""
+    if not isinstance(value, list):
+        return None
+    messages = [item for item in value[:MAX_MESSAGES] if isinstance(item, dict)]
+    if not any(_has_tool_block(message.get(an.CONTENT)) for message in messages):
+        return None
+    return cast(Decoded, [anthropic_message(message) for message in messages])
+
+
+def _has_tool_block(content: Decoded) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(block, dict) and block.get(an.MESSAGE_TYPE) in _ANTHROPIC_TOOL_BLOCKS
+        for block in content[:MAX_MESSAGES]
+    )
 
 
 def _chat_messages(value: Decoded) -> list[Decoded] | None:
