@@ -758,6 +758,16 @@ MATRIX.update({
     "mlflow-crewai": ("mlflow-crewai", "apps.mlflow_frameworks_app", ALL_SCENARIOS),
     "mlflow-pydantic-ai": ("mlflow-pydantic-ai", "apps.mlflow_frameworks_app", ALL_SCENARIOS),
 })
+# Frameworks CK: Langtrace (`langtrace-python-sdk`, `langtrace.init` with a custom OTLP/gRPC exporter and a loopback
+# api_host as for langtrace-langgraph, every instrumentation it finds left on, its default) on two more agent shapes: the
+# crew of apps/crewai_app.py (its CrewAI wrappers of Crew.kickoff / Agent.execute_task / Task.execute_sync and its OpenAI
+# client wrapper) and the raw Chat Completions loop of corpusgen/raw_loop.py (its OpenAI client wrapper, the app's
+# workflow / agent / tool spans from Langtrace's `@with_langtrace_root_span` decorator). One venv: crewai needs openai<3;
+# apps/langtrace_app.py, NOTES-frameworks-ck.md.
+MATRIX.update({
+    "langtrace-crewai": ("langtrace-crewai", "apps.langtrace_app", ALL_SCENARIOS),
+    "langtrace-openai": ("langtrace-crewai", "apps.langtrace_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

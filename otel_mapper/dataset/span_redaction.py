@@ -33,7 +33,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 from otel_mapper.annotate import strip_annotations
 from otel_mapper.bundle.canonical import digest_text
 from otel_mapper.bundle.redact import ContentMode, scrub
-from semconv import agentops, genai, openinference, openllmetry, pydantic_ai, vercel
+from semconv import agentops, genai, langtrace, openinference, openllmetry, pydantic_ai, vercel
 from semconv import mlflow as ml
 
 __all__ = ["CONTENT_KEYS", "CONTENT_PREFIXES", "CONTENT_WORDS", "is_content_key", "redact_span", "scrub_attributes"]
@@ -65,6 +65,8 @@ CONTENT_KEYS: Final = frozenset(
         "crew_agents",
         "crew_tasks",
         *ml.CREWAI_OBJECT_FIELDS,  # MLflow's CrewAI autolog: the crew's agents and tasks, an agent's crew and executor
+        langtrace.CREWAI_AGENT_EXECUTOR,  # Langtrace's CrewAI agent span: str() of the executor and of the whole crew
+        langtrace.CREWAI_AGENT_CREW,
         "request_data",  # Logfire's OpenAI request body
     }
 )

@@ -23,6 +23,7 @@ from otel_mapper.mapping.agent_outputs import drop_replayed_proposals
 from otel_mapper.mapping.anonymous_agents import settle_anonymous_agents
 from otel_mapper.mapping.callback_model_calls import fold_callback_model_calls
 from otel_mapper.mapping.declarations import declare
+from otel_mapper.mapping.decorated_runs import settle_decorated_runs
 from otel_mapper.mapping.drafts import NodeDraft
 from otel_mapper.mapping.edge_set import EdgeSet
 from otel_mapper.mapping.edges import derive_edges
@@ -197,6 +198,7 @@ def map_trace(
     settle_openlit_graphs(entries, by_span_id, notes)
     settle_openlit_crews(entries, by_span_id)
     settle_openlit_ag2_calls(entries)
+    settle_decorated_runs(entries)
     settle_anonymous_agents(entries, by_span_id)
     settle_escaped_exceptions(entries, by_span_id)
     settle_error_finishes(entries, by_span_id)

@@ -5,7 +5,11 @@ Pinned to ``langtrace-python-sdk`` 3.8.21 (names and shapes in :mod:`semconv.lan
 - An LLM client span (``langtrace.service.type`` ``llm``) is the request: read as a GenAI span
   (:func:`~otel_mapper.mapping.readers.genai.fill_genai_facts`: operation, model, provider, usage, error), with the
   request's messages and the response's from Langtrace's prompt / completion events (Chat Completions shapes) and the
-  declared tools from ``gen_ai.request.tools`` (a JSON list of JSON texts).
+  declared tools from ``gen_ai.request.tools`` (a JSON list of JSON texts). Langtrace writes an answer's calls as the
+  completion message's ``content`` and a replayed answer's calls as ``{"id": "", "type": ""}`` placeholders: both are
+  read back as Chat Completions ``tool_calls`` (the replayed ones from the ``tool`` messages that answer them).
+- A span of its CrewAI wrappers (``crewai.<class>.<field>`` attributes) is an agent invocation when it names the
+  agent's role (``Agent.execute_task``), a workflow step when it is a task's or a crew's run.
 - A langchain-core model method (tasks ``chatmodel`` / ``language_model`` / ``generate``) whose result is a model
   answer (an ``AIMessage``, an ``LLMResult``), or that failed, is a layer of one model call: a model call marked
   :attr:`~otel_mapper.mapping.facts.SpanFacts.wraps_model_call`, which
@@ -44,6 +48,10 @@ MAX_CONTENT: Final = 4 << 20
 """Longest message text (an event's or a result's) parsed, in characters."""
 MAX_TOOL_LISTS: Final = 64
 """Items of ``gen_ai.request.tools`` parsed (one per request: its tool list)."""
+MAX_MESSAGES: Final = 4096
+"""Messages of a prompt or completion event looked at."""
+MAX_CALLS: Final = 128
+"""Tool calls of one answer kept."""
 _ANSWER_TYPES: Final = frozenset({lt.AI_MESSAGE, lt.LLM_RESULT})
 
 
@@ -66,6 +74,9 @@ class LangtraceReader:
             return facts
         if view.str_attr(lt.SERVICE_TYPE) == lt.ServiceType.LLM.value:
             return _read_client(view)
+        crew_facts = _read_crewai(view)
+        if crew_facts is not None:
+            return crew_facts
         task = view.str_attr(lt.LANGCHAIN_TASK)
         if task in lt.MODEL_TASKS:
             return _read_model_method(view)
@@ -88,7 +99,7 @@ def _read_client(view: SpanView) -> SpanFacts:
     if kind is not NodeKind.MODEL_CALL:
         return facts
     inputs, outputs = _event_messages(view)
-    fill_chat_completions(facts, inputs, outputs)
+    fill_chat_completions(facts, _replayed_calls(inputs), _calls_as_tool_calls(outputs))
     if facts.tool_definitions is None and lt.REQUEST_TOOLS in view.attrs:
         facts.tool_definitions, facts.tool_definition_digests = read_tool_definitions(_request_tools(view))
     return facts
@@ -104,6 +115,74 @@ def _event_messages(view: SpanView) -> tuple[Decoded, Decoded]:
         elif event.name == lt.COMPLETION_EVENT:
             outputs = _event_json(event.attributes, lt.COMPLETION)
     return inputs, outputs
+
+
+def _calls_as_tool_calls(outputs: Decoded) -> Decoded:
+    """The completion's messages with an answer's calls where Chat Completions keeps them: Langtrace writes an assistant
+    message that made tool calls with the calls as its ``content`` (a list of ``{"id", "type", "function"}`` objects),
+    which moves them to its ``tool_calls``. Other messages are kept as written."""
+    if not isinstance(outputs, list):
+        return outputs
+    messages: list[Decoded] = []
+    for message in outputs[:MAX_MESSAGES]:
+        if isinstance(message, dict):
+            content = message.get(lt.CONTENT)
+            if isinstance(content, list) and content and all(_is_call(item) for item in content[:MAX_CALLS]):
+                message = {**message, lt.CONTENT: None, lt.MESSAGE_TOOL_CALLS: content[:MAX_CALLS]}
+        messages.append(message)
+    return messages
+
+
+def _replayed_calls(inputs: Decoded) -> Decoded:
+    """The prompt's messages with each replayed answer's calls where the tool messages after it name them: Langtrace
+    writes an assistant message that made tool calls as a bare list of ``{"id": "", "type": ""}`` (the calls read as
+    objects from what were dicts), which loses every id; the tool messages that follow it (the API requires them to
+    answer its calls) keep each call's ``tool_call_id`` and, where the client sent one, its ``name``. The list is read
+    as an assistant message whose calls are those, arguments unknown."""
+    if not isinstance(inputs, list):
+        return inputs
+    messages: list[Decoded] = []
+    items = inputs[:MAX_MESSAGES]
+    for index, item in enumerate(items):
+        if isinstance(item, list) and item and all(_is_placeholder(call) for call in item[:MAX_CALLS]):
+            calls: list[Decoded] = []
+            for after in items[index + 1 : index + 1 + len(item)]:
+                call_id = after.get(lt.TOOL_CALL_ID) if isinstance(after, dict) else None
+                if not isinstance(after, dict) or after.get(lt.ROLE) != lt.TOOL_ROLE or not isinstance(call_id, str):
+                    break
+                name = after.get(lt.CALL_FUNCTION_NAME)
+                calls.append(
+                    {"id": call_id, lt.CALL_FUNCTION: {lt.CALL_FUNCTION_NAME: name if isinstance(name, str) else None}}
+                )
+            if calls:
+                item = {lt.ROLE: lt.ASSISTANT_ROLE, lt.CONTENT: None, lt.MESSAGE_TOOL_CALLS: calls}
+        messages.append(item)
+    return messages
+
+
+def _is_placeholder(item: Decoded) -> bool:
+    """Langtrace's text of a replayed call: an object with an empty ``id`` and nothing of the function."""
+    return isinstance(item, dict) and item.get("id") == "" and lt.CALL_FUNCTION not in item
+
+
+def _read_crewai(view: SpanView) -> SpanFacts | None:
+    """A span of Langtrace's CrewAI wrappers (``Crew.kickoff``, ``Task.execute``, ``Agent.execute_task``): the agent's
+    execution of a task is an agent invocation named by its role, the crew's run and a task's run workflow steps."""
+    role = view.str_attr(lt.CREWAI_AGENT_ROLE)
+    if role is not None:
+        facts = SpanFacts(kind=NodeKind.AGENT_INVOCATION, convention=CONVENTION, name=view.name, agent_name=role)
+    elif lt.CREWAI_TASK_ID in view.attrs or lt.CREWAI_CREW_ID in view.attrs:
+        facts = SpanFacts(kind=NodeKind.WORKFLOW_STEP, convention=CONVENTION, name=view.name)
+    else:
+        return None
+    fill_error(view, facts)
+    return facts
+
+
+def _is_call(item: Decoded) -> bool:
+    """A Chat Completions tool call: an object whose ``function`` is an object naming the function."""
+    function = item.get(lt.CALL_FUNCTION) if isinstance(item, dict) else None
+    return isinstance(function, dict) and isinstance(function.get(lt.CALL_FUNCTION_NAME), str)
 
 
 def _event_json(attributes: Iterable[KeyValue], key: str) -> Decoded:
