@@ -16,7 +16,7 @@ from typing import Final, cast
 from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.messages import MAX_MESSAGES, read_output_messages
 from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part, tool_result_part
-from otel_mapper.mapping.readers.common import fill_input_messages
+from otel_mapper.mapping.readers.common import fill_converted_inputs
 from otel_mapper.mapping.spans import MAX_NAME
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import anthropic as an
@@ -25,7 +25,6 @@ __all__ = ["anthropic_message", "fill_anthropic_messages"]
 
 MAX_BLOCKS: Final = 1_000
 """Content blocks read per message (and text blocks per result or system prompt)."""
-SYSTEM_ROLE: Final = "system"
 
 
 def fill_anthropic_messages(facts: SpanFacts, request: Decoded, response: Decoded) -> None:
@@ -40,12 +39,8 @@ def fill_anthropic_messages(facts: SpanFacts, request: Decoded, response: Decode
     messages = request.get(an.REQUEST_MESSAGES) if isinstance(request, dict) else None
     if not isinstance(messages, list) or facts.input_content_captured:
         return
-    parts_messages: list[dict[str, Decoded]] = []
     system = _texts(request.get(an.REQUEST_SYSTEM)) if isinstance(request, dict) else None
-    if system is not None:
-        parts_messages.append(parts_message(SYSTEM_ROLE, [text_part(system)]))
-    parts_messages.extend(anthropic_message(m) for m in messages[:MAX_MESSAGES] if isinstance(m, dict))
-    fill_input_messages(facts, cast(Decoded, parts_messages))
+    fill_converted_inputs(facts, system, messages, anthropic_message, MAX_MESSAGES)
 
 
 def anthropic_message(message: dict[str, Decoded]) -> dict[str, Decoded]:

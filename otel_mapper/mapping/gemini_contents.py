@@ -20,7 +20,7 @@ from typing import Final, cast
 from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.messages import MAX_MESSAGES, read_output_messages
 from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part, tool_result_part
-from otel_mapper.mapping.readers.common import fill_input_messages
+from otel_mapper.mapping.readers.common import fill_converted_inputs
 from otel_mapper.mapping.spans import MAX_NAME
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import adk
@@ -30,7 +30,6 @@ __all__ = ["fill_gemini_contents", "gemini_content_message"]
 
 MAX_PARTS: Final = 1_000
 """Parts read per content (and per system instruction)."""
-SYSTEM_ROLE: Final = "system"
 ASSISTANT_ROLE: Final = "assistant"
 
 
@@ -49,13 +48,9 @@ def fill_gemini_contents(facts: SpanFacts, request: Decoded, response: Decoded) 
     contents = request.get(gg.REQUEST_CONTENTS) if isinstance(request, dict) else None
     if not isinstance(contents, list) or facts.input_content_captured:
         return
-    messages: list[dict[str, Decoded]] = []
     config = request.get(gg.REQUEST_CONFIG) if isinstance(request, dict) else None
     system = _system_text(_field(config, gg.SYSTEM_INSTRUCTION) if isinstance(config, dict) else None)
-    if system is not None:
-        messages.append(parts_message(SYSTEM_ROLE, [text_part(system)]))
-    messages.extend(gemini_content_message(item) for item in contents[:MAX_MESSAGES] if isinstance(item, dict))
-    fill_input_messages(facts, cast(Decoded, messages))
+    fill_converted_inputs(facts, system, contents, gemini_content_message, MAX_MESSAGES)
 
 
 def gemini_content_message(content: dict[str, Decoded]) -> dict[str, Decoded]:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, cast
 
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
 from otel_mapper.mapping.members import EXECUTION_KINDS
-from otel_mapper.mapping.messages import read_input_messages, read_output_messages
-from otel_mapper.mapping.parts_messages import chat_completions_messages
+from otel_mapper.mapping.messages import SYSTEM_ROLE, read_input_messages, read_output_messages
+from otel_mapper.mapping.parts_messages import chat_completions_messages, parts_message, text_part
 from otel_mapper.mapping.readers.rejections import read_unknown_tool
 from otel_mapper.mapping.spans import MAX_NAME, SpanView, parse_json_text
 from otel_mapper.mapping.tool_names import function_style
@@ -225,3 +226,18 @@ def fill_input_messages(facts: SpanFacts, messages: Decoded) -> None:
     )
     facts.consumed_call_ids.extend(consumed)
     facts.input_content_captured = True
+
+
+def fill_converted_inputs(
+    facts: SpanFacts,
+    system: str | None,
+    messages: list[Decoded],
+    convert: Callable[[dict[str, Decoded]], dict[str, Decoded]],
+    limit: int,
+) -> None:
+    """:func:`fill_input_messages` from a provider's own request: its system text first (when it has one), then its
+    first ``limit`` messages, each turned into the GenAI parts schema by ``convert`` (entries that are no object
+    left out)."""
+    converted: list[dict[str, Decoded]] = [parts_message(SYSTEM_ROLE, [text_part(system)])] if system is not None else []
+    converted.extend(convert(message) for message in messages[:limit] if isinstance(message, dict))
+    fill_input_messages(facts, cast(Decoded, converted))
