@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Final, cast
 
 from otel_mapper.mapping.facts import SpanFacts
+from otel_mapper.mapping.input_messages import fill_converted_inputs
 from otel_mapper.mapping.messages import MAX_MESSAGES, read_output_messages
 from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part, tool_result_part
-from otel_mapper.mapping.readers.common import fill_converted_inputs
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import bedrock as br
 from semconv import strands as blocks

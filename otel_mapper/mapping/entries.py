@@ -18,6 +18,7 @@ from otel_mapper.mapping.readers import FallbackReader
 from otel_mapper.mapping.readers.common import model_call_http_status
 from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
+from otel_mapper.mapping.wire_payloads import read_wire_payloads
 from otel_mapper.model import Declaration, derived_node_id, span_node_id
 from otel_mapper.otlp.envelopes import SpanEnvelope
 from semconv import genai
@@ -90,6 +91,7 @@ def read_spans(envelopes: Sequence[SpanEnvelope], readers: tuple[ConventionReade
             else:
                 raise LookupError("no convention reader claims the span")
             facts = reader.read(view)
+            read_wire_payloads(view, facts)  # the sides of a model call its reader left unread
             if view.redacted_keys:  # read as absent by every reader; declared as redacted, not as never captured
                 facts.content_redacted = True
             if facts.kind is NodeKind.MODEL_CALL and facts.failed and facts.http_status is None:

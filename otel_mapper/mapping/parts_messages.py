@@ -12,6 +12,7 @@ from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai
 
 __all__ = [
+    "chat_completions_calls",
     "chat_completions_message",
     "chat_completions_messages",
     "chat_completions_tool_calls",
@@ -60,6 +61,24 @@ def parts_message(role: Decoded, parts: list[dict[str, Decoded]]) -> dict[str, D
     """A message in the GenAI parts schema, so conventions with other message shapes digest the same way."""
     # Read-only from here on, so the list of part dicts may stand as a list of decoded values (lists are invariant).
     return {"role": role, "parts": cast(list[Decoded], parts)}
+
+
+def chat_completions_calls(*listed: Decoded) -> list[Decoded]:
+    """LangChain's tool calls (``{"name", "args", "id"}``; pass ``tool_calls`` then ``invalid_tool_calls``, the calls
+    whose arguments did not parse) as Chat Completions calls ``{"id", "function": {"name", "arguments"}}``, the shape
+    :func:`~otel_mapper.mapping.readers.common.fill_chat_completions` reads; a call already in that shape is kept."""
+    calls: list[Decoded] = []
+    for items in listed:
+        if not isinstance(items, list):
+            continue
+        for call in items:
+            if not isinstance(call, dict):
+                continue
+            if isinstance(call.get("function"), dict):
+                calls.append(call)
+            else:
+                calls.append({"id": call.get("id"), "function": {"name": call.get("name"), "arguments": call.get("args")}})
+    return calls
 
 
 def chat_completions_tool_calls(calls: Decoded) -> list[dict[str, Decoded]]:

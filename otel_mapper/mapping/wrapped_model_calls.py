@@ -12,8 +12,11 @@ A wrapper layer whose model-call children (primary spans read as model calls; a 
 them is no call) are exactly one records that call: the chain is followed down (at most :data:`MAX_LAYERS`) to its
 innermost span, which keeps the node, as the request itself; each layer above becomes a reference of it whose facts
 fill, nearest layer first, what the request did not record. A wrapper with no model call below it (a model whose
-client is not instrumented) stays the call, and one with several (a batch) stays apart. Parent links and read facts
-only; nothing here reads an order.
+client is not instrumented) stays the call, and one with several (a batch) stays apart. A model call that no reader
+marked as a layer is one all the same when its only model-call child read the same answer (the same response id,
+the same tool calls by their ids, or the same failure): one request recorded twice, as MLflow's Gemini autolog records
+``Models.generate_content`` around the ``Models._generate_content`` that sends it, whatever reads it. Parent links and
+read facts only; nothing here reads an order.
 """
 
 from __future__ import annotations
@@ -68,26 +71,38 @@ def fold_wrapped_model_calls(entries: list[SpanEntry], notes: list[Declaration])
 
 
 def _single_inner_calls(entries: list[SpanEntry]) -> dict[str, tuple[SpanEntry, SpanEntry]]:
-    """Span id of each wrapper layer whose model-call children are exactly one -> (the layer, that child)."""
-    wrappers: dict[str, SpanEntry] = {
+    """Span id of each wrapper layer whose model-call children are exactly one -> (the layer, that child). A model
+    call not marked as a layer is one when that child read the same answer (:func:`_same_answer`)."""
+    calls: dict[str, SpanEntry] = {
         entry.view.span_id: entry
         for entry in entries
-        if entry.primary
-        and entry.node_id is not None
-        and entry.facts.kind is MODEL_CALL
-        and entry.facts.wraps_model_call
+        if entry.primary and entry.node_id is not None and entry.facts.kind is MODEL_CALL and not entry.facts.drop
     }
-    if not wrappers:
+    if len(calls) < 2:
         return {}
     below: dict[str, list[SpanEntry]] = {}
-    for entry in entries:
+    for entry in calls.values():
         parent = entry.view.parent_span_id
-        if (
-            parent in wrappers
-            and entry.primary
-            and entry.node_id is not None
-            and entry.facts.kind is MODEL_CALL
-            and not entry.facts.drop
-        ):
+        if parent in calls:
             below.setdefault(parent, []).append(entry)
-    return {span_id: (wrappers[span_id], calls[0]) for span_id, calls in below.items() if len(calls) == 1}
+    return {
+        span_id: (calls[span_id], inner[0])
+        for span_id, inner in below.items()
+        if len(inner) == 1 and (calls[span_id].facts.wraps_model_call or _same_answer(calls[span_id], inner[0]))
+    }
+
+
+def _same_answer(outer: SpanEntry, inner: SpanEntry) -> bool:
+    """Whether two model calls read the same answer: the same response id, the same tool calls by their ids, or the
+    same failure (type and message: the inner request's error raised through the outer method), as a request recorded
+    twice, around the client's method and by it, reads (MLflow's Gemini autolog)."""
+    mine, theirs = outer.facts, inner.facts
+    if mine.response_id is not None and mine.response_id == theirs.response_id:
+        return True
+    if mine.failed and theirs.failed:
+        return mine.error_message is not None and (mine.error_type, mine.error_message) == (
+            theirs.error_type, theirs.error_message)
+    if not mine.proposals or not theirs.proposals:
+        return False
+    ids = [proposal.call_id for proposal in mine.proposals]
+    return all(ids) and ids == [proposal.call_id for proposal in theirs.proposals]

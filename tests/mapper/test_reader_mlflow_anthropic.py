@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from semconv.trajectory import EdgeType, NodeKind
-from tests.support.spans import get_node, has_edge, kinds, map_spans, node_id, span
+from tests.support.spans import edges_from, get_node, has_edge, kinds, map_spans, node_id, span
 
 SYSTEM = "You are a support agent."
 USER = {"role": "user", "content": "Weather in Paris?"}
@@ -78,11 +78,15 @@ def test_a_failed_call_without_a_response_is_a_model_call_proposing_nothing() ->
     assert kinds(trajectory).get(NodeKind.TOOL_PROPOSAL.value, 0) == 0
 
 
-def test_the_same_messages_in_another_message_format_are_not_read_as_anthropic_blocks() -> None:
-    """Only the Anthropic format's calls are read block by block: a Chat Completions call holds no ``tool_use``."""
+def test_the_same_messages_in_another_message_format_are_read_by_their_shape_and_say_so() -> None:
+    """A ``Message`` with a ``tool_use`` block under a format that names no Anthropic call is read by its shape
+    (:mod:`otel_mapper.mapping.wire_payloads`); the proposal's edge names the shape and where it was read."""
     create = _create(2, 1, [USER], [CALL])
     for attr in create.attributes:
         if attr.key == "mlflow.message.format":
             attr.value.string_value = json.dumps("openai")
     trajectory = map_spans([_agent(1), create])
-    assert kinds(trajectory).get(NodeKind.TOOL_PROPOSAL.value, 0) == 0
+    proposals = [node for node in trajectory.nodes if node.kind is NodeKind.TOOL_PROPOSAL]
+    assert len(proposals) == 1
+    (made,) = edges_from(trajectory, proposals[0].id, EdgeType.CAUSED_BY)
+    assert made.evidence == "Anthropic Messages response in attribute mlflow.spanOutputs"

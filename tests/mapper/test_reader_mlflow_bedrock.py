@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from semconv.trajectory import EdgeType, NodeKind, NodeStatus
-from tests.support.spans import get_node, has_edge, kinds, map_spans, node_id, span
+from tests.support.spans import edges_from, get_node, has_edge, kinds, map_spans, node_id, span
 
 MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
 USER = {"role": "user", "content": [{"text": "Weather in Paris?"}]}
@@ -86,6 +86,13 @@ def test_a_failed_call_without_a_response_is_a_failed_model_call_proposing_nothi
     assert kinds(trajectory).get(NodeKind.TOOL_PROPOSAL.value, 0) == 0
 
 
-def test_the_same_blocks_under_another_message_format_are_not_read_as_converse() -> None:
+def test_the_same_blocks_under_another_message_format_are_read_by_their_shape_and_say_so() -> None:
+    # The format names no Converse call; the response's ``output.message`` and the request's ``toolUse`` /
+    # ``toolResult`` blocks are read by their shape (:mod:`otel_mapper.mapping.wire_payloads`), and the edge says so.
     trajectory = map_spans(_two_turns([{"text": "Sunny"}], message_format="openai"))
-    assert kinds(trajectory).get(NodeKind.TOOL_PROPOSAL.value, 0) == 0
+    proposals = [node for node in trajectory.nodes if node.kind is NodeKind.TOOL_PROPOSAL]
+    assert [(p.tool_name, p.tool_call_id) for p in proposals] == [("get_weather", "tooluse_1")]
+    (made,) = edges_from(trajectory, proposals[0].id, EdgeType.CAUSED_BY)
+    assert made.evidence == "Bedrock Converse response in attribute mlflow.spanOutputs"
+    assert has_edge(trajectory, node_id(3), EdgeType.CAUSED_BY, proposals[0].id)
+    assert has_edge(trajectory, node_id(4), EdgeType.DEPENDS_ON, node_id(3))

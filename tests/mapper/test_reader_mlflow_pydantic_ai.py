@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from semconv.trajectory import EdgeType, NodeKind
-from tests.support.spans import get_node, has_edge, kinds, map_spans, node_id, span
+from tests.support.spans import edges_from, get_node, has_edge, kinds, map_spans, node_id, span
 
 USER = {"kind": "request", "instructions": "You are a support agent.", "parts": [
     {"part_kind": "user-prompt", "content": "Weather in Paris?", "timestamp": "2026-12-07 18:26:27+00:00"}]}
@@ -85,7 +85,11 @@ def test_a_failed_request_without_a_response_is_a_model_call_proposing_nothing()
     assert kinds(trajectory).get(NodeKind.TOOL_PROPOSAL.value, 0) == 0
 
 
-def test_the_same_messages_in_another_message_format_are_not_read_as_pydantic_ai_parts() -> None:
-    """Only the ``pydantic_ai`` format's requests are read part by part: a Chat Completions call holds no parts."""
+def test_the_same_messages_in_another_message_format_are_read_by_their_shape_and_say_so() -> None:
+    """A ``ModelResponse`` under a format that names no Pydantic AI request is read by its shape
+    (:mod:`otel_mapper.mapping.wire_payloads`); the proposal's edge names the shape and where it was read."""
     trajectory = map_spans([_agent(1), _request(2, 1, [USER], [CALL], message_format="openai")])
-    assert kinds(trajectory).get(NodeKind.TOOL_PROPOSAL.value, 0) == 0
+    proposals = [node for node in trajectory.nodes if node.kind is NodeKind.TOOL_PROPOSAL]
+    assert len(proposals) == 1
+    (made,) = edges_from(trajectory, proposals[0].id, EdgeType.CAUSED_BY)
+    assert made.evidence == "Pydantic AI model response in attribute mlflow.spanOutputs"

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, cast
 
 from opentelemetry.proto.trace.v1.trace_pb2 import Status
 
+from otel_mapper.mapping.input_messages import fill_converted_inputs, fill_input_messages
 from otel_mapper.mapping.members import EXECUTION_KINDS
-from otel_mapper.mapping.messages import SYSTEM_ROLE, read_input_messages, read_output_messages
-from otel_mapper.mapping.parts_messages import chat_completions_messages, parts_message, text_part
+from otel_mapper.mapping.messages import read_output_messages
 from otel_mapper.mapping.readers.rejections import read_unknown_tool
 from otel_mapper.mapping.spans import MAX_NAME, SpanView, parse_json_text
 from otel_mapper.mapping.tool_names import function_style
+from otel_mapper.mapping.wire_messages import chat_message_list
 from otel_mapper.model import TokenUsage
 from otel_mapper.otlp.anyvalue import Decoded, to_text
 from semconv import genai
@@ -28,6 +28,7 @@ __all__ = [
     "ErrorFacts",
     "clean_name",
     "fill_chat_completions",
+    "fill_converted_inputs",
     "fill_error",
     "fill_handoff_target",
     "fill_input_messages",
@@ -211,33 +212,10 @@ def fill_handoff_target(facts: SpanFacts) -> None:
 
 def fill_chat_completions(facts: SpanFacts, inputs: Decoded, outputs: Decoded) -> None:
     """A model call's proposals, consumed results and message digests from Chat Completions message lists (the
-    request's ``messages``, the response's assistant messages); a side that is no list is left as it is."""
+    request's ``messages``, the response's assistant messages; a message of another provider's or framework's shape
+    in them read by its shape, :func:`~otel_mapper.mapping.wire_messages.chat_message_list`); a side that is no list
+    is left as it is."""
     if isinstance(outputs, list) and facts.proposals is None:
-        facts.proposals, facts.messages.outputs = read_output_messages(cast(Decoded, chat_completions_messages(outputs)))
+        facts.proposals, facts.messages.outputs = read_output_messages(cast(Decoded, chat_message_list(outputs)))
     if isinstance(inputs, list) and not facts.input_content_captured:
-        fill_input_messages(facts, cast(Decoded, chat_completions_messages(inputs)))
-
-
-def fill_input_messages(facts: SpanFacts, messages: Decoded) -> None:
-    """A model call's consumed results, conversation-prefix evidence and message digests from its input messages in
-    the GenAI parts schema (:func:`~otel_mapper.mapping.messages.read_input_messages`); its input is then captured."""
-    consumed, facts.messages.inputs = read_input_messages(
-        messages, facts.input_tool_calls, facts.messages.system_inputs, facts.rejected_results, facts.failed_results
-    )
-    facts.consumed_call_ids.extend(consumed)
-    facts.input_content_captured = True
-
-
-def fill_converted_inputs(
-    facts: SpanFacts,
-    system: str | None,
-    messages: list[Decoded],
-    convert: Callable[[dict[str, Decoded]], dict[str, Decoded]],
-    limit: int,
-) -> None:
-    """:func:`fill_input_messages` from a provider's own request: its system text first (when it has one), then its
-    first ``limit`` messages, each turned into the GenAI parts schema by ``convert`` (entries that are no object
-    left out)."""
-    converted: list[dict[str, Decoded]] = [parts_message(SYSTEM_ROLE, [text_part(system)])] if system is not None else []
-    converted.extend(convert(message) for message in messages[:limit] if isinstance(message, dict))
-    fill_input_messages(facts, cast(Decoded, converted))
+        fill_input_messages(facts, cast(Decoded, chat_message_list(inputs)))

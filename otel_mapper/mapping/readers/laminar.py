@@ -242,9 +242,13 @@ def _chat_message(item: dict[str, Decoded]) -> dict[str, Decoded] | None:
     if _ROLE not in item and isinstance(choice := item.get(lm.CHOICE_MESSAGE), dict):
         item = choice
     content = item.get(_CONTENT)
-    if isinstance(content, list):
+    if isinstance(content, list) and all(_text_block(block) for block in content[:MAX_MESSAGES]):
         return {**item, _CONTENT: _block_text(content)}
-    return item
+    return item  # blocks of other kinds are read by their shape (:func:`fill_chat_completions`)
+
+
+def _text_block(block: Decoded) -> bool:
+    return isinstance(block, dict) and isinstance(block.get(lm.RESPONSES_TEXT), str)
 
 
 def _block_text(blocks: list[Decoded]) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Final
 
 from otel_mapper.mapping.messages import arguments_text, python_literal
+from otel_mapper.mapping.parts_messages import chat_completions_calls
 from otel_mapper.mapping.readers.common import clean_name
 from otel_mapper.mapping.spans import MAX_TEXT, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
@@ -56,21 +57,3 @@ def tool_input_arguments(raw: str) -> tuple[str | None, bool]:
             return arguments_text(literal), True
     text = parsed if isinstance(parsed, str) else raw
     return text[:MAX_TEXT], False
-
-
-def chat_completions_calls(*listed: Decoded) -> list[Decoded]:
-    """LangChain's tool calls (``{"name", "args", "id"}``; pass ``tool_calls`` then ``invalid_tool_calls``, the calls
-    whose arguments did not parse) as Chat Completions calls ``{"id", "function": {"name", "arguments"}}``, the shape
-    :func:`~otel_mapper.mapping.readers.common.fill_chat_completions` reads; a call already in that shape is kept."""
-    calls: list[Decoded] = []
-    for items in listed:
-        if not isinstance(items, list):
-            continue
-        for call in items:
-            if not isinstance(call, dict):
-                continue
-            if isinstance(call.get("function"), dict):
-                calls.append(call)
-            else:
-                calls.append({"id": call.get("id"), "function": {"name": call.get("name"), "arguments": call.get("args")}})
-    return calls
