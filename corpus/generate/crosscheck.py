@@ -224,7 +224,9 @@ def classify(span, graph_runs=frozenset(), wrappers=frozenset(), outer=frozenset
         return "other"  # the outer of two spans recording one run (`outer_runs`)
     if span["name"] in _HAYSTACK_KINDS:
         return _HAYSTACK_KINDS[span["name"]]
-    if "mlflow.spanType" in a:
+    # MLflow's span processor writes `mlflow.spanType` JSON null on a span it did not make (its Agno autolog's
+    # OpenInference spans, Frameworks CM): the span's own convention types it.
+    if "mlflow.spanType" in a and a["mlflow.spanType"] != "null":
         return _mlflow_kind(span, a)
     if "ai.operationId" in a:
         # the Vercel AI SDK's `ai.*` spans: a generateText call (an agent's run), its steps (one model call each) and

@@ -768,6 +768,16 @@ MATRIX.update({
     "langtrace-crewai": ("langtrace-crewai", "apps.langtrace_app", ALL_SCENARIOS),
     "langtrace-openai": ("langtrace-crewai", "apps.langtrace_app", ALL_SCENARIOS),
 })
+# Frameworks CM: MLflow Tracing's framework autologs on two more agent frameworks of the corpus: the LlamaIndex agents of
+# apps/llamaindex_app.py (`run_agents`: FunctionAgent, AgentWorkflow for the handoff) under `mlflow.llama_index.autolog()`
+# (MLflow's span and event handlers on LlamaIndex's dispatcher: an MLflow span per dispatcher span), and the Agno agents
+# and team of apps/agno_app.py (`run_agno`) under `mlflow.agno.autolog()` (for Agno >= 2, OpenInference's Agno
+# instrumentor on a tracer provider of MLflow's); MLflow's own OTLP exporter. One venv (mlflow-tracing 3.18.0; openai
+# 2.54.0 for llama-index-llms-openai); apps/mlflow_llamaindex_agno_app.py, NOTES-frameworks-cm.md.
+MATRIX.update({
+    "mlflow-llama-index": ("mlflow-llamaindex-agno", "apps.mlflow_llamaindex_agno_app", ALL_SCENARIOS),
+    "mlflow-agno": ("mlflow-llamaindex-agno", "apps.mlflow_llamaindex_agno_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
