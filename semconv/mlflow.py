@@ -93,6 +93,26 @@ message objects, outputs the ``ModelResponse`` (:mod:`semconv.pydantic_ai`); als
 FORMAT_DSPY: Final = "dspy"
 """``mlflow.message.format`` of the DSPy autolog's LM call: inputs ``{"messages": [{"role", "content"}...]}``, outputs the
 LM's completions, a list of strings (ChatAdapter ``[[ ## field ## ]]`` sections or the JSONAdapter's object)."""
+FORMAT_LLAMA_INDEX: Final = "llamaindex"
+"""``mlflow.message.format`` of the LlamaIndex autolog's LLM spans (``mlflow/llama_index/tracer.py``, mlflow-tracing
+3.18.0: an MLflow span per LlamaIndex dispatcher span, named ``<Class>.<method>``): inputs the bound arguments
+(``{"messages", "kwargs": {"tools", ...}}`` on ``OpenAI.achat``) with LlamaIndex's ``ChatMessage`` dicts
+(:data:`semconv.llama_index.EVENT_MESSAGES`), outputs the ``ChatResponse``: ``{"message": <ChatMessage>, "raw": <the
+provider's response>}``. The LLM's ``_prepare_chat_with_tools`` span has the format too and sends nothing."""
+LLAMA_RESPONSE_MESSAGE: Final = "message"
+LLAMA_RESPONSE_RAW: Final = "raw"
+LLAMA_RESPONSE_ID: Final = "id"
+LLAMA_STEP_EVENT: Final = "ev"
+"""The LlamaIndex autolog's workflow step spans (``CHAIN``): inputs ``{"ctx", "ev": <the step's input event>}``. An
+agent's ``call_tool`` step is given the ``ToolCall`` (``tool_name``, ``tool_kwargs``, ``tool_id``: the call's id) and
+outputs the ``ToolCallResult`` (the same three and ``tool_output``); its ``run_agent_step`` is given the conversation
+so far as ``ev.input`` (``ChatMessage`` dicts, tool results with their ``tool_call_id``)."""
+LLAMA_STEP_TOOL_ID: Final = "tool_id"
+LLAMA_STEP_INPUT: Final = "input"
+NULL_SPAN_TYPE: Final = "null"
+"""``mlflow.spanType`` as MLflow's span processor writes it on a span its fluent API did not make (JSON ``null``): the
+spans of another instrumentation on MLflow's tracer provider (its Agno autolog, which instruments Agno with
+OpenInference's instrumentor there), typed by that instrumentation's own keys."""
 MODULE_SIGNATURE: Final = "signature"
 """The DSPy autolog's Predict and ChainOfThought module spans: the module's signature (``question -> answer``)."""
 MODULE_METHOD: Final = "forward"

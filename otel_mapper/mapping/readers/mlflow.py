@@ -19,7 +19,8 @@ Bedrock autolog's ``BedrockRuntime.converse`` span (message format ``bedrock``: 
 ``messages``, the response's ``output.message``, ``toolUse`` blocks with their ids) by
 :mod:`otel_mapper.mapping.converse_messages`; the Gemini autolog's spans (message format ``gemini``: the call's
 ``contents`` and ``config``, the ``GenerateContentResponse``, ``function_call`` parts with their ids) by
-:mod:`otel_mapper.mapping.gemini_contents`. That autolog records one request twice, ``Models.generate_content`` around
+:mod:`otel_mapper.mapping.gemini_contents`; the LlamaIndex autolog's spans (message format ``llamaindex``: LlamaIndex
+``ChatMessage`` dicts, workflow steps recording call ids) by :mod:`otel_mapper.mapping.readers.mlflow_llama_index`. That autolog records one request twice, ``Models.generate_content`` around
 the ``Models._generate_content`` that sends it: a Gemini span is a layer of the model call below it
 (:attr:`~otel_mapper.mapping.facts.SpanFacts.wraps_model_call`), folded into it when it holds exactly one
 (:mod:`otel_mapper.mapping.wrapped_model_calls`), so the request is one node, its usage counted once and its failure
@@ -53,6 +54,11 @@ from otel_mapper.mapping.readers.mlflow_dspy import (
     read_dspy_lm_call,
 )
 from otel_mapper.mapping.readers.mlflow_langchain import read_langchain_run, run_metadata
+from otel_mapper.mapping.readers.mlflow_llama_index import (
+    llama_index_kind,
+    read_llama_index_chat,
+    read_llama_index_step,
+)
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from otel_mapper.model import TokenUsage
 from otel_mapper.otlp.anyvalue import Decoded
@@ -88,7 +94,9 @@ class MLflowReader:
     marker_scopes: ClassVar[frozenset[str]] = frozenset()
 
     def claims(self, view: SpanView) -> bool:
-        return ml.SPAN_TYPE in view.attrs
+        # A span MLflow's processor exported but its API did not make carries a JSON null type: another
+        # instrumentation's span, read by that instrumentation's reader.
+        return ml.SPAN_TYPE in view.attrs and view.str_attr(ml.SPAN_TYPE) != ml.NULL_SPAN_TYPE
 
     def read(self, view: SpanView) -> SpanFacts:
         span_type = _text(view, ml.SPAN_TYPE)
@@ -99,6 +107,7 @@ class MLflowReader:
             kind = NodeKind.HANDOFF
         method_named = _METHOD_NAME.fullmatch(view.span.name) is not None
         kind = dspy_module_kind(view, kind, method_named)
+        kind = llama_index_kind(view, kind, _text(view, ml.MESSAGE_FORMAT))
         facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
         if kind is NodeKind.AGENT_INVOCATION:
             own = _text(view, ml.INSTANCE_NAME) if method_named else None
@@ -125,6 +134,8 @@ class MLflowReader:
             facts.handoff_to_agent = _field(outputs, ml.HANDOFF_TO)
         elif kind is NodeKind.MODEL_CALL:
             _fill_model_call(view, facts, inputs, outputs)
+        elif kind is NodeKind.WORKFLOW_STEP and method_named:
+            read_llama_index_step(view, facts, inputs, outputs)
         fill_error(view, facts)
         metadata = run_metadata(view) if ml.RUN_METADATA in view.attrs else None
         if metadata is not None and kind is not NodeKind.MODEL_CALL:
@@ -160,6 +171,9 @@ def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs:
             return
         if message_format == ml.FORMAT_PYDANTIC_AI:  # a Pydantic AI model request, its messages and ModelResponse
             fill_pydantic_ai_messages(facts, inputs, outputs)
+            return
+        if message_format == ml.FORMAT_LLAMA_INDEX:  # a LlamaIndex LLM's chat, ChatMessages and ChatResponse
+            read_llama_index_chat(facts, inputs, outputs)
             return
         if message_format == ml.FORMAT_GEMINI:  # a Gemini call, arguments and GenerateContentResponse
             # A layer of the call when another Gemini span records it inside this one (``generate_content`` around
