@@ -778,6 +778,17 @@ MATRIX.update({
     "mlflow-llama-index": ("mlflow-llamaindex-agno", "apps.mlflow_llamaindex_agno_app", ALL_SCENARIOS),
     "mlflow-agno": ("mlflow-llamaindex-agno", "apps.mlflow_llamaindex_agno_app", ALL_SCENARIOS),
 })
+# Frameworks CN: OpenLIT at its default (`openlit.init` with no instrumentor left out, through init_openlit_local) on
+# two more raw loops: apps/raw.py's loop with its requests sent by `litellm.completion` on the loop's OpenAI client (as
+# apps/litellm_app.py; OpenLIT's LiteLLM span, under which its OpenAI wrapper makes none) and by the Mistral SDK's
+# `chat.complete` (as apps/mistral_app.py, on the SDK's newest 1.x: OpenLIT wraps `mistralai.chat.Chat.complete`, a
+# module the 2.x layout no longer has); the app's workflow / agent / tool spans from OpenLIT's manual tracer, as
+# apps/openlit_raw_app.py. One venv: the two install together; apps/openlit_litellm_mistral_app.py,
+# NOTES-frameworks-cn.md.
+MATRIX.update({
+    "openlit-litellm": ("openlit-litellm-mistral", "apps.openlit_litellm_mistral_app", ALL_SCENARIOS),
+    "openlit-mistral": ("openlit-litellm-mistral", "apps.openlit_litellm_mistral_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
