@@ -101,6 +101,13 @@ GOOGLE_AI_STUDIO_SCOPE: Final = "openlit.instrumentation.google_ai_studio"
 leaves the span with its name, status ERROR and the exception event alone. Its input messages write the SDK's
 ``function_call`` and ``function_response`` parts with an empty ``id`` and the response as the ``str`` of its object, in
 the content's own role (``user`` for the function responses); its output messages keep the calls' ids."""
+MISTRAL_SCOPE: Final = "openlit.instrumentation.mistral"
+"""Instrumentation scope of OpenLIT's Mistral AI SDK wrappers (``instrumentation/mistral``): ``chat <requested model>``
+around ``mistralai.chat.Chat.complete`` (and ``stream``, and their async twins; the SDK's 1.x layout). As for
+:data:`ANTHROPIC_SCOPE`, every attribute is written from the response after the call returned, so a request that raised
+leaves the span with its name, status ERROR and the exception event alone. Its input messages keep each message's text
+alone: an assistant message that only calls tools is left out, a tool message keeps its result text without the call
+id (``build_input_messages``)."""
 LANGCHAIN_SCOPE: Final = "openlit.instrumentation.langchain"
 """Instrumentation scope of the spans of OpenLIT's LangChain callback handler."""
 LANGGRAPH_SCOPE: Final = "openlit.instrumentation.langgraph"
@@ -138,7 +145,7 @@ HAYSTACK_PROVIDER: Final = "haystack"
 provider a request goes to)."""
 NAMED_ONLY_SCOPES: Final = frozenset(
     {AG2_SCOPE, ANTHROPIC_SCOPE, BEDROCK_SCOPE, CREWAI_SCOPE, GOOGLE_ADK_SCOPE, GOOGLE_AI_STUDIO_SCOPE, HAYSTACK_SCOPE,
-     LITELLM_SCOPE, SMOLAGENTS_SCOPE}
+     LITELLM_SCOPE, MISTRAL_SCOPE, SMOLAGENTS_SCOPE}
 )
 """OpenLIT scopes whose spans say their operation and entity by their name alone when the wrapped call did not
 return."""

@@ -293,7 +293,12 @@ class InputScan:
         if role == SYSTEM_ROLE:
             self.system.append(position)
         if role == TOOL_ROLE:
-            self._answer(position, [id_less_result_text(parts)])
+            text = id_less_result_text(parts)
+            if self.answered < 0 and text is not None:
+                # No assistant turn before it (OpenLIT's Mistral input keeps text only, so a turn that only called
+                # tools is left out): the run of results is read at its first message, :mod:`.prefix` finds whose.
+                self.answered = position
+            self._answer(position, [text])
         elif results_only(role == USER_ROLE, parts):  # one result per part, in the order of the calls it answers
             self._answer(position, [function_response_text(part.get("response", part.get("result"))) for part in parts])
         else:

@@ -22,6 +22,12 @@ result (a chat protocol answers each call of a turn with one tool message; the c
 failed); otherwise the one of A's calls whose run returned exactly that text (the run's recorded result, by digest)
 is. Only when A is the one call with that input and recorded its tool calls.
 
+Where the input holds no assistant message before the results either (OpenLIT's Mistral spans keep each message's
+text alone: a turn that only called tools is left out, so the results of every earlier turn follow one another), the
+turn the last results answer is found from the other calls: the results from B's input message ``j`` on answer the
+call A whose input is ``B.inputs[:j]``, for the largest ``j`` in the run of results that one call's input ends at (the
+results of earlier turns, before ``j``, were read by the calls they were new to). Then as above.
+
 Where A's tool calls carry no call id either (Ollama's chat API has none: an answer's calls are name and arguments, a
 tool message names its tool only), each of A's calls is given a join key (``turn:<A's node>#<index>``, never written as
 a call id) and, when the tool messages after B's message ``j`` are as many as A's calls, the k-th answers the k-th
@@ -73,6 +79,9 @@ TURN_KEY_PREFIX: Final = "turn:"
 """Join key of a proposal without call id: ``turn:<model call node>#<index of the call>``."""
 MAX_PREFIX_CALLS: Final = 256
 """Tool calls taken from one replayed assistant message."""
+MAX_RUN_BOUNDARIES: Final = 256
+"""Messages of a run of results with no assistant message before it tried, from its last back, as where the last
+turn's results start (each try looks up the input before it)."""
 
 
 def conversation_prefix_proposals(entries: list[SpanEntry], notes: list[Declaration]) -> None:
@@ -183,14 +192,15 @@ def conversation_prefix_results(entries: list[SpanEntry]) -> None:
     for reader in readers:
         facts = reader.facts
         inputs = facts.messages.inputs
+        id_less = _last_turn_results(reader, by_input, by_conversation)
         answering: dict[int, int] = defaultdict(int)
-        for _, answered, _ in facts.id_less_results:
+        for _, answered, _ in id_less:
             answering[answered] += 1
         found: dict[str, str] = {}
         calls_of: dict[int, list[str] | None] = {}  # answered turn -> the call ids of the call that made it
         ordinal: dict[int, int] = defaultdict(int)  # answered turn -> tool messages of it read so far
-        for position, answered, result in facts.id_less_results:
-            if not 0 <= answered < position < len(inputs):
+        for position, answered, result in id_less:
+            if not 0 <= answered <= position < len(inputs):
                 continue
             if answered not in calls_of:
                 calls_of[answered] = _calls_answered(reader, answered, by_input, by_conversation)
@@ -212,6 +222,32 @@ def conversation_prefix_results(entries: list[SpanEntry]) -> None:
             facts = reader.facts = copy_facts(facts)  # the read facts may be kept for the run: never changed
             facts.consumed_call_ids.extend(new)
             facts.consumed_evidence.update(new)
+
+
+def _last_turn_results(
+    reader: SpanEntry,
+    by_input: dict[tuple[str, ...], list[SpanEntry]],
+    by_conversation: dict[tuple[str, ...], list[SpanEntry]],
+) -> list[tuple[int, int, str]]:
+    """``reader``'s id-less results, those of a run with no assistant message before it (read at the run's first
+    message: ``answered == position``) narrowed to the last turn's: the ones from the largest message ``j`` of the run
+    that one call's input ends at, each then answering ``j``; none when no call's input ends in the run."""
+    results = reader.facts.id_less_results
+    runs = {answered for position, answered, _ in results if position == answered}
+    if not runs:
+        return results
+    kept: list[tuple[int, int, str]] = []
+    for run in sorted(runs):
+        members = [(position, result) for position, answered, result in results if answered == run]
+        last = max(position for position, _ in members)
+        tried = range(last, max(run, last - MAX_RUN_BOUNDARIES + 1) - 1, -1)
+        boundary = next(
+            (j for j in tried if _calls_answered(reader, j, by_input, by_conversation) is not None), None
+        )
+        if boundary is not None:
+            kept.extend((position, boundary, result) for position, result in members if position >= boundary)
+    kept.extend(entry for entry in results if entry[1] not in runs)
+    return sorted(kept)
 
 
 def _calls_answered(

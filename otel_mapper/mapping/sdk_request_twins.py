@@ -13,6 +13,12 @@ as many failed ones as failed SDK spans (an error status counts: the SDK's span 
 UNSET). The request is then counted once, on the instrumentation's span, and no failure is lost. An SDK span alone
 (no instrumentation of the client) stays the model call. Parent links, scopes, kinds, providers and statuses only;
 nothing here reads an order.
+
+An instrumentation that makes its span current while the client sends (OpenLIT's ``chat <model>``,
+``instrumentation/mistral``) gets the SDK's span as its child: the parent is then itself the model call that records
+the request, and counts as one call (failed if it failed) for its SDK children, whatever provider it names (a request
+that raised may leave it with no attribute but its name). One SDK span under it is settled so; several (a client
+retrying inside one call) are not, since one call does not account for them.
 """
 
 from __future__ import annotations
@@ -54,10 +60,13 @@ def settle_sdk_request_twins(entries: list[SpanEntry], notes: list[Declaration])
     calls: Counter[str] = Counter()
     failed: Counter[str] = Counter()
     for entry in entries:
-        parent = entry.view.parent_span_id
-        if parent not in sdk or entry.view.scope_name == SDK_SCOPE or not _model_call(entry):
+        if entry.view.scope_name == SDK_SCOPE or not _model_call(entry):
             continue
-        if _names_mistral(entry.facts.provider):
+        if entry.view.span_id in sdk:  # the model call the SDK's span is inside: that request's own record
+            calls[entry.view.span_id] += 1
+            failed[entry.view.span_id] += int(_failed(entry))
+        parent = entry.view.parent_span_id
+        if parent in sdk and _names_mistral(entry.facts.provider):
             calls[parent] += 1
             failed[parent] += int(_failed(entry))
     settle_accounted_twins(
