@@ -564,6 +564,16 @@ MATRIX.update({
 MATRIX.update({
     "agentops-crewai": ("agentops-crewai", "apps.agentops_crewai_app", ALL_SCENARIOS),
 })
+# Frameworks CO: the smolagents agents of apps/smolagents_app.py (`run_smolagents`, on its LiteLLMModel: AgentOps'
+# smolagents instrumentation wraps LiteLLMModel, not OpenAIServerModel) and the ADK agents of apps/adk_app.py
+# (`run_adk`, unchanged) traced by AgentOps (`agentops.init()` with no API key, after the app imported the framework:
+# its own smolagents / Google ADK instrumentation under its session span; its OTLP/HTTP span exporter to the local relay
+# of Frameworks BR, corpusgen/otlp_http_relay.py); one venv for both (AgentOps' OTel 1.44 pipeline);
+# apps/agentops_frameworks_app.py, NOTES-frameworks-co.md.
+MATRIX.update({
+    "agentops-smolagents": ("agentops-frameworks", "apps.agentops_frameworks_app", ALL_SCENARIOS),
+    "agentops-google-adk": ("agentops-frameworks", "apps.agentops_frameworks_app", ALL_SCENARIOS),
+})
 # Frameworks BO: the raw agent loop on the Vertex AI SDK (`google-cloud-aiplatform`: `vertexai.init(api_endpoint=<fake
 # server>, api_transport="rest", AnonymousCredentials)`, `GenerativeModel.generate_content` with function declarations;
 # the SDK's default transport is gRPC), answered by the fake server's Vertex route (corpusgen/fake_vertex.py: the Gemini
