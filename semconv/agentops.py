@@ -40,6 +40,17 @@ function calling does not take, and its ``llm`` span ``LLM.call``, which CrewAI'
 The OpenAI client spans and their ``tool_call.<name>`` children are as above, inside the agent's span; their request's
 tools are the indexed ``gen_ai.request.functions.N.*`` (:data:`semconv.genai.LEGACY_FUNCTIONS_PREFIX`). Observed in
 ``corpus/traces/agentops-crewai`` (``corpus/NOTES-frameworks-cc.md``).
+
+Its smolagents instrumentation (``agentops/instrumentation/agentic/smolagents/``, for smolagents >= 1.0.0; scope
+``agentops.instrumentation.smolagents``, CLIENT, current) writes **no** ``agentops.span.kind``: every span carries
+:data:`INSTRUMENTATION_NAME` ``agentops`` and says what it is only by what it records. ``<agent>.run`` around
+``ToolCallingAgent.run`` (:data:`AGENT_NAME`, :data:`AGENT_TOOLS` as a JSON list of names, the managed agents left out
+and named apart in :data:`AGENT_MANAGED_AGENTS`); ``tool.execute`` around ``ToolCallingAgent.execute_tool_call``
+(:data:`TOOL_STATUS`, :data:`TOOL_RESULT`; smolagents 1.26 passes the tool's name and arguments as plain values, which
+the wrapper does not read, so :data:`TOOL_NAME` is :data:`TOOL_NAME_UNKNOWN` and :data:`TOOL_PARAMETERS` its default
+``{}``); ``litellm.generate (<model>)`` around ``LiteLLMModel.generate`` (``gen_ai.request.model``, usage), inside which
+the OpenAI client spans of its requests are. Observed in ``corpus/traces/agentops-smolagents``
+(``corpus/NOTES-frameworks-co.md``).
 """
 
 from __future__ import annotations
@@ -78,6 +89,10 @@ AGENT_TOOLS: Final = "agent.tools"
 """The agent's tools as a JSON list: of names (its Agno and Agents SDK spans), or of objects each naming one in
 :data:`OFFERED_NAME` with its description (its CrewAI agent spans)."""
 OFFERED_NAME: Final = "name"
+AGENT_MANAGED_AGENTS: Final = "agent.managed_agents"
+"""Its smolagents agent spans: the managed agents, which the model is offered as tools and :data:`AGENT_TOOLS` leaves
+out; ``[]`` when there are none (any other value: some, named or not)."""
+NO_MANAGED_AGENTS: Final = "[]"
 AGENT_HANDOFFS: Final = "handoffs"
 """The agents it may hand the run to, as a JSON list of names (each offered as ``transfer_to_<agent>``)."""
 
@@ -85,6 +100,11 @@ TOOL_NAME: Final = "tool.name"
 TOOL_PARAMETERS: Final = "tool.parameters"
 """A tool's arguments (JSON text): on a function mirror (the run) and on a ``tool_call.<name>`` span (the proposal)."""
 TOOL_RESULT: Final = "tool.result"
+TOOL_STATUS: Final = "tool.status"
+"""``success`` / ``error`` (``pending`` before the run) on a tool span of its attribute extractors: a record of a run."""
+TOOL_NAME_UNKNOWN: Final = "unknown"
+"""What its tool-call extractor writes as :data:`TOOL_NAME` when it found no name (its smolagents tool spans): no name.
+The arguments it writes then are its default ``{}``, not the call's."""
 TOOL_CALL_ID: Final = "tool.call.id"
 """Only on ``tool_call.<name>`` spans: the function mirrors record no call id."""
 

@@ -32,3 +32,7 @@ TOOL_CALL_TEXT_PREFIX: Final = "Calling tools:\n"
 ``{'id', 'type': 'function', 'function': {'name', 'arguments'}}`` dicts after this prefix."""
 OBSERVATION_TEXT_PREFIX: Final = "Observation:\n"
 """The message after a ``Calling tools:`` replay holds the calls' results after this prefix (``ToolCallingAgent``)."""
+TOOL_ERROR_TEXT_PREFIX: Final = "Error executing tool '"
+"""``AgentToolExecutionError`` of a tool that raised: ``Error executing tool '<name>' with arguments <Python dict>:
+<error>`` (``ToolCallingAgent.execute_tool_call``)."""
+TOOL_ERROR_ARGUMENTS: Final = "' with arguments "

@@ -34,6 +34,7 @@ from typing import ClassVar, Final
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.members import EXECUTION_KINDS
 from otel_mapper.mapping.messages import MAX_MESSAGES, arguments_text
+from otel_mapper.mapping.readers.agentops_records import read_unnamed_run, recorded_kind
 from otel_mapper.mapping.readers.common import (
     MAX_ERROR_MESSAGE,
     clean_name,
@@ -94,7 +95,10 @@ class AgentOpsReader:
         facts = SpanFacts(kind=_kind(view), convention=self.name, name=view.name)
         _read_sdk_error(view, facts)  # before any reading takes the label as the message
         kind = facts.kind
-        if kind is NodeKind.MODEL_CALL:
+        if kind is NodeKind.MODEL_CALL and ao.SPAN_KIND not in view.attrs:
+            facts.wraps_model_call = True  # a framework's model method around the client's request span, if any
+            fill_genai_facts(view, facts, content=False)
+        elif kind is NodeKind.MODEL_CALL:
             fill_genai_facts(view, facts, content=False)
             messages = json_content(view, ao.GENERATION_INPUT, limit=MAX_TEXT)
             fill_chat_completions(facts, messages if isinstance(messages, list) else None, None)
@@ -125,6 +129,9 @@ def _kind(view: SpanView) -> NodeKind:
         if kind == ao.SPAN_KIND_WORKFLOW and ao.TEAM_NAME in view.attrs:
             return NodeKind.AGENT_INVOCATION  # a team's run: its leader's
         return _KINDS.get(kind, NodeKind.OTHER)
+    recorded = recorded_kind(view)
+    if recorded is not None:
+        return recorded
     if _mirror(view):
         attrs = view.attrs
         if ao.HANDOFF_TO in attrs or ao.HANDOFF_FROM in attrs:
@@ -151,6 +158,9 @@ def _read_agent(view: SpanView, facts: SpanFacts) -> None:
     attrs = view.attrs
     if ao.AGENT_TOOLS not in attrs and ao.AGENT_HANDOFFS not in attrs:
         return  # neither written: none offered
+    managed = view.str_attr(ao.AGENT_MANAGED_AGENTS)
+    if managed is not None and managed.strip() != ao.NO_MANAGED_AGENTS:
+        return  # the model is also offered managed agents the tool list leaves out: what was offered is unknown
     offered, targets = _offered(view, ao.AGENT_TOOLS), _offered(view, ao.AGENT_HANDOFFS)
     if offered is None or targets is None:
         return  # a list written in a shape not read: what was offered is unknown, not nothing
@@ -169,11 +179,14 @@ def _offered(view: SpanView, key: str) -> list[str] | None:
 
 
 def _read_tool(view: SpanView, facts: SpanFacts) -> None:
-    facts.tool_name = clean_name(view.str_attr(ao.TOOL_NAME)) or clean_name(view.name)
-    parameters = view.str_attr(ao.TOOL_PARAMETERS, limit=MAX_TEXT)
-    if parameters is not None:
-        facts.arguments = arguments_text(parameters)
-        facts.arguments_visible = facts.arguments is not None
+    if view.str_attr(ao.TOOL_NAME) == ao.TOOL_NAME_UNKNOWN:
+        read_unnamed_run(view, facts)  # the placeholder: no name, and the arguments its default
+    else:
+        facts.tool_name = clean_name(view.str_attr(ao.TOOL_NAME)) or clean_name(view.name)
+        parameters = view.str_attr(ao.TOOL_PARAMETERS, limit=MAX_TEXT)
+        if parameters is not None:
+            facts.arguments = arguments_text(parameters)
+            facts.arguments_visible = facts.arguments is not None
     facts.result_visible = ao.TOOL_RESULT in view.attrs
     error = view.str_attr(ao.TOOL_ERROR, limit=MAX_ERROR_MESSAGE)
     if error is not None and error.strip():

@@ -25,16 +25,19 @@ from otel_mapper.mapping.messages import (
     ASSISTANT_ROLE,
     SYSTEM_ROLE,
     TOOL_ROLE,
+    USER_ROLE,
     add_failure,
     add_rejection,
     arguments_text,
     message_digest,
+    replayed_call_ids,
     result_text_digest,
 )
 from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part, tool_result_part
-from otel_mapper.mapping.spans import MAX_NAME, SpanView
+from otel_mapper.mapping.spans import MAX_NAME, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai
+from semconv import smolagents as smol
 
 __all__ = ["LegacyConversation", "completion_records_answer", "fill_legacy_conversation", "read_legacy_conversation"]
 
@@ -60,6 +63,11 @@ class LegacyConversation:
     digest of the text)."""
     results: list[tuple[str, str]] = field(default_factory=list)
     """Tool messages naming a call id after the last message with tool calls: (call id, text)."""
+    replay_consumed: list[str] = field(default_factory=list)
+    """Call ids an assistant message replays as text (smolagents' ``Calling tools:``) whose results the user message
+    after it carries (its ``Observation:``), as the GenAI parts reader reads them."""
+    replayed_results: list[tuple[str, str]] = field(default_factory=list)
+    """(call id, digest of its result text) from such a replay and the observation after it."""
 
 
 def completion_records_answer(view: SpanView) -> bool:
@@ -87,9 +95,13 @@ def read_legacy_conversation(view: SpanView) -> LegacyConversation:
             slots.setdefault(int(match.group(2)), {})[match.group(3)] = view.text_attr(key) or ""
     result = LegacyConversation()
     answered = -1
+    replayed: list[str] = []
     for position, index in enumerate(sorted(set(fields) | set(calls))):  # index order is content order, not time
         message = fields.get(index, {})
         role, content, call_id = message.get("role"), message.get("content") or "", message.get("tool_call_id")
+        if replayed and role == USER_ROLE:
+            _add_replayed(result, replayed, _one_text(content))
+        replayed = replayed_call_ids(_one_text(content)) if role == ASSISTANT_ROLE else []
         parts: list[dict[str, Decoded]] = []
         if call_id:
             parts.append(tool_result_part(call_id[:MAX_NAME], content))
@@ -120,6 +132,31 @@ def read_legacy_conversation(view: SpanView) -> LegacyConversation:
     return result
 
 
+def _one_text(content: str) -> str:
+    """A message content written as the JSON text of one text part (``[{"type": "text", "text": ...}]``, as AgentOps'
+    OpenAI wrapper writes a list content) as that text; any other content as it is."""
+    if not content.startswith("["):
+        return content
+    parts = parse_json_text(content)
+    if isinstance(parts, list) and len(parts) == 1 and isinstance(parts[0], dict) and parts[0].get("type") == "text":
+        text = parts[0].get("text")
+        return text if isinstance(text, str) else content
+    return content
+
+
+def _add_replayed(result: LegacyConversation, replayed: list[str], text: str) -> None:
+    """The replayed calls consumed, and their results when the text is an observation that holds one per call: the
+    whole text for one call; for several, one line each when it has exactly one line per call (smolagents joins the
+    observations of a step's calls with new lines, in the order of the replay: both sorted by call id)."""
+    result.replay_consumed.extend(replayed)
+    if not text.startswith(smol.OBSERVATION_TEXT_PREFIX):
+        return
+    observed = text[len(smol.OBSERVATION_TEXT_PREFIX):]
+    lines = [observed] if len(replayed) == 1 else observed.split("\n", len(replayed))
+    if len(lines) == len(replayed):
+        result.replayed_results.extend((call_id, result_text_digest(line)) for call_id, line in zip(replayed, lines, strict=True))
+
+
 def fill_legacy_conversation(view: SpanView, facts: SpanFacts) -> None:
     """A model call's conversation-prefix evidence from its indexed legacy prompts."""
     conversation = read_legacy_conversation(view)
@@ -127,6 +164,8 @@ def fill_legacy_conversation(view: SpanView, facts: SpanFacts) -> None:
     facts.messages.system_inputs = conversation.system_inputs
     facts.input_tool_calls.extend(conversation.input_tool_calls)
     facts.id_less_results.extend(conversation.id_less_results)
+    facts.consumed_call_ids.extend(conversation.replay_consumed)
+    facts.replayed_results.extend(conversation.replayed_results)
     for call_id, text in conversation.results:
         if not add_rejection(facts.rejected_results, call_id, text):
             add_failure(facts.failed_results, call_id, text)
