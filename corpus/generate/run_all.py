@@ -799,6 +799,17 @@ MATRIX.update({
     "openlit-litellm": ("openlit-litellm-mistral", "apps.openlit_litellm_mistral_app", ALL_SCENARIOS),
     "openlit-mistral": ("openlit-litellm-mistral", "apps.openlit_litellm_mistral_app", ALL_SCENARIOS),
 })
+# Frameworks CP: the OpenAI Agents SDK for JavaScript app of openinference-openai-agents-js (its agents now shared in
+# js-openai-agents/openai_agents_agent.mjs) traced by OpenLLMetry's Node.js SDK (`@traceloop/node-server-sdk` 0.27
+# `initialize` with its OpenAI instrumentation on the `openai` module; no instrumentation of the Agents SDK exists in it)
+# through the OTel JS SDK's OTLP/gRPC exporter handed to the SDK, the app's units in its `withWorkflow` / `withAgent` /
+# `withTool` wrappers. The same js-openai-agents/ folder and lock, another entry module
+# (openai_agents_traceloop_app.mjs), hosted by apps/traceloop_openai_agents_js_app.py; NOTES-frameworks-cp.md. (Taken
+# in place of the LangSmith JavaScript SDK's OTel mode on LangGraph.js, which makes no span of a LangChain run.)
+MATRIX.update({
+    "traceloop-openai-agents-js": ("traceloop-openai-agents-js", "apps.traceloop_openai_agents_js_app",
+                                   AGENTS_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
@@ -807,6 +818,7 @@ NODE_APPS = {
     "openinference-langgraph-js": HERE / "js-langgraph",
     "traceloop-langgraph-js": HERE / "js-langgraph",
     "openinference-openai-agents-js": HERE / "js-openai-agents",
+    "traceloop-openai-agents-js": HERE / "js-openai-agents",
     "genkit-native": HERE / "js-genkit",
 }
 

@@ -1,11 +1,8 @@
-// The OpenAI Agents SDK for JavaScript (`@openai/agents`) on Chat Completions (`setOpenAIAPI('chat_completions')`,
-// the default client's base URL at the fake server), traced by OpenInference's Agents SDK instrumentation
-// (`@arizeai/openinference-instrumentation-openai-agents`: a TracingProcessor registered on the SDK, in its exclusive
+// The OpenAI Agents SDK for JavaScript agents of openai_agents_agent.mjs (`@openai/agents` on Chat Completions),
+// traced by OpenInference's Agents SDK instrumentation (`@arizeai/openinference-instrumentation-openai-agents`: a
+// TracingProcessor registered on the SDK, in its exclusive
 // mode, which also removes the SDK's default exporter to OpenAI's platform) and exported by the OpenTelemetry JS SDK
-// (NodeTracerProvider + BatchSpanProcessor + OTLP/gRPC exporter). The agents of apps/agents.py: the same tools, the
-// handoff to a billing agent (`handoffs: [billing]`, the SDK's `transfer_to_billing_agent`), the forbidden tool denied
-// by its body (the host's ToolRunner answers a denial as the tool's result, as apps/agents.py's body does), one SDK trace
-// per app run with the app's one retry of the run after HTTP 429 inside it.
+// (NodeTracerProvider + BatchSpanProcessor + OTLP/gRPC exporter).
 //
 //     node openai_agents_app.mjs --endpoint 127.0.0.1:PORT --base-url http://127.0.0.1:PORT/v1 --spec SPEC.json
 //
@@ -21,22 +18,16 @@
 // the OTel span of the SDK's current span (its function span) and the call id the SDK hands it.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ask, closeChannel, tell } from '../js-host/channel.mjs';
+import { closeChannel, tell } from '../js-host/channel.mjs';
+import { runAgents } from './openai_agents_agent.mjs';
 
 import { NodeTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { OpenAIAgentsInstrumentation } from '@arizeai/openinference-instrumentation-openai-agents';
 import * as agents from '@openai/agents';
-import OpenAI from 'openai';
-import { z } from 'zod';
 
-const { Agent, run, tool, withTrace, getCurrentSpan, addTraceProcessor, setDefaultOpenAIClient, setOpenAIAPI } = agents;
-
-const MODEL = 'gpt-4o-mini';
-const REQUEST_TIMEOUT_MS = 1000; // the other apps' 1 s client timeout
-const MAX_TURNS = 10;
-const RETRY_PAUSE_MS = 100;
+const { getCurrentSpan, addTraceProcessor } = agents;
 
 const { values: opts } = parseArgs({
   options: { endpoint: { type: 'string' }, 'base-url': { type: 'string' }, spec: { type: 'string' } },
@@ -105,89 +96,17 @@ function otelOfCurrent(type) {
   return { sdk: sdk.spanId, otel: ids(oi.otelSpans.get(sdk.spanId)).otel };
 }
 
-// -- model ------------------------------------------------------------------------------------------------------------
-/** The client's fetch: marks the request with the SDK's current (generation) span and its OTel span. */
-async function markingFetch(url, init = {}) {
-  const headers = new Headers(init.headers);
+// -- model and tools (openai_agents_agent.mjs) ---------------------------------------------------------------------
+/** A request carries the SDK's current (generation) span and its OTel span. */
+function markRequest(headers) {
   const { sdk, otel } = otelOfCurrent('generation');
   if (sdk) headers.set('x-corpus-sdk-span', sdk);
   if (otel) headers.set('x-corpus-otel-span', otel);
   else notes.push('a request was sent outside a generation span with an OTel span');
-  return fetch(url, { ...init, headers });
 }
-
-// No client retries (maxRetries 0: one HTTP request per generation span); the retry after a 429 is the app's own.
-setDefaultOpenAIClient(new OpenAI({ baseURL: opts['base-url'], apiKey: 'sk-corpus-fake', maxRetries: 0,
-  timeout: REQUEST_TIMEOUT_MS, fetch: markingFetch }));
-setOpenAIAPI('chat_completions');
-
-// -- tools ------------------------------------------------------------------------------------------------------------
-class ToolFailure extends Error {
-  name = 'ToolFailure';
-}
-
-const ZOD = { string: () => z.string(), number: () => z.number(), integer: () => z.number().int() };
-
-function schemaOf(name) {
-  const props = spec.definitions[name].parameters.properties;
-  return z.object(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, (ZOD[v.type] ?? ZOD.string)()])));
-}
-
-function hostedTool(name) {
-  return tool({
-    name, description: spec.definitions[name].description, parameters: schemaOf(name),
-    async execute(args, _runContext, details) {
-      const { otel } = otelOfCurrent('function');
-      const reply = await ask('tool', { name, args, call_id: details?.toolCall?.callId ?? null, span_id: otel });
-      if (reply.error != null) throw new ToolFailure(reply.error);
-      return reply.result;
-    },
-  });
-}
-
-// -- agents -----------------------------------------------------------------------------------------------------------
-function describe(error) {
-  const chain = [];
-  for (let e = error; e != null && chain.length < 10; e = e.cause ?? e.error) chain.push(e);
-  const names = chain.map((e) => `${e?.name} ${e?.constructor?.name}`).join(' ');
-  const status = chain.map((e) => e?.status).find((s) => typeof s === 'number');
-  const kind = /Timeout/.test(names) ? 'infra_timeout' : status === 429 ? 'rate_limited'
-    : /MaxTurnsExceeded/.test(names) ? 'max_turns' : 'error';
-  return { kind, status: status ?? null, name: error?.constructor?.name ?? error?.name ?? null,
-    message: String(error?.message ?? error).slice(0, 2000) };
-}
-
-const isRateLimit = (e) => e instanceof OpenAI.RateLimitError || e?.status === 429;
 
 async function main() {
-  const settings = { temperature: 0.2 };
-  let start;
-  if (spec.scenario === 'handoff') {
-    const billing = new Agent({ name: 'billing_agent', instructions: spec.specialist_prompt, model: MODEL,
-      modelSettings: settings, tools: spec.specialist_tools.map(hostedTool) });
-    start = new Agent({ name: 'triage_agent', instructions: spec.system_prompt, model: MODEL, modelSettings: settings,
-      tools: spec.tools.map(hostedTool), handoffs: [billing] });
-  } else {
-    start = new Agent({ name: 'support_agent', instructions: spec.system_prompt, model: MODEL, modelSettings: settings,
-      tools: spec.tools.map(hostedTool) });
-  }
-  let error = null;
-  try {
-    // One explicit SDK trace per app run (what `run` would open itself), so that the app's retry after an HTTP 429 (a
-    // second `run`) lands in the same trace.
-    await withTrace('Agent workflow', async () => {
-      try {
-        return await run(start, spec.user, { maxTurns: MAX_TURNS });
-      } catch (e) {
-        if (!isRateLimit(e)) throw e;
-        notes.push('app retried the run once after HTTP 429');
-        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
-        return await run(start, spec.user, { maxTurns: MAX_TURNS });
-      }
-    });
-  } catch (e) {
-    error = describe(e);
-  }
+  const error = await runAgents(opts, spec, notes, { markRequest, toolSpan: () => otelOfCurrent('function').otel });
   tell('end', { error, roots: truthProcessor.records(truthProcessor.roots),
     sdk_spans: truthProcessor.records([...truthProcessor.spans.values()]), notes });
   await provider.forceFlush();
