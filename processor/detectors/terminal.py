@@ -14,6 +14,13 @@ some call is not ordered against the failure, nothing is concluded; nor when the
 it returned (``returned_answer``): a run that returned an answer was not ended by a failure inside it, even where what
 came after the failure was not traced (MLflow's autolog traces nothing more of a run once a traced call in it raised).
 
+A run whose top span never arrived (the trajectory is open: no span without a parent, and the analysis ran only once
+the trace went quiet) and whose recorded work stops at a model answer that asked for tools nothing answered (no model
+call is causally after one of its proposals) was cut short, not finished: a wrapper that ends its span only when the
+wrapped function returns (OpenLLMetry's Node.js `withEntity`) and a client instrumentation that ends its span only on
+a result leave exactly that behind when a request or a tool raises. It ends as a failure with nothing failed in it.
+A trace released early (memory, age) is open for another reason and concludes nothing here.
+
 A failed end takes the class of the ranked findings' first unrecovered failure; when none has one, the class of the
 failure the outer node itself records (a timeout or a rate limit named in its own error), else ``error``. That reads
 the end where one span records several requests and a tool the first answer asked for hangs under the span that then
@@ -27,7 +34,7 @@ from collections.abc import Sequence
 
 from otel_mapper.diagnosis import Finding
 from otel_mapper.mapping.edges import CONTAINMENT_CHILDREN, containment_children
-from otel_mapper.model import Node, Trajectory
+from otel_mapper.model import CompletenessStatus, Node, Trajectory
 from processor.detectors.base import DetectorContext
 from processor.detectors.causal import carried_on
 from processor.detectors.failures import TIMEOUT_MARKERS, FailureClass, classify
@@ -39,6 +46,9 @@ _CANCEL_MARKERS = ("cancel", "aborterror", "aborted")
 MAX_FAILURES_CHECKED = 64
 """Failures inside committed outer invocations examined for "nothing came after it"."""
 MAX_SUBTREE = 10_000
+MAX_CUT_WALK = 200_000
+"""Nodes visited walking back from every model call to tell whether a proposal was answered; beyond, nothing is
+concluded (the run is not judged cut short)."""
 _WORK_KINDS = (NodeKind.MODEL_CALL, NodeKind.TOOL_EXECUTION)
 
 _BY_CATEGORY = {
@@ -93,6 +103,8 @@ def terminal_status(trajectory: Trajectory, findings: Sequence[Finding], context
     ]
     if not failed_outer:
         failed_outer = _last_failures(trajectory, context, outer)
+    if not failed_outer and _cut_short(trajectory, context):
+        return _failed_end(findings, ())
     if failed_outer:
         for node in failed_outer:
             text = _text(node)
@@ -102,16 +114,7 @@ def terminal_status(trajectory: Trajectory, findings: Sequence[Finding], context
                 # "Request timed out or interrupted ... or request cancellation" (Anthropic's APITimeoutError) is a
                 # timeout whose text mentions cancelling, not a cancelled run.
                 return TerminalStatus.CANCELLED
-        for finding in findings:  # ranked order: the primary cause names the end
-            if finding.status is FindingStatus.FAIL and finding.recovered is not True:
-                mapped = _BY_CATEGORY.get(finding.category)
-                if mapped is not None:
-                    return mapped
-        for node in failed_outer:  # no finding names the end: the failure that ended the run may (its own text)
-            failure = classify(node)
-            if failure is not None and failure in _BY_FAILURE_CLASS:
-                return _BY_FAILURE_CLASS[failure]
-        return TerminalStatus.ERROR
+        return _failed_end(findings, failed_outer)
     if any(node.status is NodeStatus.OUTCOME_UNKNOWN for node in outer):
         return TerminalStatus.UNKNOWN
     unrecovered = [f for f in findings if f.status is FindingStatus.FAIL and f.recovered is False]
@@ -122,6 +125,41 @@ def terminal_status(trajectory: Trajectory, findings: Sequence[Finding], context
     if any(f.category is FindingCategory.POLICY_VIOLATION and f.status is FindingStatus.FAIL for f in findings):
         return TerminalStatus.POLICY_VIOLATION
     return TerminalStatus.SUCCESS
+
+
+def _failed_end(findings: Sequence[Finding], failed_outer: Sequence[Node]) -> TerminalStatus:
+    for finding in findings:  # ranked order: the primary cause names the end
+        if finding.status is FindingStatus.FAIL and finding.recovered is not True:
+            mapped = _BY_CATEGORY.get(finding.category)
+            if mapped is not None:
+                return mapped
+    for node in failed_outer:  # no finding names the end: the failure that ended the run may (its own text)
+        failure = classify(node)
+        if failure is not None and failure in _BY_FAILURE_CLASS:
+            return _BY_FAILURE_CLASS[failure]
+    return TerminalStatus.ERROR
+
+
+def _cut_short(trajectory: Trajectory, context: DetectorContext) -> bool:
+    """Whether the run's top span never arrived and a recorded model answer asked for a tool that no later model call
+    answered (see the module docstring)."""
+    if trajectory.completeness.status is not CompletenessStatus.OPEN or trajectory.released_early:
+        return False
+    proposals = context.of_kind(NodeKind.TOOL_PROPOSAL)
+    if not proposals:
+        return False  # no answer's calls recorded (content off): nothing says the loop stopped mid-way
+    # One walk back from every model call at once: each node that precedes some model call is visited once.
+    answered: set[str] = set()
+    stack = [call.id for call in context.of_kind(NodeKind.MODEL_CALL)]
+    while stack:
+        if len(answered) > MAX_CUT_WALK:
+            return False
+        for previous in context.index.earlier.get(stack.pop(), ()):
+            if previous not in answered:
+                answered.add(previous)
+                stack.append(previous)
+    context.check_budget()
+    return any(proposal.id not in answered for proposal in proposals)
 
 
 def _subtree(node: Node, children: dict[str, list[str]]) -> set[str]:
