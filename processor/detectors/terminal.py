@@ -16,10 +16,11 @@ came after the failure was not traced (MLflow's autolog traces nothing more of a
 
 A run whose top span never arrived (the trajectory is open: no span without a parent, and the analysis ran only once
 the trace went quiet) and whose recorded work stops at a model answer that asked for tools nothing answered (no model
-call is causally after one of its proposals) was cut short, not finished: a wrapper that ends its span only when the
+call is causally after one of its proposals) did not finish in the trace: a wrapper that ends its span only when the
 wrapped function returns (OpenLLMetry's Node.js `withEntity`) and a client instrumentation that ends its span only on
-a result leave exactly that behind when a request or a tool raises. It ends as a failure with nothing failed in it.
-A trace released early (memory, age) is open for another reason and concludes nothing here.
+a result leave exactly that behind when a request or a tool raises, and a run still waiting on a slow tool leaves the
+same. Its end is ``unknown``, not ``success``: the trace holds no end to name (a failure nothing recorded, or one not
+over yet). A trace released early (memory, age) is open for another reason and concludes nothing here.
 
 A failed end takes the class of the ranked findings' first unrecovered failure; when none has one, the class of the
 failure the outer node itself records (a timeout or a rate limit named in its own error), else ``error``. That reads
@@ -104,7 +105,7 @@ def terminal_status(trajectory: Trajectory, findings: Sequence[Finding], context
     if not failed_outer:
         failed_outer = _last_failures(trajectory, context, outer)
     if not failed_outer and _cut_short(trajectory, context):
-        return _failed_end(findings, ())
+        return TerminalStatus.UNKNOWN
     if failed_outer:
         for node in failed_outer:
             text = _text(node)

@@ -1,5 +1,6 @@
 """A run whose top span never arrived and whose recorded work stops at an answer that asked for tools nothing answered
-was cut short: its end is a failure (processor/detectors/terminal.py, ``_cut_short``)."""
+did not finish in the trace: its end is ``unknown``, never ``success`` (processor/detectors/terminal.py,
+``_cut_short``)."""
 
 from __future__ import annotations
 
@@ -37,17 +38,17 @@ def _model_then_tool(b: TrajectoryBuilder) -> tuple[str, str, str]:
     return call, proposal, run
 
 
-def test_rootless_run_whose_last_answer_asked_for_a_tool_nothing_answered_ended_in_error() -> None:
+def test_rootless_run_whose_last_answer_asked_for_a_tool_nothing_answered_has_no_known_end() -> None:
     b = TrajectoryBuilder()
     call, _, run = _model_then_tool(b)  # the tool ran; no model call took its result
-    assert _terminal(_rootless(b, (call, run))) is TerminalStatus.ERROR
+    assert _terminal(_rootless(b, (call, run))) is TerminalStatus.UNKNOWN
 
 
-def test_rootless_run_whose_answer_called_a_tool_that_never_ran_ended_in_error() -> None:
+def test_rootless_run_whose_answer_called_a_tool_that_never_ran_has_no_known_end() -> None:
     b = TrajectoryBuilder()
     call = b.model(tools=("lookup_order",))
     b.proposal("fetch_invoice", call, arguments={"invoice_id": "INV-7"})
-    assert _terminal(_rootless(b, (call,))) is TerminalStatus.ERROR
+    assert _terminal(_rootless(b, (call,))) is TerminalStatus.UNKNOWN
 
 
 def test_rootless_run_whose_every_call_was_answered_concludes_nothing() -> None:
