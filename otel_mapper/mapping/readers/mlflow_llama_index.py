@@ -64,10 +64,11 @@ def read_llama_index_step(view: SpanView, facts: SpanFacts, inputs: Decoded, out
         facts.child_tool_call_id = _tool_id(outputs) or _tool_id(_field(inputs, ml.LLAMA_STEP_EVENT))
     elif name.endswith(li.RUN_AGENT_STEP_SUFFIX):
         messages = chat_completions_of(_field(_field(inputs, ml.LLAMA_STEP_EVENT), ml.LLAMA_STEP_INPUT))
+        consumed = set(facts.consumed_call_ids)
         for message in messages[:MAX_STEP_MESSAGES] if isinstance(messages, list) else []:
             call_id = message.get(li.MESSAGE_TOOL_CALL_ID) if isinstance(message, dict) else None
-            if isinstance(call_id, str) and (call_id := clean_name(call_id) or "") \
-                    and call_id not in facts.consumed_call_ids:
+            if isinstance(call_id, str) and (call_id := clean_name(call_id) or "") and call_id not in consumed:
+                consumed.add(call_id)
                 facts.consumed_call_ids.append(call_id)
 
 
