@@ -58,24 +58,26 @@ def read_wire_payloads(view: SpanView, facts: SpanFacts) -> None:
     """Fill a model call's unread output and input from values of a known wire shape in its span (module doc)."""
     if facts.kind is not NodeKind.MODEL_CALL:
         return
+    values: list[tuple[str, Decoded, bool]] | None = None  # parsed once, for both sides
     if not facts.proposals:  # not read, or read as proposing nothing
-        _read_output(view, facts)
+        values = list(_json_values(view))
+        _read_output(values, facts)
     # The input only of a call whose answer was read or that failed: a span typed as a model call that neither
     # answered nor failed may be a step that only built the request (its output the request: no call's input).
     if not facts.input_content_captured and (facts.proposals is not None or facts.failed):
-        _read_input(view, facts)
+        _read_input(values if values is not None else list(_json_values(view)), facts)
 
 
-def _read_output(view: SpanView, facts: SpanFacts) -> None:
-    for where, value, own in _json_values(view):
+def _read_output(values: list[tuple[str, Decoded, bool]], facts: SpanFacts) -> None:
+    for where, value, own in values:
         for found, depth in _objects(value):
             response = response_messages(found, bare=own and depth == 0)
             if response is not None and _fill_output(facts, response, where):
                 return
 
 
-def _read_input(view: SpanView, facts: SpanFacts) -> None:
-    for where, value, own in _json_values(view):
+def _read_input(values: list[tuple[str, Decoded, bool]], facts: SpanFacts) -> None:
+    for where, value, own in values:
         for found, depth in _objects(value):
             request = request_messages(found, bare=own and depth == 0)
             if request is not None and _holds_tool_turns(request):
