@@ -810,6 +810,14 @@ MATRIX.update({
     "traceloop-openai-agents-js": ("traceloop-openai-agents-js", "apps.traceloop_openai_agents_js_app",
                                    AGENTS_SCENARIOS),
 })
+# Frameworks CQ: the Strands app of strands-agents (its OpenAI provider, `OpenAIModel` with `stream=False`, Strands'
+# default conventions) traced by MLflow Tracing's Strands autolog (`mlflow.strands.autolog()`, mlflow-tracing 3.18.0:
+# its StrandsSpanProcessor first on the global tracer provider Strands' tracer uses, handing Strands' own spans to
+# MLflow's provider, whose OTLP exporter sends them with MLflow's keys written in at their end); own venv (Strands'
+# `openai` extra needs openai<3); apps/mlflow_strands_app.py, an adapter of apps/strands_app.py; NOTES-frameworks-cq.md.
+MATRIX.update({
+    "mlflow-strands": ("mlflow-strands", "apps.mlflow_strands_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
