@@ -112,7 +112,12 @@ LLAMA_STEP_INPUT: Final = "input"
 NULL_SPAN_TYPE: Final = "null"
 """``mlflow.spanType`` as MLflow's span processor writes it on a span its fluent API did not make (JSON ``null``): the
 spans of another instrumentation on MLflow's tracer provider (its Agno autolog, which instruments Agno with
-OpenInference's instrumentor there), typed by that instrumentation's own keys."""
+OpenInference's instrumentor there), typed by that instrumentation's own keys. Its Strands autolog
+(``mlflow/strands/autolog.py``, mlflow-tracing 3.18.0) hands Strands' own GenAI spans to MLflow's provider and, as each
+ends, writes a type from its ``gen_ai.operation.name`` (``invoke_*`` ``AGENT``, ``execute_tool`` ``TOOL``, ``chat``
+``CHAT_MODEL``; else the ``null`` above) and inputs / outputs copied from its message events (the user and tool
+messages only): a typed span that carries a GenAI operation is such a span (MLflow's GenAI export drops every
+``mlflow.*`` key, so none of MLflow's own exports writes both)."""
 MODULE_SIGNATURE: Final = "signature"
 """The DSPy autolog's Predict and ChainOfThought module spans: the module's signature (``question -> answer``)."""
 MODULE_METHOD: Final = "forward"

@@ -5,7 +5,9 @@ Pinned to ``mlflow-tracing`` 3.17.2 on ``openai-agents`` 0.24.0 / ``openai`` 3.5
 from ``mlflow.spanType``: ``AGENT`` an agent invocation named by its span, ``TOOL`` a tool execution (arguments
 ``mlflow.spanInputs``, result ``mlflow.spanOutputs``; the Agents SDK's carry no call id), ``CHAT_MODEL`` / ``LLM`` a
 model call, ``CHAIN`` a step (the SDK's ``Handoff`` chain, ``{"from_agent"}`` in, ``{"to_agent"}`` out, a handoff),
-``RETRIEVER`` / ``EMBEDDING`` a retrieval, ``GUARDRAIL`` a guardrail. A LangChain run's span (a ``metadata``
+``RETRIEVER`` / ``EMBEDDING`` a retrieval, ``GUARDRAIL`` a guardrail. A span typed by MLflow that carries a GenAI
+operation (``gen_ai.operation.name``: Strands' own spans under MLflow's Strands autolog, typed as they end) is not
+claimed: its own convention reads it, from the events MLflow's inputs copy only in part. A LangChain run's span (a ``metadata``
 attribute: the run's metadata) is completed from the run's data by :mod:`otel_mapper.mapping.readers.mlflow_langchain`
 (LangGraph's run metadata, agent graph runs, the tool run's call id, langgraph-supervisor's handoff, routing
 exceptions). The autologs that patch a framework's classes (smolagents) name a span ``<Class>.<method>``: an agent
@@ -62,6 +64,7 @@ from otel_mapper.mapping.readers.mlflow_llama_index import (
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from otel_mapper.model import TokenUsage
 from otel_mapper.otlp.anyvalue import Decoded
+from semconv import genai
 from semconv import mlflow as ml
 from semconv import smolagents as smol
 from semconv.trajectory import NodeKind
@@ -95,8 +98,16 @@ class MLflowReader:
 
     def claims(self, view: SpanView) -> bool:
         # A span MLflow's processor exported but its API did not make carries a JSON null type: another
-        # instrumentation's span, read by that instrumentation's reader.
-        return ml.SPAN_TYPE in view.attrs and view.str_attr(ml.SPAN_TYPE) != ml.NULL_SPAN_TYPE
+        # instrumentation's span, read by that instrumentation's reader. One that carries a GenAI operation is
+        # another tracer's GenAI span that an MLflow processor typed as it ended (its Strands autolog: a type, inputs
+        # and outputs copied from the span's own events, the assistant messages left out): no MLflow export writes
+        # its type beside a GenAI operation (its GenAI export drops every ``mlflow.*`` key), so the span's own
+        # convention reads it.
+        return (
+            ml.SPAN_TYPE in view.attrs
+            and view.str_attr(ml.SPAN_TYPE) != ml.NULL_SPAN_TYPE
+            and genai.OPERATION_NAME not in view.attrs
+        )
 
     def read(self, view: SpanView) -> SpanFacts:
         span_type = _text(view, ml.SPAN_TYPE)
