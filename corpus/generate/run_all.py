@@ -818,6 +818,14 @@ MATRIX.update({
 MATRIX.update({
     "mlflow-strands": ("mlflow-strands", "apps.mlflow_strands_app", ALL_SCENARIOS),
 })
+# Frameworks CV: Laminar (`lmnr` 0.8.2 set up as for laminar-anthropic: `Laminar.initialize(base_url="http://127.0.0.1",
+# grpc_port=<capture server>)`, a dummy key, its own OTLP/gRPC exporter, no Laminar backend; every instrumentation it
+# finds at its default) on the raw loop over the Google Gen AI SDK of corpusgen/raw_loop_gemini.py (its Google Gen AI
+# instrumentation's `gemini.generate_content` spans; the app's workflow / agent / tool functions under `@observe`). Own
+# venv (lmnr with google-genai 3.6.1); apps/laminar_app.py, NOTES-frameworks-cv.md.
+MATRIX.update({
+    "laminar-google-genai": ("laminar-google-genai", "apps.laminar_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -1,4 +1,4 @@
-"""Laminar (`lmnr`) on two agent shapes of the corpus: the LangGraph agents of `apps/langgraph_app.py`
+"""Laminar (`lmnr`) on three agent shapes of the corpus: the LangGraph agents of `apps/langgraph_app.py`
 (`laminar-langgraph`) and the raw Anthropic loop of `apps/anthropic_app.py` (`laminar-anthropic`).
 
     .venvs/laminar/bin/python -m apps.laminar_app --lib laminar-langgraph --scenario handoff --out DIR
@@ -17,6 +17,12 @@ LangGraph topology wrapper, its OpenAI and Anthropic client instrumentations and
   `@observe` (`span_type="TOOL"` for a tool; an agent or workflow is a DEFAULT span, Laminar has no agent type); the
   model calls are its Anthropic client instrumentation's `anthropic.chat` spans. Ground truth as in the raw loops: the
   span current inside each tool / agent body, the model-call span open when each HTTP request is sent.
+- `laminar-google-genai`: the raw loop of `run_raw_gemini` (`models.generate_content` on the Google Gen AI SDK, the
+  loop of `openinference-google-genai`); the app's functions `@observe` as for `laminar-anthropic`; the model calls are
+  Laminar's Google Gen AI instrumentation's `gemini.generate_content` spans (`lmnr.span.type` `LLM`, not made current
+  while the request is sent: the span processor names it). Own venv (`requirements-laminar-google-genai.txt`).
+
+Each loop is imported when its library runs: the venvs hold one agent stack each.
 """
 from __future__ import annotations
 
@@ -29,9 +35,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpusgen.harness import run_one  # noqa: E402
-from corpusgen.raw_loop_anthropic import run_raw_anthropic  # noqa: E402
-
-from apps.langgraph_app import run_langgraph  # noqa: E402
 
 SPAN_TYPE = "lmnr.span.type"
 
@@ -135,7 +138,13 @@ class LaminarAnthropicAdapter(LaminarAdapter):
         return observe(name=name, span_type="TOOL")(run)(**args)
 
 
-ADAPTERS = {"laminar-langgraph": LaminarLangGraphAdapter, "laminar-anthropic": LaminarAnthropicAdapter}
+class LaminarGoogleGenAIAdapter(LaminarAnthropicAdapter):
+    """The same `@observe` functions; the model calls are Laminar's Google Gen AI instrumentation's spans."""
+    library = "laminar-google-genai"
+
+
+ADAPTERS = {"laminar-langgraph": LaminarLangGraphAdapter, "laminar-anthropic": LaminarAnthropicAdapter,
+            "laminar-google-genai": LaminarGoogleGenAIAdapter}
 
 
 def main() -> int:
@@ -148,7 +157,15 @@ def main() -> int:
     meta = {"library": adapter.library, "convention": adapter.convention, "scenario": a.scenario,
             "content_captured": adapter.content}
     if a.lib == "laminar-anthropic":
+        from corpusgen.raw_loop_anthropic import run_raw_anthropic
+
         return run_one(meta, adapter, run_raw_anthropic, Path(a.out))
+    if a.lib == "laminar-google-genai":
+        from corpusgen.raw_loop_gemini import run_raw_gemini
+
+        return run_one(meta, adapter, run_raw_gemini, Path(a.out))
+    from apps.langgraph_app import run_langgraph
+
     family = "supervisor" if a.scenario == "handoff" else "raw"
     return run_one(meta, adapter, run_langgraph, Path(a.out), family=family)
 
