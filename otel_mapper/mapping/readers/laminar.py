@@ -10,7 +10,9 @@ Pinned to ``lmnr`` 0.8.2 (names and value formats in :mod:`semconv.laminar`). La
   choice's ``message``, and a Responses API item as the message it stands for). A failed request records its input
   and no output: it answered nothing. Its Anthropic client instrumentation (``anthropic.chat``) records the Messages
   API's content blocks as they are: a list holding a ``tool_use`` or ``tool_result`` block is read as Messages API
-  messages (:mod:`otel_mapper.mapping.anthropic_messages`).
+  messages (:mod:`otel_mapper.mapping.anthropic_messages`). Its Google Gen AI instrumentation
+  (``gemini.generate_content``) records the request's Gemini ``Content`` dicts (read by their shape, ``parts``) and the
+  response's candidates, ``{"content": <Content>, "finish_reason", "index"}``: a candidate is read as its content.
 - ``TOOL``: a handoff when named ``agents.handoff`` or carrying ``openai.agents.handoff.*`` (it runs the SDK's handoff
   tool, ``transfer_to_<agent>``, by which it joins the model's proposal); an MCP tool listing (it runs no tool);
   else a tool execution named by the span, its arguments from ``lmnr.span.input`` (the arguments' JSON text,
@@ -56,8 +58,9 @@ from otel_mapper.mapping.readers.openai_agents import handoff_tool_name
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
 from otel_mapper.mapping.tool_names import MAX_REJECTION_TEXT, unknown_tool_named
 from otel_mapper.otlp.anyvalue import Decoded, to_text
+from semconv import adk, genai
 from semconv import anthropic as an
-from semconv import genai
+from semconv import google_genai as gg
 from semconv import laminar as lm
 from semconv.langfuse import OBSERVATION_TYPE as LANGFUSE_OBSERVATION_TYPE
 from semconv.trajectory import NodeKind
@@ -225,9 +228,9 @@ def _chat_messages(value: Decoded) -> list[Decoded] | None:
 
 
 def _chat_message(item: dict[str, Decoded]) -> dict[str, Decoded] | None:
-    """A Chat Completions message as it is (its content blocks as their text), a choice's ``message``, or the message
-    a Responses item stands for (a function call: an assistant tool call; its output: a tool result); other Responses
-    items (reasoning, ...) are left out."""
+    """A Chat Completions message as it is (its content blocks as their text), a choice's ``message``, a Gemini
+    candidate's ``content``, or the message a Responses item stands for (a function call: an assistant tool call; its
+    output: a tool result); other Responses items (reasoning, ...) are left out."""
     item_type = item.get(lm.RESPONSES_TYPE)
     if item_type == lm.RESPONSES_FUNCTION_CALL:
         call = {
@@ -241,6 +244,10 @@ def _chat_message(item: dict[str, Decoded]) -> dict[str, Decoded] | None:
         return None
     if _ROLE not in item and isinstance(choice := item.get(lm.CHOICE_MESSAGE), dict):
         item = choice
+    elif _ROLE not in item and isinstance(candidate := item.get(gg.CANDIDATE_CONTENT), dict):
+        # A Gemini response candidate: its content is the answer (a ``Content``, read by its ``parts``); a role-less
+        # item whose content is no ``Content`` is of no known shape.
+        return candidate if isinstance(candidate.get(adk.PARTS), list) else None
     content = item.get(_CONTENT)
     if isinstance(content, list) and all(_text_block(block) for block in content[:MAX_MESSAGES]):
         return {**item, _CONTENT: _block_text(content)}
