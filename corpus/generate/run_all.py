@@ -826,6 +826,16 @@ MATRIX.update({
 MATRIX.update({
     "laminar-google-genai": ("laminar-google-genai", "apps.laminar_app", ALL_SCENARIOS),
 })
+# Frameworks CR: the raw agent loop of apps/raw.py (corpusgen/raw_loop.py on the `openai` client) traced by AgentOps
+# (`agentops.init()` with no API key, no agentic library imported: its OpenAI instrumentation's `openai.chat.completion`
+# spans, the app's workflow / agent / tool functions under its `@workflow` / `@agent` / `@tool` decorators, under its
+# session span; its OTLP/HTTP span exporter to the local relay of Frameworks BR, corpusgen/otlp_http_relay.py); own venv
+# (AgentOps' OTel 1.44 pipeline); apps/agentops_openai_app.py, NOTES-frameworks-cr.md. (Taken in place of AgentOps'
+# LangGraph instrumentation on the agents of openinference-langgraph: its `add_node` wrapper makes LangGraph's
+# prebuilt agent fail to build, so no LangGraph run is traced.)
+MATRIX.update({
+    "agentops-openai": ("agentops-openai", "apps.agentops_openai_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
