@@ -51,6 +51,15 @@ the wrapper does not read, so :data:`TOOL_NAME` is :data:`TOOL_NAME_UNKNOWN` and
 ``{}``); ``litellm.generate (<model>)`` around ``LiteLLMModel.generate`` (``gen_ai.request.model``, usage), inside which
 the OpenAI client spans of its requests are. Observed in ``corpus/traces/agentops-smolagents``
 (``corpus/NOTES-frameworks-co.md``).
+
+Its SDK's decorators (``agentops/sdk/decorators/``: ``@agentops.workflow``, ``@agentops.agent``, ``@agentops.tool``
+... on a user's functions) open a span per call, current, scope ``agentops``, named ``<name>.<kind>`` with
+:data:`SPAN_KIND` the decorator's kind, :data:`OPERATION_NAME` the name given (else the function's) and the call as
+``agentops.<kind>.input`` (JSON ``{"args": [...], "kwargs": {...}}``), the return value as ``agentops.<kind>.output``
+(text): a decorated tool's span writes no :data:`TOOL_NAME` and no call id, only :data:`DECORATED_TOOL_INPUT` /
+:data:`DECORATED_TOOL_OUTPUT` (``agentops/sdk/decorators/utility.py``, ``_create_as_current_span``,
+``_record_entity_input`` / ``_record_entity_output``). A call that raised ends ERROR with its exception recorded twice.
+Observed in ``corpus/traces/agentops-openai`` (the raw loop's units under them, ``corpus/NOTES-frameworks-cr.md``).
 """
 
 from __future__ import annotations
@@ -95,6 +104,13 @@ out; ``[]`` when there are none (any other value: some, named or not)."""
 NO_MANAGED_AGENTS: Final = "[]"
 AGENT_HANDOFFS: Final = "handoffs"
 """The agents it may hand the run to, as a JSON list of names (each offered as ``transfer_to_<agent>``)."""
+
+OPERATION_NAME: Final = "operation.name"
+"""On its decorators' spans (and its session span): the unit's name, the decorator's ``name`` or the function's."""
+DECORATED_TOOL_INPUT: Final = "agentops.tool.input"
+"""On a ``@agentops.tool`` span: the call as JSON ``{"args": [...], "kwargs": {...}}`` (the arguments, by keyword)."""
+DECORATED_TOOL_OUTPUT: Final = "agentops.tool.output"
+"""On a ``@agentops.tool`` span that returned: the return value as text (the tool's result)."""
 
 TOOL_NAME: Final = "tool.name"
 TOOL_PARAMETERS: Final = "tool.parameters"

@@ -68,10 +68,11 @@ ARGUMENT_KEYS: Final = frozenset(
     }
 )
 """Attributes (on the span or on one of its events) in which some convention records a tool's arguments."""
-_MIRROR_ARGUMENT_KEY: Final = agentops.TOOL_PARAMETERS
+_MIRROR_ARGUMENT_KEYS: Final = frozenset({agentops.TOOL_PARAMETERS, agentops.DECORATED_TOOL_INPUT})
 """AgentOps' tool spans' arguments, read only on AgentOps' spans: its mirror spans (``instrumentation.name``
-``agentops``) and the spans it types ``tool`` (``agentops.span.kind``, its framework instrumentations' tool runs).
-OpenInference writes a tool's parameter schema under the same key."""
+``agentops``) and the spans it types ``tool`` (``agentops.span.kind``: its framework instrumentations' tool runs, and
+its ``@agentops.tool`` decorator's spans, which record the call as ``agentops.tool.input``). OpenInference writes a
+tool's parameter schema under ``tool.parameters``."""
 _GENKIT_ARGUMENT_KEY: Final = genkit.INPUT
 """Genkit's tool action spans' arguments, read only on those spans (``genkit:metadata:subtype`` a tool action type):
 every Genkit span writes its input under the same key."""
@@ -115,7 +116,7 @@ def span_texts(spans: Iterable[Span]) -> SpanTexts:
             pieces.append(text)
             if (
                 key in ARGUMENT_KEYS
-                or (mirror and key == _MIRROR_ARGUMENT_KEY)
+                or (mirror and key in _MIRROR_ARGUMENT_KEYS)
                 or (genkit_tool and key == _GENKIT_ARGUMENT_KEY)
                 or (run_tool and key == _RUN_ARGUMENT_KEY)
             ):

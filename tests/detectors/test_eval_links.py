@@ -112,6 +112,17 @@ def test_parameters_of_a_span_agentops_types_tool_are_argument_evidence() -> Non
     assert score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(other)).evidenced == 0
 
 
+def test_the_input_of_an_agentops_tool_decorator_is_argument_evidence() -> None:
+    """AgentOps' ``@agentops.tool`` spans record the call as ``agentops.tool.input``, on a span typed ``tool``."""
+    model = span(1, "chat", attrs={"out": "call_a call_b"})
+    typed = {"agentops.span.kind": "tool", "operation.name": "get"}
+    spans = [model, span(2, "get.tool", attrs={**typed, "agentops.tool.input": '{"args": [], "kwargs": {"q": 1}}'}),
+             span(3, "get.tool", attrs={**typed, "agentops.tool.input": '{"args": [], "kwargs": {"q": 2}}'})]
+    labels = _labels([_flow("call_a", 2), _flow("call_b", 3)], [("get", 2), ("get", 3)])
+    tally = score_links(labels, _trajectory({2: "call_a", 3: "call_b"}), span_texts(spans))
+    assert (tally.evidenced, tally.recovered) == (2, 2) and tally.by_evidence == {"arguments": 2}
+
+
 def test_the_input_of_a_genkit_tool_action_is_argument_evidence_but_not_another_genkit_spans_input() -> None:
     """Genkit writes every span's input under ``genkit:input``: a tool action's is the call's arguments."""
     model = span(1, "openai/gpt-4o-mini", attrs={"out": "call_a call_b"})

@@ -6,7 +6,8 @@ Pinned to ``agentops`` 0.4.21 (names and value formats in :mod:`semconv.agentops
 - ``agentops.span.kind``: ``agent`` an agent invocation (its name, and the tools and handoffs it offered as its tool
   definitions: a JSON list of names, or of objects naming one each, as its CrewAI agent spans write them), ``tool`` a
   tool execution (named by ``tool.name``, arguments in ``tool.parameters``; no call id: an execution joins its
-  proposal by tool name and arguments), ``llm`` a model call (the SDK generation's input, the
+  proposal by tool name and arguments; its SDK's ``@tool`` decorator names it only in ``operation.name`` and records
+  the call as ``agentops.tool.input``, :mod:`otel_mapper.mapping.readers.agentops_decorators`), ``llm`` a model call (the SDK generation's input, the
   Chat Completions messages as one JSON text), ``session`` and the run-structure kinds a workflow step (``workflow``,
   ``workflow.step``: its CrewAI task spans, ``task``, ``operation``, ``chain``), ``guardrail`` a guardrail;
 - an Agents SDK mirror with no kind (scope ``openai-agents``, ``instrumentation.name`` ``agentops``): a handoff when
@@ -34,6 +35,7 @@ from typing import ClassVar, Final
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
 from otel_mapper.mapping.members import EXECUTION_KINDS
 from otel_mapper.mapping.messages import MAX_MESSAGES, arguments_text
+from otel_mapper.mapping.readers.agentops_decorators import decorated_unit_name, read_decorated_tool
 from otel_mapper.mapping.readers.agentops_records import read_unnamed_run, recorded_kind
 from otel_mapper.mapping.readers.common import (
     MAX_ERROR_MESSAGE,
@@ -154,7 +156,8 @@ def _names(value: Decoded) -> list[str]:
 
 
 def _read_agent(view: SpanView, facts: SpanFacts) -> None:
-    facts.agent_name = clean_name(view.str_attr(ao.AGENT_NAME)) or clean_name(view.str_attr(ao.TEAM_NAME))
+    facts.agent_name = (clean_name(view.str_attr(ao.AGENT_NAME)) or clean_name(view.str_attr(ao.TEAM_NAME))
+                        or decorated_unit_name(view))
     attrs = view.attrs
     if ao.AGENT_TOOLS not in attrs and ao.AGENT_HANDOFFS not in attrs:
         return  # neither written: none offered
@@ -181,13 +184,13 @@ def _offered(view: SpanView, key: str) -> list[str] | None:
 def _read_tool(view: SpanView, facts: SpanFacts) -> None:
     if view.str_attr(ao.TOOL_NAME) == ao.TOOL_NAME_UNKNOWN:
         read_unnamed_run(view, facts)  # the placeholder: no name, and the arguments its default
-    else:
+    elif not read_decorated_tool(view, facts):  # else a user's function under its SDK's @tool decorator
         facts.tool_name = clean_name(view.str_attr(ao.TOOL_NAME)) or clean_name(view.name)
         parameters = view.str_attr(ao.TOOL_PARAMETERS, limit=MAX_TEXT)
         if parameters is not None:
             facts.arguments = arguments_text(parameters)
             facts.arguments_visible = facts.arguments is not None
-    facts.result_visible = ao.TOOL_RESULT in view.attrs
+    facts.result_visible = facts.result_visible or ao.TOOL_RESULT in view.attrs
     error = view.str_attr(ao.TOOL_ERROR, limit=MAX_ERROR_MESSAGE)
     if error is not None and error.strip():
         facts.failed = True
