@@ -836,10 +836,20 @@ MATRIX.update({
 MATRIX.update({
     "agentops-openai": ("agentops-openai", "apps.agentops_openai_app", ALL_SCENARIOS),
 })
+# Frameworks CT: the Vercel AI SDK app of vercel-ai-sdk-genai (js/vercel_ai_sdk_app.mjs, `@ai-sdk/otel`'s `OpenTelemetry`
+# integration, the GenAI spans) exporting through OpenInference's Vercel span processor (`@arizeai/openinference-vercel`
+# 3.2.1, the major for `ai` 7: `OpenInferenceBatchSpanProcessor` around the OTLP/gRPC exporter, default options), which
+# adds OpenInference attributes to each span before export; chosen by the host from the library directory
+# (`INTEGRATIONS` in apps/vercel_ai_sdk_app.py, `--span-processor openinference`); the same js/ folder and lock, its own
+# capture-side venv; NOTES-frameworks-ct.md.
+MATRIX.update({
+    "openinference-vercel": ("openinference-vercel", "apps.vercel_ai_sdk_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
     "vercel-ai-sdk-genai": HERE / "js",
+    "openinference-vercel": HERE / "js",
     "mastra": HERE / "js-mastra",
     "openinference-langgraph-js": HERE / "js-langgraph",
     "traceloop-langgraph-js": HERE / "js-langgraph",

@@ -6,6 +6,10 @@ exporter; the library directory chooses it (`INTEGRATIONS`):
   `ai.toolCall`);
 - `vercel-ai-sdk-genai`: `OpenTelemetry`, the OpenTelemetry GenAI conventions (`invoke_agent <model>`, `step <n>`,
   `chat <model>`, `execute_tool <name>`), the integration the SDK's documentation registers.
+- `openinference-vercel`: the same `OpenTelemetry` integration, its spans exported through
+  `@arizeai/openinference-vercel`'s `OpenInferenceBatchSpanProcessor` (default options, no span filter), which adds
+  OpenInference attributes (`openinference.span.kind`, `input.value`, `llm.input_messages.*`, ...) to each span before
+  the exporter sends it. The ground truth is read as for `vercel-ai-sdk-genai` (the processor adds no span).
 
     .venvs/vercel-ai-sdk/bin/python -m apps.vercel_ai_sdk_app --lib vercel-ai-sdk-genai --scenario handoff --out DIR
 
@@ -39,10 +43,11 @@ from corpusgen.harness import app_main  # noqa: E402
 from corpusgen.scenarios import SCENARIOS  # noqa: E402
 from corpusgen.truth import Truth  # noqa: E402
 
-# library directory -> (the app's --telemetry integration, convention recorded in the labels)
+# library directory -> (the app's --telemetry integration, its --span-processor, convention recorded in the labels)
 INTEGRATIONS = {
-    "vercel-ai-sdk": ("legacy", "vercel-ai"),
-    "vercel-ai-sdk-genai": ("genai", "otel-genai"),
+    "vercel-ai-sdk": ("legacy", "batch", "vercel-ai"),
+    "vercel-ai-sdk-genai": ("genai", "batch", "otel-genai"),
+    "openinference-vercel": ("genai", "openinference", "openinference"),
 }
 JS_APP = Path(__file__).resolve().parents[1] / "js" / "vercel_ai_sdk_app.mjs"
 HANDOFF_TOOL = "handoff_to_billing_agent"
@@ -53,7 +58,7 @@ class VercelAISDKAdapter:
 
     def __init__(self, library: str):
         self.library = library
-        self.telemetry, self.convention = INTEGRATIONS[library]
+        self.telemetry, self.span_processor, self.convention = INTEGRATIONS[library]
 
     def setup(self, endpoint: str) -> None:
         self.endpoint = endpoint  # the exporter lives in the node process
@@ -67,7 +72,8 @@ def run_vercel_ai_sdk(adapter: VercelAISDKAdapter, scenario: str, base_url: str,
     extra = (HANDOFF_TOOL,) if scenario == "handoff" else ()
     truth.offered_tools.update(extra)
     node_host.run_node_app(JS_APP, adapter.endpoint, base_url, node_host.spec(scenario, extra), truth,
-                           extra_args=("--telemetry", adapter.telemetry, "--service-name", f"corpus-{adapter.library}"))
+                           extra_args=("--telemetry", adapter.telemetry, "--span-processor", adapter.span_processor,
+                                       "--service-name", f"corpus-{adapter.library}"))
     if scenario == "handoff" and len(truth.agents) >= 2:
         # Agent delegation: the billing agent's run is nested inside the delegating tool's span, a plain tool execution
         # of the triage agent (as Pydantic AI's): the handoff is labelled from the delegating run.

@@ -2,10 +2,12 @@
 // against the fake server, traced by one of the SDK's telemetry integrations from `@ai-sdk/otel` (`--telemetry`):
 // `legacy`, `LegacyOpenTelemetry` (the `ai.*` spans), or `genai`, `OpenTelemetry` (the OpenTelemetry GenAI
 // conventions: `invoke_agent`, `step <n>`, `chat`, `execute_tool` spans), and exported by the OpenTelemetry JS SDK
-// (NodeTracerProvider + BatchSpanProcessor + OTLP/gRPC exporter).
+// (NodeTracerProvider + OTLP/gRPC exporter) through the span processor `--span-processor` names: `batch`, the SDK's
+// BatchSpanProcessor, or `openinference`, `@arizeai/openinference-vercel`'s OpenInferenceBatchSpanProcessor at its
+// default options, which adds OpenInference attributes to each AI SDK span before it is exported.
 //
 //     node vercel_ai_sdk_app.mjs --endpoint 127.0.0.1:PORT --base-url http://127.0.0.1:PORT/v1 --spec SPEC.json \
-//         --telemetry legacy|genai --service-name NAME
+//         --telemetry legacy|genai --span-processor batch|openinference --service-name NAME
 //
 // Started by apps/vercel_ai_sdk_app.py, which owns the fake model server, the capture server and the ground truth.
 // The two talk over stdin/stdout: each line this app writes that starts with `@corpus ` is a JSON message; the host
@@ -36,6 +38,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { APICallError, generateText, isStepCount, jsonSchema, registerTelemetry, tool } from 'ai';
 import { LegacyOpenTelemetry, OpenTelemetry } from '@ai-sdk/otel';
 import { createOpenAI } from '@ai-sdk/openai';
+import { OpenInferenceBatchSpanProcessor } from '@arizeai/openinference-vercel';
 
 const MODEL = 'gpt-4o-mini';
 const REQUEST_TIMEOUT_MS = 1000; // the other apps' 1 s client timeout, as the SDK's per-step timeout
@@ -44,6 +47,12 @@ const MAX_ANCESTORS = 100; // a walk up the recorded parents; the SDK nests a fe
 // The telemetry integrations of `@ai-sdk/otel`, each with its default options (the documentation registers
 // `new OpenTelemetry()`).
 const INTEGRATIONS = { legacy: () => new LegacyOpenTelemetry(), genai: () => new OpenTelemetry() };
+// The span processor in front of the OTLP/gRPC exporter: the SDK's own, or OpenInference's (its documented setup:
+// `new OpenInferenceBatchSpanProcessor({ exporter })`, no span filter, every other option at its default).
+const SPAN_PROCESSORS = {
+  batch: (exporter) => new BatchSpanProcessor(exporter),
+  openinference: (exporter) => new OpenInferenceBatchSpanProcessor({ exporter }),
+};
 
 const { values: opts } = parseArgs({
   options: {
@@ -51,10 +60,14 @@ const { values: opts } = parseArgs({
     'base-url': { type: 'string' },
     spec: { type: 'string' },
     telemetry: { type: 'string', default: 'legacy' },
+    'span-processor': { type: 'string', default: 'batch' },
     'service-name': { type: 'string', default: 'corpus-vercel-ai-sdk' },
   },
 });
 if (!(opts.telemetry in INTEGRATIONS)) throw new Error(`--telemetry: one of ${Object.keys(INTEGRATIONS).join(', ')}`);
+if (!(opts['span-processor'] in SPAN_PROCESSORS)) {
+  throw new Error(`--span-processor: one of ${Object.keys(SPAN_PROCESSORS).join(', ')}`);
+}
 const spec = JSON.parse(readFileSync(opts.spec, 'utf8'));
 
 // -- OpenTelemetry and the SDK's telemetry integration --------------------------------------------------------------
@@ -71,7 +84,10 @@ const parentRecorder = {
 
 const provider = new NodeTracerProvider({
   resource: resourceFromAttributes({ 'service.name': opts['service-name'], 'deployment.environment.name': 'corpus' }),
-  spanProcessors: [parentRecorder, new BatchSpanProcessor(new OTLPTraceExporter({ url: `http://${opts.endpoint}` }))],
+  spanProcessors: [
+    parentRecorder,
+    SPAN_PROCESSORS[opts['span-processor']](new OTLPTraceExporter({ url: `http://${opts.endpoint}` })),
+  ],
 });
 provider.register(); // global tracer provider + AsyncLocalStorage context manager
 registerTelemetry(INTEGRATIONS[opts.telemetry]());
