@@ -22,6 +22,7 @@ from otel_mapper.mapping.agent_executor_runs import settle_agent_executor_runs
 from otel_mapper.mapping.agent_outputs import drop_replayed_proposals
 from otel_mapper.mapping.anonymous_agents import settle_anonymous_agents
 from otel_mapper.mapping.callback_model_calls import fold_callback_model_calls
+from otel_mapper.mapping.copied_statuses import settle_copied_statuses
 from otel_mapper.mapping.declarations import declare
 from otel_mapper.mapping.decorated_runs import settle_decorated_runs
 from otel_mapper.mapping.drafts import NodeDraft
@@ -200,6 +201,7 @@ def map_trace(
     settle_openlit_ag2_calls(entries)
     settle_decorated_runs(entries)
     settle_anonymous_agents(entries, by_span_id)
+    settle_copied_statuses(entries)
     settle_escaped_exceptions(entries, by_span_id)
     settle_error_finishes(entries, by_span_id)
     settle_failed_answers(entries, by_span_id)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from otel_mapper.mapping.conversation_memo import ConversationMemo
+from otel_mapper.mapping.copied_statuses import is_copied_status_candidate
 from otel_mapper.mapping.facts import ConventionReader, SpanFacts, absorb_facts
 from otel_mapper.mapping.readers import FallbackReader
 from otel_mapper.mapping.readers.common import model_call_http_status
@@ -92,6 +93,7 @@ def read_spans(envelopes: Sequence[SpanEnvelope], readers: tuple[ConventionReade
                 raise LookupError("no convention reader claims the span")
             facts = reader.read(view)
             read_wire_payloads(view, facts)  # the sides of a model call its reader left unread
+            facts.copied_status_candidate = is_copied_status_candidate(view)
             if view.redacted_keys:  # read as absent by every reader; declared as redacted, not as never captured
                 facts.content_redacted = True
             if facts.kind is NodeKind.MODEL_CALL and facts.failed and facts.http_status is None:

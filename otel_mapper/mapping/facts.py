@@ -108,6 +108,11 @@ class SpanFacts:
     workflow_run: bool = False
     """The span records a workflow's run by the GenAI operation ``invoke_workflow`` (read while its attributes are at
     hand: an earlier revision's span is kept without them)."""
+    copied_status_candidate: bool = False
+    """The span's ERROR status is all it records of a failure (no ``exception`` event, no ``error.type``) and it
+    carries OpenInference's span kind beside the GenAI operation name: a status OpenInference's span processor for
+    GenAI spans may have copied from another span (:mod:`otel_mapper.mapping.copied_statuses`; read while its
+    attributes are at hand: an earlier revision's span is kept without them)."""
     dedup_key: str | None = None
     """Key under which two spans describe the same call (double instrumentation): response id or tool-call id."""
     content_redacted: bool = False
