@@ -845,6 +845,16 @@ MATRIX.update({
 MATRIX.update({
     "openinference-vercel": ("openinference-vercel", "apps.vercel_ai_sdk_app", ALL_SCENARIOS),
 })
+# Frameworks CS: OpenLIT at its default (`openlit.init` with no instrumentor left out, through init_openlit_local, as
+# Frameworks CN) on two more raw loops: the Ollama Python client's (corpusgen/raw_loop_ollama.py, `Client.chat` with
+# `tools`, the fake server's Ollama face, tool calls without ids; OpenLIT wraps `ollama._client.Client._request`) and the
+# Groq SDK's (apps/groq_app.py's client, `chat.completions.create`, the fake server's Groq face; OpenLIT wraps
+# `Completions.create`); the app's workflow / agent / tool spans from OpenLIT's manual tracer, as apps/openlit_raw_app.py.
+# One venv: the two install together; apps/openlit_ollama_groq_app.py, NOTES-frameworks-cs.md.
+MATRIX.update({
+    "openlit-ollama": ("openlit-ollama-groq", "apps.openlit_ollama_groq_app", ALL_SCENARIOS),
+    "openlit-groq": ("openlit-ollama-groq", "apps.openlit_ollama_groq_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -101,6 +101,13 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     # A request the instrumentation opened no span for (declared per request by the app, `untraced`: MLflow's autolog
     # traces nothing more of a run once a traced call in it raised): its proposals are in no span either.
     unrecorded |= {p["id"] for r, p in proposals if r.get("untraced")}
+    # A library that records nothing of an exchange whose answer calls tools (OpenLIT's Groq instrumentation raises
+    # writing the answer's calls: that span has no input, no output, no usage, and the replayed assistant message that
+    # holds only calls is left out of later inputs; declared by the app): its proposals are in no span, what its input
+    # consumed is not seen, and its usage is not recorded.
+    call_answers_seen = meta.get("tool_call_answers_recorded", True)
+    if not call_answers_seen:
+        unrecorded |= {p["id"] for _, p in proposals}
     exec_by_call = {t["call_id"]: t for t in truth.tools if t["call_id"]}
     proposer = {p["id"]: r.get("span") for r, p in proposals}
 
@@ -118,6 +125,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     def first_consumer(call_id):
         for r in server_log:
             if not failed_input_seen and not (r.get("status") == 200 and r.get("outcome") == "ok"):
+                continue
+            if not call_answers_seen and r.get("proposed"):
                 continue
             if call_id in (r.get("tool_results_in_input") or []):
                 return r.get("span")
@@ -228,6 +237,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
     if meta.get("usage_recorded_per_span") == "last":
         last_usage = {r.get("span"): r.get("usage") for r in delivered}
         recorded_tokens = sum(sum(u or (0, 0)) for u in last_usage.values())
+    if not call_answers_seen:
+        recorded_tokens = sum(sum(r.get("usage") or (0, 0)) for r in delivered if not r.get("proposed"))
     if total_tokens > MAX_TOTAL_TOKENS:
         # The run's outermost agent invocation, else the root: the app's span around the run when it recorded one.
         anchor = (truth.agents[0]["span_id"] if truth.agents
@@ -276,7 +287,8 @@ def build_labels(meta: dict, server_log: list[dict], truth: Truth) -> dict:
         | ({"output_tokens": bool(meta["output_tokens_recorded"])} if "output_tokens_recorded" in meta else {})
         # A library whose model proposes tools in text (DSPy's ReAct fields) has no tool-call id anywhere: the labels'
         # ids are the fake server's names for the calls, found in no span.
-        | ({"tool_call_ids": bool(meta["tool_call_ids_recorded"])} if "tool_call_ids_recorded" in meta else {}),
+        | ({"tool_call_ids": bool(meta["tool_call_ids_recorded"])} if "tool_call_ids_recorded" in meta else {})
+        | ({"tool_call_answers": bool(call_answers_seen)} if "tool_call_answers_recorded" in meta else {}),
         "ground_truth": {
             "model_requests": [{k: r.get(k) for k in ("seq", "status", "outcome", "span", "usage")}
                                | {"proposed_tool_call_ids": [p["id"] for p in r.get("proposed", [])]}
