@@ -32,6 +32,10 @@ TOOL_CALL_FINISH_REASONS: Final = frozenset({"tool_call", "tool_calls", "tool_us
 """Finish reasons (compared lower case) saying the model stopped to call tools: the convention's ``tool_call``,
 OpenAI's ``tool_calls`` / ``function_call``, Anthropic's and Bedrock Converse's ``tool_use``, Cohere's ``TOOL_CALL``.
 Gemini's ``STOP`` ends a turn with or without function calls, so it says nothing either way."""
+UNTOLD_CALL_FINISH_PROVIDERS: Final = frozenset({"ollama"})
+"""``gen_ai.provider.name`` values whose finish reason does not tell an answer that calls tools from one that does
+not: Ollama's chat API ends every answer with ``done_reason`` ``stop``, tool calls or not (OpenLIT's Ollama
+instrumentation copies it as the finish reason), so ``stop`` there says nothing either way."""
 REQUEST_PREVIOUS_RESPONSE_ID: Final = "gen_ai.request.previous_response.id"
 
 USAGE_INPUT_TOKENS: Final = "gen_ai.usage.input_tokens"

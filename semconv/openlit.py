@@ -108,6 +108,23 @@ around ``mistralai.chat.Chat.complete`` (and ``stream``, and their async twins; 
 leaves the span with its name, status ERROR and the exception event alone. Its input messages keep each message's text
 alone: an assistant message that only calls tools is left out, a tool message keeps its result text without the call
 id (``build_input_messages``)."""
+OLLAMA_SCOPE: Final = "openlit.instrumentation.ollama"
+"""Instrumentation scope of OpenLIT's Ollama client wrappers (``instrumentation/ollama``): ``chat <requested model>``
+around ``ollama._client.Client._request`` (and ``AsyncClient._request``) for a request to ``/api/chat``. A request that
+is not streamed gets every attribute, ``gen_ai.operation.name`` included, from the response
+(``process_chat_response``), inside a ``try`` after the client call returned: a request that raised leaves the span
+with its name, status ERROR and the exception event alone, and a span that has the attributes records a call that
+returned (its ERROR, if any, OpenLIT's own failure to record the response, ``handle_exception``). Its output messages
+keep the answer's text alone (an answer that only calls tools has no part); the next request's input replays the
+calls as ``tool_call`` parts with an empty ``id`` (Ollama's chat API has no call ids)."""
+GROQ_SCOPE: Final = "openlit.instrumentation.groq"
+"""Instrumentation scope of OpenLIT's Groq SDK wrappers (``instrumentation/groq``): ``chat <requested model>`` around
+``groq.resources.chat.completions.Completions.create`` (and ``AsyncCompletions.create``). As for
+:data:`OLLAMA_SCOPE`, every attribute is written from the response inside a ``try`` after the call returned: a request
+that raised leaves its name, ERROR and the exception event alone; a span with ``gen_ai.operation.name`` records a call
+that returned. 1.45 fails so on every answer that calls tools (``common_chat_logic`` reads the ``tool_calls`` list as a
+dict: an ``AttributeError`` recorded as the span's error), after the request parameters, response id and finish
+reasons and before the messages and usage are written."""
 LANGCHAIN_SCOPE: Final = "openlit.instrumentation.langchain"
 """Instrumentation scope of the spans of OpenLIT's LangChain callback handler."""
 LANGGRAPH_SCOPE: Final = "openlit.instrumentation.langgraph"
@@ -144,15 +161,15 @@ HAYSTACK_PROVIDER: Final = "haystack"
 """The ``gen_ai.provider.name`` OpenLIT writes on every span of :data:`HAYSTACK_SCOPE` (the framework, not the model
 provider a request goes to)."""
 NAMED_ONLY_SCOPES: Final = frozenset(
-    {AG2_SCOPE, ANTHROPIC_SCOPE, BEDROCK_SCOPE, CREWAI_SCOPE, GOOGLE_ADK_SCOPE, GOOGLE_AI_STUDIO_SCOPE, HAYSTACK_SCOPE,
-     LITELLM_SCOPE, MISTRAL_SCOPE, SMOLAGENTS_SCOPE}
+    {AG2_SCOPE, ANTHROPIC_SCOPE, BEDROCK_SCOPE, CREWAI_SCOPE, GOOGLE_ADK_SCOPE, GOOGLE_AI_STUDIO_SCOPE, GROQ_SCOPE,
+     HAYSTACK_SCOPE, LITELLM_SCOPE, MISTRAL_SCOPE, OLLAMA_SCOPE, SMOLAGENTS_SCOPE}
 )
 """OpenLIT scopes whose spans say their operation and entity by their name alone when the wrapped call did not
 return."""
 COMPONENT_NAMED_SCOPES: Final = frozenset({HAYSTACK_SCOPE})
 """Of :data:`NAMED_ONLY_SCOPES`, those whose span name ends with the wrapped component's name, not a model's
 (``chat openai_chat_generator``)."""
-RETURN_RECORDED_SCOPES: Final = frozenset({HAYSTACK_SCOPE})
+RETURN_RECORDED_SCOPES: Final = frozenset({GROQ_SCOPE, HAYSTACK_SCOPE, OLLAMA_SCOPE})
 """OpenLIT scopes whose spans get their GenAI attributes only after the wrapped call returned, and an ERROR status
 after that only from the instrumentation's own failure to record the response: a span of them that has
 ``gen_ai.operation.name`` records a call that returned, whatever its status."""

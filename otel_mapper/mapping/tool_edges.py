@@ -55,6 +55,7 @@ from otel_mapper.mapping.tool_joins import (
     same_call,
 )
 from otel_mapper.mapping.tool_names import function_style
+from otel_mapper.mapping.unproposed_results import unproposed_result_edges
 from otel_mapper.model import Declaration
 from semconv.openai_agents import DEFAULT_HANDOFF_TOOL_PREFIX
 from semconv.trajectory import DeclarationCategory, DeclarationEffect
@@ -236,6 +237,7 @@ def tool_call_edges(
             nodes_by_id[proposal_id].status = _DISPATCHED
 
     _rejected_results(entries, by_call_id, nodes_by_id)
+    unproposed_result_edges(entries, {call_id for call_id, found in by_call_id.items() if found}, edges)
 
     for entry in entries:
         if not entry.primary or entry.node_id is None or not entry.facts.consumed_call_ids:

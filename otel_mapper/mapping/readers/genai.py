@@ -245,7 +245,7 @@ def _fill_messages(view: SpanView, attrs: Mapping[str, AnyValue], facts: SpanFac
     if genai.OUTPUT_MESSAGES in attrs:
         outputs = view.json_attr(genai.OUTPUT_MESSAGES)
         proposals, digests = read_output_messages(outputs)
-        left_out = _calls_left_out(outputs)
+        left_out = _calls_left_out(outputs, facts.provider)
         if not left_out:
             facts.proposals = proposals
             facts.messages.outputs = digests
@@ -324,18 +324,19 @@ def _fill_from_events(view: SpanView, attrs: Mapping[str, AnyValue], facts: Span
         facts.message_evidence = events.evidence
 
 
-def _calls_left_out(value: Decoded) -> bool:
+def _calls_left_out(value: Decoded, provider: str | None) -> bool:
     """Output messages that stopped for tool calls and hold no part at all (LiteLLM's OpenTelemetry integration
     writes ``{"role": "assistant", "parts": [], "finish_reason": "tool_calls"}``): the calls were made but not
     recorded, so the output is read as not recorded (its proposals unknown, not none), as when the attribute is
-    absent."""
+    absent. Under a provider whose finish reason never says so (:data:`semconv.genai.UNTOLD_CALL_FINISH_PROVIDERS`)
+    no part at all is read the same way."""
     messages = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
     if not messages or len(messages) > MAX_FINISH_REASONS:
         return False
     for message in messages:
         if not isinstance(message, dict) or message.get("parts") != []:
             return False
-    return _TOOL_CALLS_FINISH in output_finish_reasons(value)
+    return provider in genai.UNTOLD_CALL_FINISH_PROVIDERS or _TOOL_CALLS_FINISH in output_finish_reasons(value)
 
 
 _TOOL_CALLS_FINISH: Final = "tool_calls"
