@@ -855,6 +855,15 @@ MATRIX.update({
     "openlit-ollama": ("openlit-ollama-groq", "apps.openlit_ollama_groq_app", ALL_SCENARIOS),
     "openlit-groq": ("openlit-ollama-groq", "apps.openlit_ollama_groq_app", ALL_SCENARIOS),
 })
+# Frameworks CU: Langtrace (`langtrace-python-sdk`, `langtrace.init` at its default as for apps/langtrace_app.py: every
+# instrumentation it finds) on the DSPy ReAct agents of apps/openinference_dspy_app.py (`run_dspy`): its DSPy wrappers'
+# `Predict.forward` / `ChainOfThought.forward` spans (`ReAct.forward` never wrapped: its instrumentation fails on a module
+# DSPy 3 no longer has), the app's run in one `with_langtrace_root_span` span. Own venv; apps/langtrace_dspy_app.py,
+# NOTES-frameworks-cu.md. (Taken in place of Langtrace's LlamaIndex instrumentation on the LlamaIndex agents, which
+# makes no span of an agent run: it wraps query engines, retrievers, extractors, readers and chat engines only.)
+MATRIX.update({
+    "langtrace-dspy": ("langtrace-dspy", "apps.langtrace_dspy_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
