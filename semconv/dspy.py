@@ -44,6 +44,8 @@ PREDICT_SIGNATURE_OPEN: Final = "("
 
 FIELD_HEADER: Final = r"\[\[ ## (\w+) ## \]\]"
 """A ChatAdapter field section header; the field's value follows up to the next header."""
+FIELD_SECTION: Final = "[[ ## {name} ## ]]\n{value}"
+"""A ChatAdapter field section as the adapter writes one into a message (sections are separated by a blank line)."""
 NEXT_TOOL_NAME: Final = "next_tool_name"
 NEXT_TOOL_ARGS: Final = "next_tool_args"
 TRAJECTORY: Final = "trajectory"

@@ -20,6 +20,13 @@ wrapping library methods, not through a framework's callbacks: each wrapper open
   ``output_tokens``. A chat model's ``invoke`` runs ``generate_prompt`` runs ``generate``, each wrapped: one model
   call is a chain of wrapper spans around the client's span. These spans are made current.
 - LangGraph wrappers (``langgraph.task.name``): graph building (``StateGraph.add_node`` ...), nothing of a run.
+- DSPy wrappers (``instrumentation/dspy/patch.py`` ``patch_signature``; service name ``DSPy``, type ``framework``): a
+  module's ``forward`` (``Predict``, ``ChainOfThought``, ``ReAct`` ...; on DSPy 3 only those wrapped before the
+  instrumentation fails on a module DSPy 3 no longer has: ``Predict`` and ``ChainOfThought``), a current span named
+  ``<wrapped class>.forward`` with the instance's class, the keyword arguments as their Python ``str()`` and the
+  returned Prediction's fields as JSON. ``Predict.forward`` is where DSPy formats the prompt, calls its LM and parses
+  the answer: the span of the model call (DSPy's own retry and its adapter fallback re-send inside it). No messages,
+  model, tool definitions or usage.
 """
 
 from __future__ import annotations
@@ -88,6 +95,17 @@ CREWAI_TASK_ID: Final = "crewai.task.id"
 """CrewAI wrappers: ``Task.execute``'s task id."""
 CREWAI_CREW_ID: Final = "crewai.crew.id"
 """CrewAI wrappers: ``Crew.kickoff``'s crew id."""
+DSPY_SIGNATURE_NAME: Final = "dspy.signature.name"
+"""DSPy wrappers: the class of the module whose ``forward`` ran (``Predict``, ``ChainOfThought`` ...)."""
+DSPY_SIGNATURE_ARGS: Final = "dspy.signature.args"
+"""DSPy wrappers: ``str()`` of the keyword arguments of ``forward``, a Python dict's repr (a ReAct turn's
+``{'question': ..., 'trajectory': ...}``, the trajectory in ChatAdapter ``[[ ## field ## ]]`` sections)."""
+DSPY_SIGNATURE_RESULT: Final = "dspy.signature.result"
+"""DSPy wrappers: JSON text of the returned Prediction's fields (a ReAct turn's ``next_thought``,
+``next_tool_name``, ``next_tool_args``); written only when ``forward`` returned."""
+DSPY_MODEL_CALL_SPAN: Final = "Predict.forward"
+"""DSPy wrappers: the span of ``Predict.forward``, DSPy's call of its LM (named after the wrapped method, whatever the
+instance's class)."""
 CONTENT: Final = "content"
 """Field of an ``AIMessage``: its text (left out when empty)."""
 

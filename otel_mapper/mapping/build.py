@@ -228,7 +228,7 @@ def map_trace(
 
     edges = EdgeSet()
     external = derive_edges(entries, by_span_id, proposals, nodes_by_id, edges, notes)
-    settle_spanless_calls(entries, nodes_by_id, edges)
+    settle_spanless_calls(entries, nodes_by_id, edges, proposals)
     edges.break_cycles(nodes_by_id.keys(), notes)
 
     assign_invocations(nodes_by_id, edges)

@@ -10,7 +10,9 @@ by where they sit and what they are named:
 - a decorated span named as a tool that a model call beside it (same parent span) proposed ran that tool: a tool
   execution of that name (joined to its proposal as any named execution, :mod:`otel_mapper.mapping.tool_edges`);
 - a decorated span that holds a model request directly (a child span that is a model call and no layer wrapped
-  around another one) runs the loop that asks the model: an agent invocation, named by its span.
+  around another one) runs the loop that asks the model: an agent invocation, named by its span. A model call that is
+  a framework module's own run (``SpanFacts.module_call``: DSPy's ``Predict.forward`` under Langtrace, one turn of the
+  framework's agent module) says that the framework's module runs the loop, not the decorated function around it.
 
 Anything else stays a workflow step (the run around the agents; a decorated function around LangChain's runnables,
 whose model calls are deeper). Parent links, names and proposals only; nothing here reads an order.
@@ -50,7 +52,7 @@ def settle_decorated_runs(entries: list[SpanEntry]) -> None:
         parent = entry.view.parent_span_id
         if not entry.primary or facts.kind is not NodeKind.MODEL_CALL or parent is None:
             continue
-        if not facts.wraps_model_call:
+        if not facts.wraps_model_call and not facts.module_call:
             asking.add(parent)
         for call in facts.proposals or ():
             seen += 1

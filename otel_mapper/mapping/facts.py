@@ -167,6 +167,10 @@ class SpanFacts:
     """The span is the step of a LangChain classic agent (``AgentExecutor``) whose recorded output is the agent's
     decision: the tools it decided to run, each with the model's call id where the action holds one (``()`` for the
     decision to finish); ``None`` when the span is no such step (:mod:`otel_mapper.mapping.agent_executor_runs`)."""
+    module_call: bool = False
+    """The model call is recorded as a framework module's own run that calls its model (Langtrace's DSPy
+    ``Predict.forward``): one turn of the framework's loop, which a decorated function around it does not run
+    (:mod:`otel_mapper.mapping.decorated_runs`)."""
 
     def __setstate__(self, state: tuple[None, dict[str, object]]) -> None:
         """Restore pickled facts (a spilled run's kept spans, pickled slot by slot); facts written by a version with

@@ -11,6 +11,10 @@ Only where nothing else could have run the call: no execution node is joined to 
 trace that is joined to no proposal runs a tool of that name (executions recorded without ids that no join reached
 may be this call's run, and must not be counted twice).
 A result that is a runtime's rejection of an unknown tool is not a run. Parent links, call ids and names only.
+
+A proposal with no call id that its reader gave a join key (DSPy's ReAct: the step key a later input's replayed step
+shares, :mod:`otel_mapper.mapping.readers.dspy`) is read the same way under that key: the results and failure reports
+it was joined by name it, as a call id would.
 """
 
 from __future__ import annotations
@@ -26,17 +30,22 @@ from otel_mapper.mapping.members import FAILED as _FAILED
 from otel_mapper.mapping.members import MODEL_CALL as _MODEL_CALL
 from otel_mapper.mapping.members import PROPOSED as _PROPOSED
 from otel_mapper.mapping.members import TOOL_PROPOSAL as _TOOL_PROPOSAL
+from otel_mapper.mapping.tool_edges import ProposalNode
 from otel_mapper.mapping.tool_names import function_style
 
 __all__ = ["settle_spanless_calls"]
 
 
-def settle_spanless_calls(entries: list[SpanEntry], nodes_by_id: dict[str, NodeDraft], edges: EdgeSet) -> None:
+def settle_spanless_calls(
+    entries: list[SpanEntry], nodes_by_id: dict[str, NodeDraft], edges: EdgeSet, proposals: list[ProposalNode]
+) -> None:
     """Give each proposal that only a returned result shows was run its ``result_status`` (and ``result_error``)."""
+    keys = {proposal.node_id: proposal.call_id for proposal in proposals if proposal.call_id}  # id, else join key
     pending = {
         node_id: draft
         for node_id, draft in nodes_by_id.items()
-        if draft.kind is _TOOL_PROPOSAL and draft.status is _PROPOSED and draft.tool_name and draft.tool_call_id
+        if draft.kind is _TOOL_PROPOSAL and draft.status is _PROPOSED and draft.tool_name
+        and (draft.tool_call_id or keys.get(node_id))
     }
     if not pending:
         return
@@ -70,7 +79,7 @@ def settle_spanless_calls(entries: list[SpanEntry], nodes_by_id: dict[str, NodeD
                 failures.setdefault(failed_id, report)
     for node_id in returned:
         draft = candidates[node_id]
-        call_id = draft.tool_call_id or ""
+        call_id = draft.tool_call_id or keys.get(node_id) or ""
         if call_id in rejected:
             continue
         failure = failures.get(call_id)

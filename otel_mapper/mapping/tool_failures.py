@@ -9,6 +9,8 @@ model call receives is what shows how the call went. The wordings are each runti
 - OpenAI Agents SDK (``default_tool_error_function``): ``An error occurred while running the tool. Please try
   again. Error: ...``;
 - Haystack ``ToolInvoker``: ``Failed to invoke Tool `<name>` with parameters ...``;
+- DSPy ``ReAct`` (3.4.1, ``predict/react.py``: the observation of a tool that raised): ``Execution error in <tool>:
+  <error>``;
 - Pydantic AI (``RetryPromptPart.model_response``, the result a tool's ``ModelRetry`` or its arguments' validation
   errors become): ``<message>`` followed by ``Fix the errors and try again.``
   (:data:`semconv.pydantic_ai.RETRY_PROMPT_SUFFIX`).
@@ -33,6 +35,7 @@ _PREFIXES: Final = (
     "Error:",
     "An error occurred while running the tool",
     "Failed to invoke Tool",
+    "Execution error in ",
 )
 _FIRST_OR_SPACE: Final = frozenset({prefix[0] for prefix in _PREFIXES} | set(" \t\r\n"))
 

@@ -17,6 +17,9 @@ ran, and the tool calls DSPy's ReAct writes as text fields.
   with the same inputs in one trace give the same keys, and the joins then narrow or declare the ambiguity as for a
   reused call id. The proposing message is digested with the key in the call's place, so a turn that repeats the
   text of an earlier step's turn is not the same output (two identical calls with their own ids are not either).
+- A replayed step whose observation is ReAct's report of a tool that raised (``Execution error in <tool>: ...``,
+  :mod:`otel_mapper.mapping.tool_failures`) is recorded as a failed result under the step's key: where no span
+  recorded the tool's run, that result is what shows how the call went (:mod:`otel_mapper.mapping.spanless_calls`).
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ from typing import Final
 
 from otel_mapper.bundle.canonical import digest_text
 from otel_mapper.mapping.facts import SpanFacts, ToolCallFact
-from otel_mapper.mapping.messages import ASSISTANT_ROLE, SYSTEM_ROLE, arguments_text, message_digest, python_literal
+from otel_mapper.mapping.messages import (
+    ASSISTANT_ROLE,
+    SYSTEM_ROLE,
+    add_failure,
+    arguments_text,
+    message_digest,
+    python_literal,
+)
 from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part
 from otel_mapper.mapping.readers.common import clean_name
 from otel_mapper.mapping.readers.openinference_messages import FlatMessage, message_digest_of
@@ -46,6 +56,8 @@ STEP_EVIDENCE: Final = "DSPy ReAct trajectory step {step} ({tool}) replayed in t
 """Why a model call consumed a proposal's result: its input's trajectory holds the step."""
 USER_ROLE: Final = "user"
 _HEADER = re.compile(dspy.FIELD_HEADER)
+_Step = tuple[int, str, str | None, str]
+"""A replayed trajectory step: (step number, tool name, canonical arguments, observation text)."""
 _TOOL_LITERAL = re.compile(dspy.TOOL_NAME_LITERAL)
 
 
@@ -83,7 +95,7 @@ def read_react_turn(
 ) -> None:
     """Proposals, offered tools and consumed steps of a model call made by a ReAct turn (or its extract step)."""
     run: str | None = None
-    steps: list[tuple[int, str, str | None]] = []
+    steps: list[_Step] = []
     if inputs is not None:
         ordered = [inputs[index] for index in sorted(inputs)]
         for message in ordered:
@@ -95,12 +107,13 @@ def read_react_turn(
                 run, steps = _trajectory(text)
     if run is None:
         return  # not a ReAct turn: no trajectory field in its input
-    next_step = max((step for step, _, _ in steps), default=-1) + 1
-    for step, tool, arguments in steps:
+    next_step = max((step for step, _, _, _ in steps), default=-1) + 1
+    for step, tool, arguments, observation in steps:
         key = step_key(run, step, tool, arguments)
         if key not in facts.consumed_evidence:
             facts.consumed_call_ids.append(key)
             facts.consumed_evidence[key] = STEP_EVIDENCE.format(step=step, tool=tool)
+            add_failure(facts.failed_results, key, observation)
     if outputs is None:
         return
     proposals = facts.proposals if facts.proposals is not None else []
@@ -156,7 +169,7 @@ def _arguments(value: Decoded) -> str | None:
     return arguments_text(value) if value is not None else None
 
 
-def _trajectory(text: str) -> tuple[str | None, list[tuple[int, str, str | None]]]:
+def _trajectory(text: str) -> tuple[str | None, list[_Step]]:
     """(run key, replayed steps) of a ReAct turn's user message; ``(None, [])`` without a trajectory field. The run
     key is the input fields before the trajectory; a step counts once its observation is there."""
     sections = _sections(text)
@@ -165,14 +178,15 @@ def _trajectory(text: str) -> tuple[str | None, list[tuple[int, str, str | None]
         return None, []
     run = digest_text("\x00".join(f"{name}\x00{value}" for name, value in sections[:at]))
     values = dict(sections[at + 1:])
-    steps: list[tuple[int, str, str | None]] = []
+    steps: list[_Step] = []
     for name, tool in sections[at + 1:]:
         if not name.startswith(dspy.STEP_TOOL_NAME) or len(steps) >= MAX_STEPS:
             continue
         number = name[len(dspy.STEP_TOOL_NAME):]
         if not number.isdigit() or dspy.STEP_OBSERVATION + number not in values or not clean_name(tool):
             continue
-        steps.append((int(number), clean_name(tool) or "", _arguments(values.get(dspy.STEP_TOOL_ARGS + number))))
+        arguments = _arguments(values.get(dspy.STEP_TOOL_ARGS + number))
+        steps.append((int(number), clean_name(tool) or "", arguments, values[dspy.STEP_OBSERVATION + number]))
     return run, steps
 
 

@@ -18,6 +18,9 @@ Pinned to ``langtrace-python-sdk`` 3.8.21 (names and shapes in :mod:`semconv.lan
   (``asdict``, ``model_post_init``) are ``other`` nodes.
 - Any other langchain-core wrapper (a ``RunnableSequence``, a prompt template, a parser) is a workflow step, a
   retriever's a retrieval; LangGraph's graph-building wrappers and anything else are ``other`` nodes.
+- A span of its DSPy wrappers (``dspy.signature.name``) is read by :mod:`otel_mapper.mapping.readers.langtrace_dspy`:
+  ``Predict.forward`` a model call (DSPy's call of its LM), an agent module's ``forward`` an agent invocation, another
+  module's a workflow step.
 - The span ``with_langtrace_root_span`` opens around a decorated function (its scope; no attribute) is the run the
   user wrapped: a workflow step.
 """
@@ -33,6 +36,7 @@ from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.readers.common import fill_chat_completions, fill_error, read_usage
 from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operation, read_tool_definitions
 from otel_mapper.mapping.readers.langchain_messages import chat_completions_calls
+from otel_mapper.mapping.readers.langtrace_dspy import read_dspy_module
 from otel_mapper.mapping.spans import SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded, to_text
 from semconv import genai
@@ -74,6 +78,9 @@ class LangtraceReader:
             return facts
         if view.str_attr(lt.SERVICE_TYPE) == lt.ServiceType.LLM.value:
             return _read_client(view)
+        dspy_facts = read_dspy_module(view)
+        if dspy_facts is not None:
+            return dspy_facts
         crew_facts = _read_crewai(view)
         if crew_facts is not None:
             return crew_facts
