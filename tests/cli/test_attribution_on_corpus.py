@@ -29,8 +29,26 @@ def _root_attributes(spans_file: Path) -> dict[str, object]:
     raise AssertionError(f"no local root span in {spans_file}")
 
 
+def _unrecorded_answers(labels: dict) -> list[dict]:
+    """Delivered answers whose span records nothing of them, usage included (`tool_call_answers: false`: OpenLIT's Groq
+    wrapper fails in its own code on every answer that calls tools, its span left without output or usage)."""
+    if labels["recorded_by_library"].get("tool_call_answers", True):
+        return []
+    return [
+        r for r in labels["ground_truth"]["model_requests"]
+        if r["outcome"] == "ok" and r.get("proposed_tool_call_ids") and not r.get("untraced")
+    ]
+
+
 def _usage_recorded() -> int:
     return sum(1 for labels in corpus_labels() if labels["recorded_by_library"]["token_usage"])
+
+
+def _usage_complete() -> int:
+    """Traces whose every delivered answer's usage is on its span: the ones a cost can be given for."""
+    return sum(
+        1 for labels in corpus_labels() if labels["recorded_by_library"]["token_usage"] and not _unrecorded_answers(labels)
+    )
 
 
 def _node_flags(spans_file: Path) -> list[bool]:
@@ -50,6 +68,8 @@ def test_root_token_totals_equal_the_billed_usage_of_every_delivered_response(ma
         requests = labels["ground_truth"]["model_requests"]
         # A request the instrumentation opened no span for (`untraced`: MLflow after a traced call raised) shows none.
         requests = [r for r in requests if not r.get("untraced")]
+        unrecorded = _unrecorded_answers(labels)
+        requests = [r for r in requests if r not in unrecorded]
         delivered = [r["usage"] for r in requests if r.get("usage") and r["outcome"] == "ok"]
         if labels["recorded_by_library"].get("token_usage_per_span") == "last":
             # One model-call span over several answers keeps the last answer's usage (truth.py).
@@ -77,7 +97,7 @@ def test_every_trace_carries_a_critical_path_and_priced_traces_a_cost(mapped_cor
         assert root[names.CRITICAL_PATH_DURATION_MS] > 0
         flags = _node_flags(directory / "spans.otlp.json")
         assert 1 <= flags.count(True) <= nodes  # derived nodes (proposals) have no span of their own
-        if not labels["recorded_by_library"]["token_usage"]:
+        if not labels["recorded_by_library"]["token_usage"] or _unrecorded_answers(labels):
             assert names.COST_USD not in root  # model calls without usage: the cost is unknown, not zero
         else:
             expected = (root[names.USAGE_INPUT_TOKENS] * 0.15 + root[names.USAGE_OUTPUT_TOKENS] * 0.60) / 1e6
@@ -112,4 +132,4 @@ def test_node_costs_on_model_call_spans_add_up_to_the_root_cost(mapped_corpus: P
                             node_costs.append(attributes[names.NODE_COST_USD].double_value)
         assert abs(sum(node_costs) - root[names.COST_USD]) < 1e-12
         checked += 1
-    assert checked == _usage_recorded()
+    assert checked == _usage_complete()
