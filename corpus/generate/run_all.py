@@ -864,6 +864,15 @@ MATRIX.update({
 MATRIX.update({
     "langtrace-dspy": ("langtrace-dspy", "apps.langtrace_dspy_app", ALL_SCENARIOS),
 })
+# Frameworks CZ: the raw agent loop on Amazon Bedrock of corpusgen/raw_loop_bedrock.py with every request sent by boto3
+# `converse_stream` (its `stream=True`: the fake server's ConverseStream face, corpusgen/fake_bedrock_stream.py; the
+# stream read to its end into the message `converse` returns), traced by OpenInference's Bedrock instrumentation at its
+# default (a `bedrock.converse_stream` LLM span per request, ended when the stream is read) with the OITracer
+# decorators, as openinference-bedrock; the venv of openinference-bedrock (the same releases);
+# apps/openinference_bedrock_stream_app.py, NOTES-frameworks-cz.md.
+MATRIX.update({
+    "openinference-bedrock-stream": ("bedrock", "apps.openinference_bedrock_stream_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

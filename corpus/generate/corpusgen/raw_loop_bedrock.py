@@ -10,9 +10,15 @@ signature). botocore retries throttling, 5xx answers and read timeouts on its ow
 default in botocore 1.44, `standard` mode: 3 attempts in all); a user who retries in the app turns that off, and so
 does this loop: `retries={"mode": "standard", "total_max_attempts": 1}` (one HTTP request = one `converse()` = one
 model-call span; the one retry after a throttle is the app's; the server log shows one request per call).
+
+With ``stream=True`` every request is sent with ``converse_stream`` instead (the fake server's ConverseStream face,
+`fake_bedrock_stream.py`: the same scripted answers as `application/vnd.amazon.eventstream` events) and the loop reads
+the whole stream into the message ``converse`` would have returned (text deltas joined per block, a tool use's
+``input`` JSON fragments joined and parsed at its ``contentBlockStop``), as a user of the streamed API does.
 """
 from __future__ import annotations
 
+import json
 import time
 
 import boto3
@@ -37,15 +43,48 @@ def _span_header(request, **_) -> None:
         request.headers["x-corpus-otel-span"] = span_id
 
 
-def make_bedrock_client(base_url: str):
+def make_bedrock_client(base_url: str, stream: bool = False):
     root = base_url[:-3] if base_url.endswith("/v1") else base_url
     client = boto3.client(
         "bedrock-runtime", region_name=REGION, endpoint_url=root, aws_access_key_id="AKIACORPUSFAKE000000",
         aws_secret_access_key="corpus-fake-secret",
         config=Config(read_timeout=CLIENT_TIMEOUT_S, connect_timeout=CLIENT_TIMEOUT_S,
                       retries={"mode": "standard", "total_max_attempts": 1}))
-    client.meta.events.register("before-send.bedrock-runtime.Converse", _span_header)
+    operation = "ConverseStream" if stream else "Converse"
+    client.meta.events.register(f"before-send.bedrock-runtime.{operation}", _span_header)
     return client
+
+
+def read_converse_stream(response: dict) -> dict:
+    """The ``converse`` answer a ConverseStream response's events make: ``{"output": {"message"}, "stopReason",
+    "usage"}``."""
+    blocks: dict[int, dict] = {}
+    inputs: dict[int, str] = {}
+    answer: dict = {"output": {"message": {"role": "assistant", "content": []}}}
+    for event in response["stream"]:
+        if "messageStart" in event:
+            answer["output"]["message"]["role"] = event["messageStart"]["role"]
+        elif "contentBlockStart" in event:
+            start = event["contentBlockStart"]
+            if "toolUse" in start["start"]:
+                blocks[start["contentBlockIndex"]] = {"toolUse": dict(start["start"]["toolUse"])}
+        elif "contentBlockDelta" in event:
+            index, delta = event["contentBlockDelta"]["contentBlockIndex"], event["contentBlockDelta"]["delta"]
+            if "text" in delta:
+                block = blocks.setdefault(index, {"text": ""})
+                block["text"] = block.get("text", "") + delta["text"]
+            if "toolUse" in delta:
+                inputs[index] = inputs.get(index, "") + delta["toolUse"].get("input", "")
+        elif "contentBlockStop" in event:
+            index = event["contentBlockStop"]["contentBlockIndex"]
+            if "toolUse" in blocks.get(index, {}):
+                blocks[index]["toolUse"]["input"] = json.loads(inputs.get(index) or "{}")
+        elif "messageStop" in event:
+            answer["stopReason"] = event["messageStop"]["stopReason"]
+        elif "metadata" in event:
+            answer["usage"] = event["metadata"].get("usage", {})
+    answer["output"]["message"]["content"] = [blocks[i] for i in sorted(blocks)]
+    return answer
 
 
 def bedrock_tool_definition(name: str) -> dict:
@@ -67,17 +106,20 @@ def bedrock_failure(exc: BaseException) -> str | None:
     return None
 
 
-def run_raw_bedrock(adapter, scenario: str, base_url: str, truth: Truth) -> None:
+def run_raw_bedrock(adapter, scenario: str, base_url: str, truth: Truth, stream: bool = False) -> None:
     spec = SCENARIOS[scenario]
-    client = make_bedrock_client(base_url)
+    client = make_bedrock_client(base_url, stream)
     offer_tools(truth, scenario, spec)
     denied: list[str] = []
 
     def call_model(system, messages, tool_specs):
         for attempt in (1, 2):
             try:
-                return client.converse(modelId=BEDROCK_MODEL_ID, system=[{"text": system}], messages=messages,
-                                       toolConfig={"tools": tool_specs}, inferenceConfig={"maxTokens": MAX_TOKENS})
+                request = dict(modelId=BEDROCK_MODEL_ID, system=[{"text": system}], messages=messages,
+                               toolConfig={"tools": tool_specs}, inferenceConfig={"maxTokens": MAX_TOKENS})
+                if stream:
+                    return read_converse_stream(client.converse_stream(**request))
+                return client.converse(**request)
             except ClientError as exc:
                 if _error_code(exc) != "ThrottlingException" or attempt == 2:
                     raise
