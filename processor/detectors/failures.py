@@ -14,6 +14,7 @@ from typing import Final, cast
 from otel_mapper.attribution.usage import model_call_stand_ins as stand_ins_of
 from otel_mapper.diagnosis import Finding
 from otel_mapper.model import Node, Trajectory
+from processor.detectors.aws_model_errors import bedrock_model_request_error
 from processor.detectors.base import DetectorContext
 from processor.detectors.causal import carried_on, recovered
 from semconv import model_clients
@@ -74,12 +75,13 @@ def model_call_stand_ins(context: DetectorContext) -> list[Node]:
 
 def failed_call_stand_ins(context: DetectorContext) -> list[Node]:
     """Agent invocations that stand for a failed model call no span records: the invocation failed with a model
-    client's error (its type in a model-client SDK's module, :data:`semconv.model_clients.ERROR_MODULES`), and no model
+    client's error (its type in a model-client SDK's module, :data:`semconv.model_clients.ERROR_MODULES`, or a botocore
+    error of a Bedrock Runtime model operation, :func:`bedrock_model_request_error`), and no model
     call or tool execution inside it, nor an agent invocation inside it that failed so, failed. OpenInference's
     Anthropic instrumentation (0.1.20) never ends the span of a request that raised: CrewAI's agent span, which the
     error reaches, is the trace's only record of the failed request."""
     agents = {node.id: node for node in context.of_kind(NodeKind.AGENT_INVOCATION)}
-    candidates = [node for node in agents.values() if failed(node) and _model_client_error(node.error_type or "")]
+    candidates = [node for node in agents.values() if failed(node) and _model_client_error(node)]
     if not candidates:
         return []
     calls = [node for kind in (NodeKind.MODEL_CALL, NodeKind.TOOL_EXECUTION) for node in context.of_kind(kind)]
@@ -104,8 +106,10 @@ def _failed_call_stand_ins(context: DetectorContext) -> list[Node]:
     return cast(list[Node], cached)
 
 
-def _model_client_error(error_type: str) -> bool:
-    return any(error_type.startswith(module + ".") for module in model_clients.ERROR_MODULES)
+def _model_client_error(node: Node) -> bool:
+    error_type = node.error_type or ""
+    return any(error_type.startswith(module + ".") for module in model_clients.ERROR_MODULES) or (
+        bedrock_model_request_error(error_type, node.error_message or ""))
 
 
 def recovery_note(recovery: bool | None) -> str:
