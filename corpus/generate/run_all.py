@@ -873,6 +873,15 @@ MATRIX.update({
 MATRIX.update({
     "openinference-bedrock-stream": ("bedrock", "apps.openinference_bedrock_stream_app", ALL_SCENARIOS),
 })
+# Frameworks CY: Pydantic Logfire's Google Gen AI instrumentation (`logfire.configure(send_to_logfire=False, ...)` with the
+# corpus exporter as for logfire-openai, then `logfire.instrument_google_genai()`: the OpenTelemetry contrib
+# `GoogleGenAiSdkInstrumentor` on Logfire's provider, content on the spans as Logfire's docs say, `SPAN_ONLY`) on the raw
+# loop over the Google Gen AI SDK of corpusgen/raw_loop_gemini.py; the app's workflow / agent / tool spans `logfire.span`
+# blocks as in logfire-openai. Own venv (google-genai 2.34.0: the contrib instrumentation takes no 3.x);
+# apps/logfire_raw_app.py, NOTES-frameworks-cy.md.
+MATRIX.update({
+    "logfire-google-genai": ("logfire-google-genai", "apps.logfire_raw_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

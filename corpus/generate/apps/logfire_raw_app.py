@@ -3,6 +3,7 @@ against the fake server, traced by Pydantic Logfire's own LLM client instrumenta
 
     .venvs/logfire/bin/python -m apps.logfire_raw_app --lib logfire-openai --scenario plain_tool_use --out DIR
     .venvs/logfire/bin/python -m apps.logfire_raw_app --lib logfire-anthropic --scenario handoff --out DIR
+    .venvs/logfire-google-genai/bin/python -m apps.logfire_raw_app --lib logfire-google-genai --scenario handoff --out DIR
 
 The loops are `corpusgen/raw_loop.py` (`run_raw`) and `corpusgen/raw_loop_anthropic.py` (`run_raw_anthropic`), the same
 scenarios and tools as every raw loop. Logfire is configured as under `logfire-openai-agents`
@@ -13,6 +14,13 @@ anthropic.Anthropic)`: the client class the loop builds its client from (every c
 semantic-convention attributes, a minimal `request_data`, no `response_data`). Each `create` is one CLIENT span
 (`Chat Completion with {request_data[model]!r}` / `Message with {request_data[model]!r}`), current while the request is
 sent.
+
+`logfire-google-genai` (Frameworks CY, own venv): the raw loop over the Google Gen AI SDK (`corpusgen/raw_loop_gemini.py`,
+`run_raw_gemini`, the loop of `google-genai-otel`) under `logfire.instrument_google_genai()`, which is the OpenTelemetry
+contrib `GoogleGenAiSdkInstrumentor` on Logfire's tracer provider; message content on the spans as Logfire's docs say
+(`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY`, set before the call). Each `generate_content` is one
+CLIENT span, current while the request is sent. Each loop is imported when its library runs (this venv has neither
+`anthropic` nor `openai-agents`).
 
 The app's own workflow, agent and tool spans are `logfire.span(...)` blocks, as a Logfire user writes them: a message
 template with its attributes as keyword arguments. The agent and tool spans are named and described in the GenAI
@@ -35,7 +43,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpusgen.connect_guard import ConnectGuard  # noqa: E402
 from corpusgen.harness import adapters_main, init_logfire_local  # noqa: E402
-from corpusgen.raw_loops import run_raw_loop  # noqa: E402
 from corpusgen.tools import DESCRIPTIONS  # noqa: E402
 from corpusgen.truth import Truth  # noqa: E402
 
@@ -115,10 +122,38 @@ class LogfireAnthropicAdapter(LogfireRawAdapter):
             raise RuntimeError("logfire did not instrument anthropic.Anthropic")
 
 
-ADAPTERS = {"logfire-openai": LogfireOpenAIAdapter, "logfire-anthropic": LogfireAnthropicAdapter}
+class LogfireGoogleGenAIAdapter(LogfireRawAdapter):
+    library = "logfire-google-genai"
+
+    def instrument(self) -> None:
+        import os
+
+        import logfire
+        from opentelemetry.instrumentation.google_genai import GoogleGenAiSdkInstrumentor
+
+        # Content on the spans, as the docs of `instrument_google_genai` say to capture prompts and completions.
+        os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "SPAN_ONLY"
+        logfire.instrument_google_genai()
+        if not GoogleGenAiSdkInstrumentor().is_instrumented_by_opentelemetry:
+            raise RuntimeError("logfire did not instrument google-genai (version conflict?)")
+
+
+ADAPTERS = {"logfire-openai": LogfireOpenAIAdapter, "logfire-anthropic": LogfireAnthropicAdapter,
+            "logfire-google-genai": LogfireGoogleGenAIAdapter}
 
 
 def run_logfire_raw(adapter: LogfireRawAdapter, scenario: str, base_url: str, truth: Truth) -> None:
+    if isinstance(adapter, LogfireGoogleGenAIAdapter):
+        from corpusgen.connect_guard import note_connections
+        from corpusgen.raw_loop_gemini import run_raw_gemini
+
+        try:
+            run_raw_gemini(adapter, scenario, base_url, truth)
+        finally:
+            note_connections(adapter.guard, truth)
+        return
+    from corpusgen.raw_loops import run_raw_loop
+
     run_raw_loop(adapter, isinstance(adapter, LogfireAnthropicAdapter), scenario, base_url, truth)
 
 
