@@ -882,6 +882,16 @@ MATRIX.update({
 MATRIX.update({
     "logfire-google-genai": ("logfire-google-genai", "apps.logfire_raw_app", ALL_SCENARIOS),
 })
+# Frameworks CW: OpenLIT at its default (`openlit.init` with no instrumentor left out, through init_openlit_local, as
+# Frameworks CN and CS) on the raw loop over the Vertex AI SDK of otel-vertexai / openinference-vertexai
+# (corpusgen/raw_loop_vertex.py, `GenerativeModel.generate_content` over the REST transport, the fake server's Vertex
+# face; OpenLIT wraps `GenerativeModel.generate_content`); the app's workflow / agent / tool spans from OpenLIT's manual
+# tracer, as apps/openlit_raw_app.py. Own venv; apps/openlit_vertexai_app.py, NOTES-frameworks-cw.md. (Taken in place of
+# OpenLLMetry's Vertex AI instrumentation, opentelemetry-instrumentation-vertexai 0.62.4 under traceloop-sdk, which
+# raises into the app on the first answer that calls a tool, as Frameworks BX found: no trace of an agent run.)
+MATRIX.update({
+    "openlit-vertexai": ("openlit-vertexai", "apps.openlit_vertexai_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
