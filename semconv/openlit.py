@@ -125,6 +125,18 @@ that raised leaves its name, ERROR and the exception event alone; a span with ``
 that returned. 1.45 fails so on every answer that calls tools (``common_chat_logic`` reads the ``tool_calls`` list as a
 dict: an ``AttributeError`` recorded as the span's error), after the request parameters, response id and finish
 reasons and before the messages and usage are written."""
+VERTEXAI_SCOPE: Final = "openlit.instrumentation.vertexai"
+"""Instrumentation scope of OpenLIT's Vertex AI SDK wrappers (``instrumentation/vertexai``): ``chat <model>`` around
+``vertexai.generative_models.GenerativeModel.generate_content`` and ``ChatSession.send_message`` (and their async twins,
+and the ``vertexai.language_models`` chat sessions). As for :data:`OLLAMA_SCOPE`, a call that is not streamed gets
+every attribute, ``gen_ai.operation.name`` included, from the response (``process_chat_response``) inside a ``try``
+after the call returned: a call that raised leaves the span with its name, status ERROR (with the SDK's description)
+and the exception event alone, and a span with ``gen_ai.operation.name`` records a call that returned. The ``try``'s
+``except`` is OpenLIT's ``handle_exception`` (``error.type``, an ``exception`` event, ERROR **without a
+description**); 1.45 fails so on every answer: reading ``response.text`` first (the SDK's ``ValueError`` for an
+answer whose part is a ``function_call``, before any attribute is written) or calling ``.get`` on a
+``GenerationConfig`` argument (an ``AttributeError``, after the operation and model are written). A streamed call
+that raised is recorded by the same ``handle_exception``. No span records a message, usage or tool definitions then."""
 LANGCHAIN_SCOPE: Final = "openlit.instrumentation.langchain"
 """Instrumentation scope of the spans of OpenLIT's LangChain callback handler."""
 LANGGRAPH_SCOPE: Final = "openlit.instrumentation.langgraph"
@@ -162,14 +174,14 @@ HAYSTACK_PROVIDER: Final = "haystack"
 provider a request goes to)."""
 NAMED_ONLY_SCOPES: Final = frozenset(
     {AG2_SCOPE, ANTHROPIC_SCOPE, BEDROCK_SCOPE, CREWAI_SCOPE, GOOGLE_ADK_SCOPE, GOOGLE_AI_STUDIO_SCOPE, GROQ_SCOPE,
-     HAYSTACK_SCOPE, LITELLM_SCOPE, MISTRAL_SCOPE, OLLAMA_SCOPE, SMOLAGENTS_SCOPE}
+     HAYSTACK_SCOPE, LITELLM_SCOPE, MISTRAL_SCOPE, OLLAMA_SCOPE, SMOLAGENTS_SCOPE, VERTEXAI_SCOPE}
 )
 """OpenLIT scopes whose spans say their operation and entity by their name alone when the wrapped call did not
 return."""
 COMPONENT_NAMED_SCOPES: Final = frozenset({HAYSTACK_SCOPE})
 """Of :data:`NAMED_ONLY_SCOPES`, those whose span name ends with the wrapped component's name, not a model's
 (``chat openai_chat_generator``)."""
-RETURN_RECORDED_SCOPES: Final = frozenset({GROQ_SCOPE, HAYSTACK_SCOPE, OLLAMA_SCOPE})
+RETURN_RECORDED_SCOPES: Final = frozenset({GROQ_SCOPE, HAYSTACK_SCOPE, OLLAMA_SCOPE, VERTEXAI_SCOPE})
 """OpenLIT scopes whose spans get their GenAI attributes only after the wrapped call returned, and an ERROR status
 after that only from the instrumentation's own failure to record the response: a span of them that has
 ``gen_ai.operation.name`` records a call that returned, whatever its status."""

@@ -113,6 +113,10 @@ class SpanFacts:
     carries OpenInference's span kind beside the GenAI operation name: a status OpenInference's span processor for
     GenAI spans may have copied from another span (:mod:`otel_mapper.mapping.copied_statuses`; read while its
     attributes are at hand: an earlier revision's span is kept without them)."""
+    outcome_unknown: bool = False
+    """The span's ERROR is no evidence that the call failed, nor its end that it succeeded: the instrumentation's own
+    handler recorded it where it records both a call that raised and its own failure on a call that returned
+    (:mod:`otel_mapper.mapping.readers.openlit_handler_errors`)."""
     dedup_key: str | None = None
     """Key under which two spans describe the same call (double instrumentation): response id or tool-call id."""
     content_redacted: bool = False

@@ -76,7 +76,7 @@ def node_draft(entry: SpanEntry, node_id: str, trace_id: str) -> NodeDraft:
     span = entry.view.span
     if facts.failed:
         status = _FAILED
-    elif span.end_time_unix_nano == 0:
+    elif facts.outcome_unknown or span.end_time_unix_nano == 0:
         status = _OUTCOME_UNKNOWN
     else:
         status = _COMMITTED

@@ -52,6 +52,7 @@ from otel_mapper.mapping.readers.model_tool_summary import summary_tool_calls
 from otel_mapper.mapping.readers.openlit_ag2 import ag2_kind, read_ag2_step
 from otel_mapper.mapping.readers.openlit_agno import agno_team_kind, read_agno_team
 from otel_mapper.mapping.readers.openlit_crewai import is_openlit_named_only, named_operation, read_named_entity
+from otel_mapper.mapping.readers.openlit_handler_errors import read_handler_error
 from otel_mapper.mapping.readers.openlit_haystack import read_openlit_haystack
 from otel_mapper.mapping.readers.openlit_langchain import is_openlit_langchain, read_openlit_langchain_tool
 from otel_mapper.mapping.readers.openlit_pydantic_ai import pydantic_ai_kind, read_pydantic_ai_node
@@ -159,6 +160,7 @@ class GenAIReader:
         fill_genai_facts(view, facts)
         read_named_entity(view, facts)
         read_openlit_haystack(view, facts)
+        read_handler_error(view, facts)
         read_agno_team(view, facts)
         read_ag2_step(view, facts)
         read_smolagents_step(view, facts)
