@@ -892,6 +892,15 @@ MATRIX.update({
 MATRIX.update({
     "openlit-vertexai": ("openlit-vertexai", "apps.openlit_vertexai_app", ALL_SCENARIOS),
 })
+# Frameworks DB: OpenInference's OpenLLMetry span processor (`openinference-instrumentation-openllmetry` 0.1.23,
+# `OpenInferenceSpanProcessor`, which rewrites each OpenLLMetry span into OpenInference's keys as it ends) on the raw loop
+# of traceloop-openai (traceloop-sdk decorators + its OpenAI instrumentation), the processor first in `Traceloop.init`'s
+# `processor=` list before the BatchSpanProcessor of the OTLP/gRPC exporter. Own venv (the processor asks for
+# opentelemetry-semantic-conventions-ai<0.5, hence OpenLLMetry 0.53.3); apps/openinference_openllmetry_app.py,
+# NOTES-frameworks-db.md.
+MATRIX.update({
+    "openinference-openllmetry": ("openinference-openllmetry", "apps.openinference_openllmetry_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
