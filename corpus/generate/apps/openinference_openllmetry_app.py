@@ -21,9 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from apps.raw import TraceloopAdapter  # noqa: E402
 from corpusgen.harness import run_one  # noqa: E402
 from corpusgen.raw_loop import run_raw  # noqa: E402
+
+from apps.raw import TraceloopAdapter  # noqa: E402
 
 
 class OpenInferenceOpenLLMetryAdapter(TraceloopAdapter):

@@ -50,6 +50,7 @@ from otel_mapper.mapping.readers.openinference_frameworks import (
 from otel_mapper.mapping.readers.openinference_gemini_ids import fill_gemini_call_ids
 from otel_mapper.mapping.readers.openinference_handoffs import read_handoff
 from otel_mapper.mapping.readers.openinference_invocation_tools import invocation_tools
+from otel_mapper.mapping.readers.openinference_legacy_ids import fill_legacy_result_ids
 from otel_mapper.mapping.readers.openinference_messages import (
     MAX_TOOLS,
     MERGED_RESULTS_EVIDENCE,
@@ -218,6 +219,7 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
     fill_langchain_call_ids(view, inputs, outputs)
     fill_gemini_call_ids(view, outputs)
     fill_anthropic_call_ids(view, outputs)
+    fill_legacy_result_ids(view, inputs)
     if outputs is not None and view.scope_name == haystack.SCOPE_NAME:
         fill_haystack_call_ids(view, outputs)
     if outputs is not None:
