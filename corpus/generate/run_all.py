@@ -901,6 +901,15 @@ MATRIX.update({
 MATRIX.update({
     "openinference-openllmetry": ("openinference-openllmetry", "apps.openinference_openllmetry_app", ALL_SCENARIOS),
 })
+# Frameworks CX: the AG2 agents of openlit-ag2 (apps/openlit_ag2_app.py: ag2 0.14.0's `autogen` tool-calling pair, a
+# group chat with handoffs) traced by MLflow Tracing's AG2 autolog (`mlflow.ag2.autolog()`: AG2's runtime logging with
+# MLflow's logger; `initiate_chat` root, `chat_completion` LLM spans, an AGENT span per received message, TOOL spans
+# around registered functions); MLflow's own OTLP exporter. Own venv: `mlflow-skinny` 3.18.0 in place of
+# `mlflow-tracing`, which does not ship `mlflow.ag2`; ag2 0.14.0 needs openai<3. apps/mlflow_ag2_app.py,
+# NOTES-frameworks-cx.md.
+MATRIX.update({
+    "mlflow-ag2": ("mlflow-ag2", "apps.mlflow_ag2_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
