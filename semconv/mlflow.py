@@ -118,6 +118,27 @@ ends, writes a type from its ``gen_ai.operation.name`` (``invoke_*`` ``AGENT``, 
 ``CHAT_MODEL``; else the ``null`` above) and inputs / outputs copied from its message events (the user and tool
 messages only): a typed span that carries a GenAI operation is such a span (MLflow's GenAI export drops every
 ``mlflow.*`` key, so none of MLflow's own exports writes both)."""
+FORMAT_AG2: Final = "ag2"
+"""``mlflow.message.format`` of every span of the AG2 autolog (``mlflow/ag2/ag2_logger.py``, mlflow-skinny 3.18.0:
+AG2's runtime logging with MLflow's ``MlflowAg2Logger``). The chat session's root, its patched ``initiate_chat``, is
+typed ``UNKNOWN``; each message an agent receives after the first is an ``AGENT`` span named after the message's
+sender (inputs the message it answers, outputs the message it is, :data:`AG2_MESSAGE`), one reply of that agent and no
+agent run, under which the logger moves the ``LLM`` ``chat_completion`` spans and ``TOOL`` spans that made the message;
+a ``TOOL`` span is named after the registered Python function and records no call id. A request that failed with an
+API error is logged too: its ``chat_completion`` span's outputs are AG2's text ``error_code:<code>, config <n> failed``
+(a JSON string, not a response), with no status of its own."""
+UNKNOWN: Final = "UNKNOWN"
+AG2_MESSAGE: Final = "message"
+"""The AG2 autolog's message span: inputs and outputs ``{"message", "sender", "valid"}``; a message carrying tool
+results has ``tool_responses`` (:data:`AG2_TOOL_RESPONSES`)."""
+AG2_TOOL_RESPONSES: Final = "tool_responses"
+AG2_TOOL_CALL_ID: Final = "tool_call_id"
+"""``[{"tool_call_id", "role": "tool", "content"}]``: the results the executor's message hands the model, each with the
+id of the call it ran."""
+AG2_TRANSFER_FUNCTION: Final = "transfer_to_target"
+"""The Python function AG2's group chat registers for each handoff condition (offered to the model as
+``transfer_to_<agent>_<n>``): it only names the next speaker, outputs ``{"agent_name": <agent>}``."""
+AG2_TRANSFER_TARGET: Final = "agent_name"
 MODULE_SIGNATURE: Final = "signature"
 """The DSPy autolog's Predict and ChainOfThought module spans: the module's signature (``question -> answer``)."""
 MODULE_METHOD: Final = "forward"

@@ -126,6 +126,8 @@ class SpanFacts:
     child_tool_call_id: str | None = None
     """The call id a framework's step span records for the one tool call it ran (LlamaIndex ``call_tool``'s
     ``ToolCallResult``): the id of the tool span under it, which records none."""
+    child_tool_call_id_evidence: str = ""
+    """Where the step recorded ``child_tool_call_id``, when not in a ``ToolCallResult`` (named on the edge)."""
     child_tool_name: str | None = None
     """The tool a framework's step span names for the one tool call it ran (OpenLLMetry's LlamaIndex ``call_tool``
     step's ``tool.name``): the name of the tool span under it, which names only the tool's class."""

@@ -22,7 +22,9 @@ Bedrock autolog's ``BedrockRuntime.converse`` span (message format ``bedrock``: 
 :mod:`otel_mapper.mapping.converse_messages`; the Gemini autolog's spans (message format ``gemini``: the call's
 ``contents`` and ``config``, the ``GenerateContentResponse``, ``function_call`` parts with their ids) by
 :mod:`otel_mapper.mapping.gemini_contents`; the LlamaIndex autolog's spans (message format ``llamaindex``: LlamaIndex
-``ChatMessage`` dicts, workflow steps recording call ids) by :mod:`otel_mapper.mapping.readers.mlflow_llama_index`. That autolog records one request twice, ``Models.generate_content`` around
+``ChatMessage`` dicts, workflow steps recording call ids) by :mod:`otel_mapper.mapping.readers.mlflow_llama_index`;
+the AG2 autolog's spans (message format ``ag2``: a message span per received message, typed ``AGENT``, the session's
+``UNKNOWN`` root, AG2's handoff function) by :mod:`otel_mapper.mapping.readers.mlflow_ag2`. That autolog records one request twice, ``Models.generate_content`` around
 the ``Models._generate_content`` that sends it: a Gemini span is a layer of the model call below it
 (:attr:`~otel_mapper.mapping.facts.SpanFacts.wraps_model_call`), folded into it when it holds exactly one
 (:mod:`otel_mapper.mapping.wrapped_model_calls`), so the request is one node, its usage counted once and its failure
@@ -48,6 +50,7 @@ from otel_mapper.mapping.messages import arguments_text, replayed_call_ids, resu
 from otel_mapper.mapping.pydantic_ai_messages import fill_pydantic_ai_messages
 from otel_mapper.mapping.readers.common import clean_name, fill_chat_completions, fill_error
 from otel_mapper.mapping.readers.genai import read_tool_definitions
+from otel_mapper.mapping.readers.mlflow_ag2 import ag2_kind, read_ag2_message, read_ag2_transfer
 from otel_mapper.mapping.readers.mlflow_crewai import read_native_tool_call, role_named
 from otel_mapper.mapping.readers.mlflow_dspy import (
     completion_messages,
@@ -118,7 +121,10 @@ class MLflowReader:
             kind = NodeKind.HANDOFF
         method_named = _METHOD_NAME.fullmatch(view.span.name) is not None
         kind = dspy_module_kind(view, kind, method_named)
-        kind = llama_index_kind(view, kind, _text(view, ml.MESSAGE_FORMAT))
+        message_format = _text(view, ml.MESSAGE_FORMAT)
+        kind = llama_index_kind(view, kind, message_format)
+        kind = ag2_kind(view, kind, span_type, message_format)
+        ag2 = message_format == ml.FORMAT_AG2
         facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
         if kind is NodeKind.AGENT_INVOCATION:
             own = _text(view, ml.INSTANCE_NAME) if method_named else None
@@ -140,11 +146,15 @@ class MLflowReader:
                 facts.arguments_visible = facts.arguments is not None
             facts.result_visible = outputs is not None
             read_native_tool_call(facts, inputs, outputs)
+        elif kind is NodeKind.HANDOFF and ag2:
+            read_ag2_transfer(facts, outputs)
         elif kind is NodeKind.HANDOFF:
             facts.handoff_from_agent = _field(inputs, ml.HANDOFF_FROM)
             facts.handoff_to_agent = _field(outputs, ml.HANDOFF_TO)
         elif kind is NodeKind.MODEL_CALL:
             _fill_model_call(view, facts, inputs, outputs)
+        elif kind is NodeKind.WORKFLOW_STEP and ag2:
+            read_ag2_message(facts, inputs, outputs)
         elif kind is NodeKind.WORKFLOW_STEP and method_named:
             read_llama_index_step(view, facts, inputs, outputs)
         fill_error(view, facts)
@@ -206,6 +216,8 @@ def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs:
             choices = outputs.get("choices")
             if isinstance(choices, list):
                 output_messages = [choice.get("message") for choice in choices if isinstance(choice, dict)]
+        elif message_format == ml.FORMAT_AG2 and isinstance(outputs, str):
+            output_messages = []  # a failed attempt, logged with AG2's text for a response: it answered nothing
     fill_chat_completions(facts, input_messages, output_messages)
 
 
