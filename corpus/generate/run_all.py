@@ -910,6 +910,15 @@ MATRIX.update({
 MATRIX.update({
     "mlflow-ag2": ("mlflow-ag2", "apps.mlflow_ag2_app", ALL_SCENARIOS),
 })
+# Frameworks DA: the raw agent loop over the `anthropic` client (corpusgen/raw_loop_anthropic.py, the fake server's
+# Messages face: the loop of openinference-anthropic / traceloop-anthropic) traced by AgentOps, set up as for
+# agentops-openai (`agentops.init()` with no API key, no agentic library imported: its Anthropic instrumentation's
+# `anthropic.messages.create` spans, the app's workflow / agent / tool functions under its `@workflow` / `@agent` /
+# `@tool` decorators, under its session span; its OTLP/HTTP span exporter to the local relay of Frameworks BR); own venv
+# (AgentOps' OTel 1.44 pipeline with anthropic 2.10.0); apps/agentops_anthropic_app.py, NOTES-frameworks-da.md.
+MATRIX.update({
+    "agentops-anthropic": ("agentops-anthropic", "apps.agentops_anthropic_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
