@@ -156,3 +156,16 @@ ERROR_DATA_TOOL: Final = "tool_name"
 GENERATION_INPUT: Final = "gen_ai.prompt.0.content"
 """On a generation mirror (``llm``): the SDK generation's whole input, the Chat Completions message list as one JSON
 text (under ``gen_ai.prompt.0.role`` ``user``); its output and usage are not written for Chat Completions."""
+
+ANTHROPIC_REQUEST_FUNCTIONS: Final = "gen_ai.request.functions"
+"""On its Anthropic client span (``anthropic.messages.create``, ``agentops/instrumentation/providers/anthropic/``):
+the names of the tools the request offered, one JSON text (a list of strings). Its indexed
+``gen_ai.request.tools.<i>.{name,id,arguments}`` are the tool definitions until the answer is read, then each of the
+answer's calls is written over them with the call's index (``get_tool_attributes`` uses the definitions' keys): those
+keys name a made-up tool as if offered, and only this list keeps what was."""
+ANTHROPIC_TOOL_RESULT_OPEN: Final = "[Tool Result: "
+ANTHROPIC_TOOL_RESULT_CLOSE: Final = "]"
+ANTHROPIC_TOOL_RESULT_SEPARATOR: Final = " "
+"""Its Anthropic client span's prompts (``gen_ai.prompt.<i>.content``) write a message's block list as text: each
+``tool_result`` block as ``[Tool Result: <content>]``, the blocks joined by a space, a ``tool_use`` block as nothing (the
+assistant turn that only called tools is an empty message), no call id anywhere."""

@@ -65,6 +65,13 @@ RESULT_EVIDENCE: Final = (
     " prefix; the only one of that call's tool runs that returned this text"
 )
 """Evidence of a consumed result :func:`conversation_prefix_results` joined by the text its run returned."""
+UNKEYED_RESULT_EVIDENCE: Final = (
+    "conversation prefix: a tool message without call id after the turn of the model call whose input is this input's"
+    " prefix; the only tool run of one of that call's calls (its tool and arguments, the run naming no call id) that"
+    " returned this text"
+)
+"""Evidence of a consumed result joined by the text a run without call id returned, the run known by its tool name and
+arguments (AgentOps' decorated tools record no call id: ``corpus/NOTES-frameworks-da.md``)."""
 ONLY_RESULT_EVIDENCE: Final = (
     "conversation prefix: the one tool message without call id after the turn of the model call whose input is this"
     " input's prefix, which made one tool call"
@@ -180,6 +187,8 @@ def conversation_prefix_results(entries: list[SpanEntry]) -> None:
     by_conversation: dict[tuple[str, ...], list[SpanEntry]] = defaultdict(list)
     returned: dict[tuple[str, str], int] = defaultdict(int)
     """(call id, result digest) -> how many runs of that call returned that text."""
+    unkeyed: dict[tuple[str, str, str], int] = defaultdict(int)
+    """(tool, arguments, result digest) -> how many runs naming no call id returned that text."""
     for entry in entries:
         facts = entry.facts
         if not entry.primary or entry.node_id is None:
@@ -189,6 +198,8 @@ def conversation_prefix_results(entries: list[SpanEntry]) -> None:
             by_conversation[_conversation(facts.messages.inputs, facts.messages.system_inputs)].append(entry)
         elif facts.kind in _EXECUTION_KINDS and facts.tool_call_id and facts.result_digest:
             returned[(facts.tool_call_id, facts.result_digest)] += 1
+        elif facts.kind in _EXECUTION_KINDS and facts.result_digest and facts.tool_name and facts.arguments is not None:
+            unkeyed[(facts.tool_name, facts.arguments, facts.result_digest)] += 1
     for reader in readers:
         facts = reader.facts
         inputs = facts.messages.inputs
@@ -217,11 +228,38 @@ def conversation_prefix_results(entries: list[SpanEntry]) -> None:
             matches = {call_id for call_id in calls if returned.get((call_id, result)) == 1}
             if len(matches) == 1:
                 found.setdefault(matches.pop(), RESULT_EVIDENCE)
+            elif not matches and unkeyed:
+                matched = _unkeyed_match(reader, answered, calls, result, unkeyed, by_input, by_conversation)
+                if matched is not None:
+                    found.setdefault(matched, UNKEYED_RESULT_EVIDENCE)
         new = {call_id: how for call_id, how in found.items() if call_id not in facts.consumed_call_ids}
         if new:
             facts = reader.facts = copy_facts(facts)  # the read facts may be kept for the run: never changed
             facts.consumed_call_ids.extend(new)
             facts.consumed_evidence.update(new)
+
+
+def _unkeyed_match(
+    reader: SpanEntry,
+    answered: int,
+    calls: list[str],
+    result: str,
+    unkeyed: dict[tuple[str, str, str], int],
+    by_input: dict[tuple[str, ...], list[SpanEntry]],
+    by_conversation: dict[tuple[str, ...], list[SpanEntry]],
+) -> str | None:
+    """The one of the answered turn's calls (``calls``, ids) whose tool and arguments name exactly one run without
+    call id, that run having returned ``result``; ``None`` when none or several do."""
+    proposer = _proposer(reader, answered, by_input, by_conversation)
+    if proposer is None:
+        return None
+    wanted = set(calls)
+    matched = {
+        call.call_id for call in proposer.facts.proposals or ()
+        if call.call_id in wanted and call.arguments is not None
+        and unkeyed.get((call.name, call.arguments, result)) == 1
+    }
+    return matched.pop() if len(matched) == 1 else None
 
 
 def _last_turn_results(
@@ -258,15 +296,9 @@ def _calls_answered(
 ) -> list[str] | None:
     """Call ids of the one model call whose input is ``reader``'s input before message ``answered`` (else the same
     conversation without system messages); ``None`` when no single call has it."""
-    facts = reader.facts
-    inputs = facts.messages.inputs
-    proposers = [entry for entry in by_input.get(tuple(inputs[:answered]), ()) if entry is not reader]
-    if not proposers:
-        prefix = _conversation(inputs[:answered], [i for i in facts.messages.system_inputs if i < answered])
-        proposers = [entry for entry in by_conversation.get(prefix, ()) if entry is not reader]
-    if len(proposers) != 1:
+    proposer = _proposer(reader, answered, by_input, by_conversation)
+    if proposer is None:
         return None
-    proposer = proposers[0]
     proposals = proposer.facts.proposals or []
     if proposals and proposer.node_id is not None and not any(call.call_id or call.join_key for call in proposals):
         # Calls without id: keyed by their place in the proposer's output, so that their results can name them.
@@ -279,3 +311,20 @@ def _calls_answered(
     if any(call.call_id for call in proposals):
         return [call.call_id for call in proposals if call.call_id]
     return [call.join_key for call in proposals if call.join_key and call.join_key.startswith(TURN_KEY_PREFIX)]
+
+
+def _proposer(
+    reader: SpanEntry,
+    answered: int,
+    by_input: dict[tuple[str, ...], list[SpanEntry]],
+    by_conversation: dict[tuple[str, ...], list[SpanEntry]],
+) -> SpanEntry | None:
+    """The one model call whose input is ``reader``'s input before message ``answered`` (else the same conversation
+    without system messages); ``None`` when no single call has it."""
+    facts = reader.facts
+    inputs = facts.messages.inputs
+    proposers = [entry for entry in by_input.get(tuple(inputs[:answered]), ()) if entry is not reader]
+    if not proposers:
+        prefix = _conversation(inputs[:answered], [i for i in facts.messages.system_inputs if i < answered])
+        proposers = [entry for entry in by_conversation.get(prefix, ()) if entry is not reader]
+    return proposers[0] if len(proposers) == 1 else None

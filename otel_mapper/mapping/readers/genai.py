@@ -39,6 +39,7 @@ from otel_mapper.mapping.messages import (
     scan_input_messages,
 )
 from otel_mapper.mapping.parts_messages import MAX_FINISH_REASONS, output_finish_reasons
+from otel_mapper.mapping.readers.agentops_anthropic import offered_function_names
 from otel_mapper.mapping.readers.common import fill_error, fill_handoff_target, fill_input_messages, read_usage
 from otel_mapper.mapping.readers.langchain_middleware import middleware_hook_kind
 from otel_mapper.mapping.readers.legacy_conversation import completion_records_answer, fill_legacy_conversation
@@ -201,7 +202,7 @@ def fill_genai_facts(view: SpanView, facts: SpanFacts, *, content: bool = True) 
     elif facts.kind is _AGENT_INVOCATION and strands.AGENT_TOOLS in attrs:
         names = view.str_list_attr(strands.AGENT_TOOLS)
         facts.tool_definitions = tuple(sorted({name for name in names if name})) if names is not None else None
-    elif facts.kind is _MODEL_CALL and (offered := read_indexed_functions(view)) is not None:
+    elif facts.kind is _MODEL_CALL and (offered := read_indexed_functions(view) or offered_function_names(view)):
         facts.tool_definitions = offered
     fill_error(view, facts)
 

@@ -34,6 +34,7 @@ from otel_mapper.mapping.messages import (
     result_text_digest,
 )
 from otel_mapper.mapping.parts_messages import parts_message, text_part, tool_call_part, tool_result_part
+from otel_mapper.mapping.readers.agentops_anthropic import is_agentops_span, tool_result_texts
 from otel_mapper.mapping.spans import MAX_NAME, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai
@@ -96,6 +97,8 @@ def read_legacy_conversation(view: SpanView) -> LegacyConversation:
     result = LegacyConversation()
     answered = -1
     replayed: list[str] = []
+    texts_results = is_agentops_span(view)  # AgentOps writes a turn's tool results as text, without call ids
+    previous_role: str | None = None
     for position, index in enumerate(sorted(set(fields) | set(calls))):  # index order is content order, not time
         message = fields.get(index, {})
         role, content, call_id = message.get("role"), message.get("content") or "", message.get("tool_call_id")
@@ -119,6 +122,9 @@ def read_legacy_conversation(view: SpanView) -> LegacyConversation:
                                         arguments=arguments_text(call["arguments"]) if "arguments" in call else None))
                 for call in message_calls
             ]
+        if texts_results and role == USER_ROLE and previous_role == ASSISTANT_ROLE:
+            _add_text_results(result, position, content)
+        previous_role = role
         if role != TOOL_ROLE:
             answered = position if role == ASSISTANT_ROLE and message_calls else -1
             continue
@@ -130,6 +136,16 @@ def read_legacy_conversation(view: SpanView) -> LegacyConversation:
             result.id_less_results.clear()  # a later turn's results: only the last turn's are new to this call
         result.id_less_results.append((position, answered, result_text_digest(content)))
     return result
+
+
+def _add_text_results(result: LegacyConversation, position: int, content: str) -> None:
+    """A user message right after an assistant turn that holds only AgentOps' ``[Tool Result: ...]`` segments: tool
+    results without call id answering that turn (message ``position - 1``), one per segment."""
+    texts = tool_result_texts(content)
+    if not texts:
+        return
+    result.id_less_results.clear()  # a later turn's results: only the last turn's are new to this call
+    result.id_less_results.extend((position, position - 1, result_text_digest(text)) for text in texts)
 
 
 def _one_text(content: str) -> str:
