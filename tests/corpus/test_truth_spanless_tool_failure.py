@@ -3,23 +3,7 @@ nowhere (`spanless_tool_failure_recorded: false`) is kept, marked `in_trace: fal
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from types import ModuleType
-
-import pytest
-
-_GENERATE = Path(__file__).resolve().parents[2] / "corpus" / "generate"
-
-
-@pytest.fixture(scope="module")
-def truth_module() -> ModuleType:
-    sys.path.insert(0, str(_GENERATE))
-    try:
-        from corpusgen import truth
-    finally:
-        sys.path.remove(str(_GENERATE))
-    return truth
 
 
 def _server_log() -> list[dict[str, object]]:

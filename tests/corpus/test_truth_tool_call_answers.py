@@ -4,23 +4,7 @@ consumption only on a later request that answered with text, and records only th
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from types import ModuleType
-
-import pytest
-
-_GENERATE = Path(__file__).resolve().parents[2] / "corpus" / "generate"
-
-
-@pytest.fixture(scope="module")
-def truth_module() -> ModuleType:
-    sys.path.insert(0, str(_GENERATE))
-    try:
-        from corpusgen import truth
-    finally:
-        sys.path.remove(str(_GENERATE))
-    return truth
 
 
 def _call(n: int) -> dict[str, str]:

@@ -64,9 +64,9 @@ def _response_ids(value: Decoded) -> list[str]:
     responses = message.get(ml.AG2_TOOL_RESPONSES) if isinstance(message, dict) else None
     if not isinstance(responses, list):
         return []
-    ids: list[str] = []
+    ids: dict[str, None] = {}  # first seen first, each once
     for response in responses[:MAX_RESPONSES]:
         call_id = response.get(ml.AG2_TOOL_CALL_ID) if isinstance(response, dict) else None
-        if isinstance(call_id, str) and (call_id := clean_name(call_id) or "") and call_id not in ids:
-            ids.append(call_id)
-    return ids
+        if isinstance(call_id, str) and (call_id := clean_name(call_id) or ""):
+            ids.setdefault(call_id)
+    return list(ids)
