@@ -19,6 +19,7 @@ from otel_mapper.mapping.readers import FallbackReader
 from otel_mapper.mapping.readers.common import model_call_http_status
 from otel_mapper.mapping.run_state import copy_facts
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
+from otel_mapper.mapping.telemetry_faults import settle_telemetry_fault
 from otel_mapper.mapping.wire_payloads import read_wire_payloads
 from otel_mapper.model import Declaration, derived_node_id, span_node_id
 from otel_mapper.otlp.envelopes import SpanEnvelope
@@ -93,6 +94,7 @@ def read_spans(envelopes: Sequence[SpanEnvelope], readers: tuple[ConventionReade
                 raise LookupError("no convention reader claims the span")
             facts = reader.read(view)
             read_wire_payloads(view, facts)  # the sides of a model call its reader left unread
+            settle_telemetry_fault(view, facts)  # an exception the instrumentation raised is not the call's
             facts.copied_status_candidate = is_copied_status_candidate(view)
             if view.redacted_keys:  # read as absent by every reader; declared as redacted, not as never captured
                 facts.content_redacted = True
