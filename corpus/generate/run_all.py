@@ -919,6 +919,15 @@ MATRIX.update({
 MATRIX.update({
     "agentops-anthropic": ("agentops-anthropic", "apps.agentops_anthropic_app", ALL_SCENARIOS),
 })
+# Frameworks DC: the AutoGen AgentChat agents of autogen-agentchat / openinference-autogen-agentchat (apps/autogen_app.py:
+# AssistantAgent, Swarm for the handoff, OpenAIChatCompletionClient) traced by MLflow Tracing's AutoGen autolog
+# (`mlflow.autogen.autolog()`, mlflow-tracing 3.18.0: AGENT spans around each agent's `run` / `on_messages`, an LLM span
+# around each model client `create`; no tool span, nothing around a team's agents), the app's run an MLflow CHAIN span;
+# MLflow's own OTLP exporter. Own venv (the AutoGen pins with mlflow-tracing); apps/mlflow_autogen_app.py,
+# NOTES-frameworks-dc.md.
+MATRIX.update({
+    "mlflow-autogen": ("mlflow-autogen", "apps.mlflow_autogen_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
