@@ -127,6 +127,33 @@ agent run, under which the logger moves the ``LLM`` ``chat_completion`` spans an
 a ``TOOL`` span is named after the registered Python function and records no call id. A request that failed with an
 API error is logged too: its ``chat_completion`` span's outputs are AG2's text ``error_code:<code>, config <n> failed``
 (a JSON string, not a response), with no status of its own."""
+FORMAT_AUTOGEN: Final = "autogen"
+"""``mlflow.message.format`` of the AutoGen autolog's model-call span (``mlflow/autogen/__init__.py``, mlflow-tracing
+3.18.0: an ``LLM`` span ``<client class>.create`` around each ``ChatCompletionClient.create``): inputs the call's
+arguments, ``messages`` as AutoGen's own message dumps (:data:`AUTOGEN_MESSAGE_TYPE`), outputs AutoGen's
+``CreateResult`` (``{"finish_reason", "content": <text> | [<FunctionCall>], "usage", ...}``)."""
+AUTOGEN_MESSAGE_TYPE: Final = "type"
+"""An AutoGen message dump's type: ``SystemMessage`` / ``UserMessage`` (text ``content``), ``AssistantMessage``
+(``content`` its text, or a list of ``FunctionCall`` ``{"id", "arguments", "name"}``), ``FunctionExecutionResultMessage``
+(``content`` a list of ``FunctionExecutionResult`` ``{"content", "name", "call_id", "is_error"}``)."""
+AUTOGEN_SYSTEM: Final = "SystemMessage"
+AUTOGEN_USER: Final = "UserMessage"
+AUTOGEN_ASSISTANT: Final = "AssistantMessage"
+AUTOGEN_RESULTS: Final = "FunctionExecutionResultMessage"
+AUTOGEN_CONTENT: Final = "content"
+AUTOGEN_CALL_ID: Final = "id"
+AUTOGEN_CALL_NAME: Final = "name"
+AUTOGEN_CALL_ARGUMENTS: Final = "arguments"
+AUTOGEN_RESULT_CALL_ID: Final = "call_id"
+AUTOGEN_RESULT_IS_ERROR: Final = "is_error"
+"""AutoGen's own mark of a result the tool's run did not give: the tool raised (its exception's text as content), or
+the runtime answered a call itself (an unknown tool)."""
+AUTOGEN_AGENT_METHODS: Final = {"run": "task", "on_messages": "messages"}
+"""The agent methods the AutoGen autolog patches on ``BaseChatAgent``'s subclasses, each an ``AGENT`` span named
+``<agent name>.<method>`` whose inputs bind the method's arguments, with the argument each one always has.
+``AssistantAgent.run`` calls ``on_messages`` on the same agent: one run is an ``on_messages`` span directly inside a
+``run`` span of that agent."""
+AUTOGEN_HANDLER_METHOD: Final = "on_messages"
 UNKNOWN: Final = "UNKNOWN"
 AG2_MESSAGE: Final = "message"
 """The AG2 autolog's message span: inputs and outputs ``{"message", "sender", "valid"}``; a message carrying tool

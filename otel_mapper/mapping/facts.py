@@ -159,6 +159,10 @@ class SpanFacts:
     returned_answer: bool = False
     """An agent invocation's span records the answer its run returned, written only when the run returned (MLflow's
     class-patching autologs: :attr:`otel_mapper.model.Node.returned_answer`)."""
+    inner_agent_method: bool = False
+    """An agent invocation's span records a method that the agent's run calls on the same agent, traced by the same
+    class-patching autolog (MLflow's AutoGen autolog: ``on_messages`` inside ``run``): directly inside that run's span,
+    it is the same run (:mod:`otel_mapper.mapping.nested_runs`)."""
     graph_run_agent: str | None = None
     """A LangGraph graph's run recorded by a LangChain handler that names runs by their class
     (:mod:`otel_mapper.mapping.langchain_graph_runs`): the one agent named by the AI messages the run added, ``""``

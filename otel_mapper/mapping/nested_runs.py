@@ -49,6 +49,12 @@ inside it, one JSON-RPC request). The pair is then the outer span and the span k
 directly inside the child: the chain ``execute_tool`` (Pydantic AI) → FastMCP client → SDK client → SDK server is one
 node, the server span's (the tool's own run).
 
+One agent run is recorded the same way within one convention: MLflow's AutoGen autolog (mlflow-tracing 3.18.0,
+``mlflow/autogen/__init__.py``) patches ``run`` and ``on_messages`` of AutoGen's agents, and ``AssistantAgent.run``
+calls ``on_messages`` on the same agent: ``<agent>.on_messages`` is the only child of ``<agent>.run``, the reader
+marking it as that method (:attr:`~otel_mapper.mapping.facts.SpanFacts.inner_agent_method`). The outer span keeps the
+node, as for any agent run.
+
 Same-convention nesting otherwise stays apart (a tool that calls itself), and so does a span with other children
 besides. Parent links and read facts only; nothing here reads an order.
 """
@@ -81,6 +87,7 @@ def merge_nested_runs(entries: list[SpanEntry], notes: list[Declaration]) -> Non
         return
     moved: dict[str, str] = {}
     model_calls = 0
+    methods = 0
     for span_id in sorted(keeper_of):
         merged, keeper = keeper_of[span_id][0], _final_keeper(keeper_of, span_id)
         if merged.node_id is None or keeper.node_id is None:
@@ -89,13 +96,23 @@ def merge_nested_runs(entries: list[SpanEntry], notes: list[Declaration]) -> Non
         merge_into(keeper, merged, moved)
         if keeper.facts.kind is MODEL_CALL:
             model_calls += 1
+        elif merged.facts.inner_agent_method and merged.facts.convention == keeper.facts.convention:
+            methods += 1
     follow_merged(entries, moved)
-    if len(moved) > model_calls:
+    if methods:
+        notes.append(
+            merged_declaration(
+                "an agent run recorded by one instrumentation at two of its methods, one span directly inside the "
+                "other, was read as one node; the inner span is kept as a reference",
+                methods,
+            )
+        )
+    if len(moved) > model_calls + methods:
         notes.append(
             merged_declaration(
                 "a tool or agent run recorded by two instrumentations, one span directly inside the other, was read "
                 "as one node; the outer span is kept as a reference",
-                len(moved) - model_calls,
+                len(moved) - model_calls - methods,
             )
         )
     if model_calls:
@@ -163,7 +180,7 @@ def _same_run(outer_entry: SpanEntry, inner_entry: SpanEntry) -> bool:
     if outer.kind is not inner.kind:
         return False
     if outer.convention == inner.convention and not (
-        _client_layers(outer_entry, inner_entry) or _framework_component(outer)
+        _client_layers(outer_entry, inner_entry) or _framework_component(outer) or _inner_method(outer, inner)
     ):
         return False
     if outer.kind is NodeKind.AGENT_INVOCATION:
@@ -171,6 +188,12 @@ def _same_run(outer_entry: SpanEntry, inner_entry: SpanEntry) -> bool:
     if outer.kind is MODEL_CALL:
         return _same_model_call(outer, inner)
     return outer.tool_name is not None and outer.tool_name == inner.tool_name
+
+
+def _inner_method(outer: SpanFacts, inner: SpanFacts) -> bool:
+    """An agent span whose one child is the span of a method its run calls on the same agent, both patched by one
+    autolog (MLflow's AutoGen autolog: ``on_messages`` inside ``run``): one run, recorded at two methods."""
+    return outer.kind is AGENT_INVOCATION and inner.inner_agent_method and not outer.inner_agent_method
 
 
 def _same_model_call(outer: SpanFacts, inner: SpanFacts) -> bool:

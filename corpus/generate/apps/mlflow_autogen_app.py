@@ -38,10 +38,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpusgen.connect_guard import ConnectGuard  # noqa: E402
+from corpusgen.frameworks import terminal_status_for  # noqa: E402
 from corpusgen.harness import app_main  # noqa: E402
 from corpusgen.mlflow_export import flush_mlflow, mlflow_otlp_export, mlflow_tracer_provider  # noqa: E402
 from corpusgen.truth import Truth, use_current_span  # noqa: E402
-from corpusgen.frameworks import terminal_status_for  # noqa: E402
 
 from apps import autogen_app  # noqa: E402
 from apps.autogen_app import run_autogen  # noqa: E402

@@ -24,7 +24,9 @@ Bedrock autolog's ``BedrockRuntime.converse`` span (message format ``bedrock``: 
 :mod:`otel_mapper.mapping.gemini_contents`; the LlamaIndex autolog's spans (message format ``llamaindex``: LlamaIndex
 ``ChatMessage`` dicts, workflow steps recording call ids) by :mod:`otel_mapper.mapping.readers.mlflow_llama_index`;
 the AG2 autolog's spans (message format ``ag2``: a message span per received message, typed ``AGENT``, the session's
-``UNKNOWN`` root, AG2's handoff function) by :mod:`otel_mapper.mapping.readers.mlflow_ag2`. That autolog records one request twice, ``Models.generate_content`` around
+``UNKNOWN`` root, AG2's handoff function) by :mod:`otel_mapper.mapping.readers.mlflow_ag2`; the AutoGen autolog's
+spans (``<agent>.run`` / ``<agent>.on_messages`` agent spans, the ``create`` span of message format ``autogen``: AutoGen's
+own message dumps and ``CreateResult``) by :mod:`otel_mapper.mapping.readers.mlflow_autogen`. That autolog records one request twice, ``Models.generate_content`` around
 the ``Models._generate_content`` that sends it: a Gemini span is a layer of the model call below it
 (:attr:`~otel_mapper.mapping.facts.SpanFacts.wraps_model_call`), folded into it when it holds exactly one
 (:mod:`otel_mapper.mapping.wrapped_model_calls`), so the request is one node, its usage counted once and its failure
@@ -51,6 +53,7 @@ from otel_mapper.mapping.pydantic_ai_messages import fill_pydantic_ai_messages
 from otel_mapper.mapping.readers.common import clean_name, fill_chat_completions, fill_error
 from otel_mapper.mapping.readers.genai import read_tool_definitions
 from otel_mapper.mapping.readers.mlflow_ag2 import ag2_kind, read_ag2_message, read_ag2_transfer
+from otel_mapper.mapping.readers.mlflow_autogen import autogen_agent_span, fill_autogen_messages
 from otel_mapper.mapping.readers.mlflow_crewai import read_native_tool_call, role_named
 from otel_mapper.mapping.readers.mlflow_dspy import (
     completion_messages,
@@ -128,10 +131,15 @@ class MLflowReader:
         facts = SpanFacts(kind=kind, convention=self.name, name=view.name)
         if kind is NodeKind.AGENT_INVOCATION:
             own = _text(view, ml.INSTANCE_NAME) if method_named else None
-            facts.agent_name = clean_name(own or view.span.name)
+            # ``<agent>.<method>`` of the AutoGen autolog, which writes no instance field (smolagents' run span, named
+            # ``<Class>.run`` with a ``task`` too, records the agent's fields, its ``name`` among them).
+            autogen = autogen_agent_span(view.span.name, inputs) if ml.INSTANCE_NAME not in view.attrs else None
+            facts.agent_name = autogen.agent if autogen is not None else clean_name(own or view.span.name)
+            facts.inner_agent_method = autogen is not None and autogen.inner_method
             # The answer the run returned: a patched method's span gets its outputs only when the method returned
             # (the Agents SDK processor's agent spans copy the SDK's span data, written whether or not the run failed).
-            facts.returned_answer = (method_named or role_named(view)) and outputs is not None
+            patched = method_named or autogen is not None or role_named(view)
+            facts.returned_answer = patched and outputs is not None
             tools = view.json_attr(ml.AGENT_TOOLS) if ml.AGENT_TOOLS in view.attrs else None
             if isinstance(tools, list) and all(isinstance(item, str) for item in tools):
                 facts.tool_definitions = tuple(sorted({name for item in tools if (name := clean_name(str(item)))}))
@@ -195,6 +203,9 @@ def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs:
             return
         if message_format == ml.FORMAT_LLAMA_INDEX:  # a LlamaIndex LLM's chat, ChatMessages and ChatResponse
             read_llama_index_chat(facts, inputs, outputs)
+            return
+        if message_format == ml.FORMAT_AUTOGEN:  # an AutoGen model client's create, its messages and CreateResult
+            fill_autogen_messages(facts, inputs, outputs)
             return
         if message_format == ml.FORMAT_GEMINI:  # a Gemini call, arguments and GenerateContentResponse
             # A layer of the call when another Gemini span records it inside this one (``generate_content`` around
