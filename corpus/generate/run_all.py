@@ -928,6 +928,15 @@ MATRIX.update({
 MATRIX.update({
     "mlflow-autogen": ("mlflow-autogen", "apps.mlflow_autogen_app", ALL_SCENARIOS),
 })
+# Frameworks DD: an Oracle Open Agent Specification agent (pyagentspec `Agent` with an `OpenAiCompatibleConfig` at the fake
+# server and `ServerTool`s; the handoff scenario a `Swarm` of triage and billing agents) loaded into LangGraph by
+# pyagentspec's LangGraph runtime adapter (`AgentSpecLoader`: LangChain's create_agent on ChatOpenAI, langgraph-swarm),
+# whose Agent Spec tracing spans OpenInference's Agent Spec instrumentation (`AgentSpecInstrumentor`, at its default)
+# turns into OTel spans on the provider's BatchSpanProcessor. Own venv (openai 2.54.0: langchain-openai <1.3);
+# apps/openinference_agentspec_app.py, NOTES-frameworks-dd.md.
+MATRIX.update({
+    "openinference-agentspec": ("openinference-agentspec", "apps.openinference_agentspec_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
