@@ -29,6 +29,8 @@ HANDOFF_DESTINATION: Final = "__handoff_destination"
 puts it under ``traceloop.association.properties.``, observed in 0.62.4)."""
 CONTROL_FLOW_EXCEPTIONS: Final = frozenset({"ParentCommand", "Command", "GraphInterrupt", "NodeInterrupt"})
 """Exceptions LangGraph raises for routing, not failures (OpenInference also reports them as OK)."""
+ROUTING_COMMANDS: Final = frozenset({"ParentCommand"})
+"""The exception that carries a ``Command`` to the parent graph (its text the ``Command``'s repr, ``goto`` last)."""
 PROVIDER: Final = "langgraph"
 """``gen_ai.provider.name`` OpenLLMetry's LangChain instrumentation writes on the spans of a LangGraph flow, its
 ``Pregel.stream`` span included (observed in 0.62.4)."""

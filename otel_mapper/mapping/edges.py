@@ -239,7 +239,8 @@ def _handoff_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
         facts = entry.facts
         if not entry.primary or entry.node_id is None:
             continue
-        if (facts.kind is _HANDOFF or facts.kind is _TOOL_EXECUTION) and facts.handoff_to_agent:
+        routed = facts.kind is _AGENT_INVOCATION and facts.handoff_to_agent not in (None, facts.agent_name)
+        if (facts.kind is _HANDOFF or facts.kind is _TOOL_EXECUTION or routed) and facts.handoff_to_agent:
             candidates = agents_by_name.get(facts.handoff_to_agent, ())
             if not candidates:
                 continue
@@ -248,7 +249,9 @@ def _handoff_edges(entries: list[SpanEntry], edges: EdgeSet) -> None:
             # The receiving agent must not be an ancestor of the handoff itself.
             targets = [node for node in candidates if not encloses(intervals, node, entry.node_id)]
             if len(targets) == 1:
-                how = "handoff to_agent" if facts.kind is _HANDOFF else f"handoff tool {facts.tool_name} names agent"
+                how = ("handoff to_agent" if facts.kind is _HANDOFF
+                       else "agent run routed to agent" if routed
+                       else f"handoff tool {facts.tool_name} names agent")
                 edges.add(targets[0], _HANDOFF_FROM, entry.node_id, f"{how}={facts.handoff_to_agent}")
         if facts.kind is _AGENT_INVOCATION and facts.graph_parent_id:
             sources = [node for node in agents_by_graph_id.get(facts.graph_parent_id, ()) if node != entry.node_id]

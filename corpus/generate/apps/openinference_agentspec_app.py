@@ -168,8 +168,8 @@ def _registry(runner: ToolRunner, recorder, truth: Truth) -> dict:
     """The app's tool functions for the loader's tool registry: each runs the corpus tool and records the current
     Agent Spec span (the tool execution span the adapter's callback opened) and the tool-call id LangChain injects."""
     from langchain_core.tools import StructuredTool
-    from pydantic import create_model
     from pyagentspec.tracing.spans.span import get_current_span
+    from pydantic import create_model
 
     def make(name, inputs):
         def body(tool_call_id: Annotated[str, InjectedToolCallId], **kwargs) -> str:

@@ -27,6 +27,7 @@ from otel_mapper.mapping.messages import (
     arguments_text,
     python_literal,
 )
+from otel_mapper.mapping.readers import agentspec as agent_spec
 from otel_mapper.mapping.readers.beeai import beeai_kind, read_beeai_calls, read_beeai_error, read_beeai_tool_input
 from otel_mapper.mapping.readers.common import clean_name, fill_error, fill_handoff_target, has_genai, read_usage
 from otel_mapper.mapping.readers.dspy import dspy_kind, dspy_tool_name, read_react_turn
@@ -96,6 +97,7 @@ _KINDS: Final = {
     oi.KIND_EVALUATOR: NodeKind.OTHER,
     oi.KIND_UNKNOWN: NodeKind.OTHER,
 }
+_Messages = dict[int, FlatMessage] | None
 _USAGE_IN: Final = (oi.LLM_TOKEN_COUNT_PROMPT,)
 _USAGE_OUT: Final = (oi.LLM_TOKEN_COUNT_COMPLETION,)
 _USAGE_CACHED: Final = (oi.LLM_TOKEN_COUNT_CACHE_READ,)
@@ -146,8 +148,9 @@ class OpenInferenceReader:
             # writes one graph.node.id, "strands_agent", for every agent).
             facts.agent_name = clean_name(view.str_attr(genai.AGENT_NAME)) or facts.graph_node_id or (
                 clean_name(name) if view.parent_span_id is not None else None)
+        agentspec_span = agent_spec.read_agentspec_span(view, facts)  # and its ExceptionRaised error, if any
         if kind is NodeKind.MODEL_CALL:
-            inputs, outputs = _read_llm(view, facts)
+            inputs, outputs = _read_llm(view, facts, agentspec_span)
             if view.scope_name == haystack.SCOPE_NAME:
                 read_haystack_results(view, facts)
             elif view.scope_name == dspy.SCOPE_NAME:
@@ -156,6 +159,8 @@ class OpenInferenceReader:
                 read_beeai_calls(facts)
         elif kind is NodeKind.TOOL_EXECUTION:
             _read_tool(view, facts, tool_name)
+            if agentspec_span:
+                agent_spec.read_agentspec_tool(view, facts)
             if view.scope_name == beeai.SCOPE_NAME:
                 read_beeai_tool_input(view, facts)
             if view.str_attr(genai.TOOL_TYPE) == adk.TRANSFER_TOOL_TYPE:
@@ -193,8 +198,8 @@ class OpenInferenceReader:
         return facts
 
 
-def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] | None, dict[int, FlatMessage] | None]:
-    """The LLM span's facts; returns its input and output messages, regrouped."""
+def _read_llm(view: SpanView, facts: SpanFacts, agentspec_span: bool = False) -> tuple[_Messages, _Messages]:
+    """The LLM span's facts; returns its input and output messages, regrouped (an Agent Spec span's: see agentspec)."""
     facts.model = (
         clean_name(view.str_attr(oi.LLM_RESPONSE_MODEL_NAME))
         or clean_name(view.str_attr(oi.LLM_MODEL_NAME))
@@ -220,6 +225,8 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
     fill_gemini_call_ids(view, outputs)
     fill_anthropic_call_ids(view, outputs)
     fill_legacy_result_ids(view, inputs)
+    if agentspec_span:
+        agent_spec.fill_agentspec_call_arguments(view, outputs)
     if outputs is not None and view.scope_name == haystack.SCOPE_NAME:
         fill_haystack_call_ids(view, outputs)
     if outputs is not None:
@@ -261,6 +268,8 @@ def _read_llm(view: SpanView, facts: SpanFacts) -> tuple[dict[int, FlatMessage] 
             position, message = last_calls
             facts.input_tool_calls.extend((position, call) for call in calls_of(message))
             facts.id_less_results.extend(id_less_results(ordered))
+        elif agentspec_span:
+            facts.id_less_results.extend(id_less_results(ordered, empty_turns=True))
     if tools:
         names: list[str] = []
         for position in sorted(tools):

@@ -222,18 +222,21 @@ def message_digest_of(message: FlatMessage) -> str:
     return message_digest(parts_message(role, parts))
 
 
-def id_less_results(ordered: list[FlatMessage]) -> list[tuple[int, int, str]]:
+def id_less_results(ordered: list[FlatMessage], empty_turns: bool = False) -> list[tuple[int, int, str]]:
     """The tool messages that name no call id and answer the input's last assistant message answered by tool
     messages (only tool messages between), as (position, the assistant message's position, digest of the text): the
     results new to the call that reads this input (conversation-prefix evidence, :mod:`otel_mapper.mapping.prefix`).
-    A chat API without call ids (Ollama's: a tool message names its tool only) answers a turn's calls this way."""
+    A chat API without call ids (Ollama's: a tool message names its tool only) answers a turn's calls this way. With
+    ``empty_turns``, an assistant message with neither text nor calls (a recording that keeps role and text only:
+    Agent Spec's, :mod:`otel_mapper.mapping.readers.agentspec`) is such a turn too."""
     found: list[tuple[int, int, str]] = []
     answered = -1
     for position, message in enumerate(ordered):
         fields = message.fields
         role = fields.get(oi.MESSAGE_ROLE)
         if role != TOOL_ROLE:
-            answered = position if role == ASSISTANT_ROLE and message.calls else -1
+            turn = bool(message.calls) or (empty_turns and _empty(message))
+            answered = position if role == ASSISTANT_ROLE and turn else -1
             continue
         content = fields.get(oi.MESSAGE_CONTENT)
         if answered < 0 or fields.get(oi.MESSAGE_TOOL_CALL_ID) or message.results or message.content_call_ids:
@@ -244,6 +247,12 @@ def id_less_results(ordered: list[FlatMessage]) -> list[tuple[int, int, str]]:
             found.clear()  # a later turn's results: only the last turn's are new to this call
         found.append((position, answered, result_text_digest(content)))
     return found
+
+
+def _empty(message: FlatMessage) -> bool:
+    """A message with no text, no call and no result."""
+    content = message.fields.get(oi.MESSAGE_CONTENT)
+    return not message.calls and not message.texts and not message.results and not (content or "").strip()
 
 
 def unanswered_in_answered_turns(ordered: list[FlatMessage]) -> list[str]:
