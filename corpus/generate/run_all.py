@@ -937,6 +937,16 @@ MATRIX.update({
 MATRIX.update({
     "openinference-agentspec": ("openinference-agentspec", "apps.openinference_agentspec_app", ALL_SCENARIOS),
 })
+# Frameworks DE: OpenLIT at its default (`openlit.init` with no instrumentor left out, through init_openlit_local, as
+# Frameworks CN, CS and CW) on the raw loop over the Cohere Python SDK's v2 client of openinference-cohere /
+# traceloop-cohere (corpusgen/raw_loop_cohere.py, `ClientV2.chat` with `tools`, the fake server's Cohere face; OpenLIT
+# wraps `ClientV2.chat`); the app's workflow / agent / tool spans from OpenLIT's manual tracer, as apps/openlit_raw_app.py.
+# Own venv (openlit needs openai<3); apps/openlit_cohere_app.py, NOTES-frameworks-de.md. (Taken in place of OpenLIT on the
+# DSPy ReAct app of openinference-dspy: OpenLIT 1.45.0 has no DSPy instrumentor and makes no span of a ReAct run, whose
+# requests DSPy's native engine sends through its own socket transport.)
+MATRIX.update({
+    "openlit-cohere": ("openlit-cohere", "apps.openlit_cohere_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
