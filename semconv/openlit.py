@@ -125,6 +125,15 @@ that raised leaves its name, ERROR and the exception event alone; a span with ``
 that returned. 1.45 fails so on every answer that calls tools (``common_chat_logic`` reads the ``tool_calls`` list as a
 dict: an ``AttributeError`` recorded as the span's error), after the request parameters, response id and finish
 reasons and before the messages and usage are written."""
+COHERE_SCOPE: Final = "openlit.instrumentation.cohere"
+"""Instrumentation scope of OpenLIT's Cohere SDK wrappers (``instrumentation/cohere``): ``chat <requested model>`` around
+``cohere.client_v2.ClientV2.chat`` (and ``chat_stream``, ``embed``, and the ``AsyncClientV2`` twins). As for
+:data:`OLLAMA_SCOPE`, a call that is not streamed gets every attribute, ``gen_ai.operation.name`` included, from the
+response (``process_chat_response``) inside a ``try`` after the call returned: a request that raised (the SDK's
+``TooManyRequestsError`` / ``InternalServerError``, httpx's ``ReadTimeout``) leaves the span with its name, status ERROR
+(with the SDK's description) and the exception event alone. Its input messages keep each message's text alone: an
+assistant message that only calls tools is one empty text part, a tool message keeps its result text without the call
+id (``build_input_messages``); its output messages keep the calls with their ids."""
 VERTEXAI_SCOPE: Final = "openlit.instrumentation.vertexai"
 """Instrumentation scope of OpenLIT's Vertex AI SDK wrappers (``instrumentation/vertexai``): ``chat <model>`` around
 ``vertexai.generative_models.GenerativeModel.generate_content`` and ``ChatSession.send_message`` (and their async twins,
@@ -173,8 +182,8 @@ HAYSTACK_PROVIDER: Final = "haystack"
 """The ``gen_ai.provider.name`` OpenLIT writes on every span of :data:`HAYSTACK_SCOPE` (the framework, not the model
 provider a request goes to)."""
 NAMED_ONLY_SCOPES: Final = frozenset(
-    {AG2_SCOPE, ANTHROPIC_SCOPE, BEDROCK_SCOPE, CREWAI_SCOPE, GOOGLE_ADK_SCOPE, GOOGLE_AI_STUDIO_SCOPE, GROQ_SCOPE,
-     HAYSTACK_SCOPE, LITELLM_SCOPE, MISTRAL_SCOPE, OLLAMA_SCOPE, SMOLAGENTS_SCOPE, VERTEXAI_SCOPE}
+    {AG2_SCOPE, ANTHROPIC_SCOPE, BEDROCK_SCOPE, COHERE_SCOPE, CREWAI_SCOPE, GOOGLE_ADK_SCOPE, GOOGLE_AI_STUDIO_SCOPE,
+     GROQ_SCOPE, HAYSTACK_SCOPE, LITELLM_SCOPE, MISTRAL_SCOPE, OLLAMA_SCOPE, SMOLAGENTS_SCOPE, VERTEXAI_SCOPE}
 )
 """OpenLIT scopes whose spans say their operation and entity by their name alone when the wrapped call did not
 return."""
