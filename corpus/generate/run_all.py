@@ -947,6 +947,16 @@ MATRIX.update({
 MATRIX.update({
     "openlit-cohere": ("openlit-cohere", "apps.openlit_cohere_app", ALL_SCENARIOS),
 })
+# Frameworks DF: Langtrace (`langtrace-python-sdk`, `langtrace.init` at its default with a custom OTLP/gRPC exporter, as
+# for langtrace-openai: every instrumentation it finds left on) on the raw agent loop over the `anthropic` client
+# (corpusgen/raw_loop_anthropic.py, the loop of openinference-anthropic / traceloop-anthropic): its Anthropic wrapper's
+# `anthropic.messages.create` spans, the app's workflow / agent / tool spans from `@with_langtrace_root_span`. Own venv
+# (langtrace with anthropic 2.10.0); apps/langtrace_anthropic_app.py, NOTES-frameworks-df.md. (Taken in place of AgentOps
+# on the raw loop through `litellm.completion`: AgentOps has no LiteLLM instrumentation and LiteLLM 1.110.2 sends past
+# `chat.completions.create`, so its OpenAI wrapper makes no span of a request.)
+MATRIX.update({
+    "langtrace-anthropic": ("langtrace-anthropic", "apps.langtrace_anthropic_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
