@@ -8,7 +8,10 @@ application that decorates its agent loop and its tool functions, as a raw tool 
 by where they sit and what they are named:
 
 - a decorated span named as a tool that a model call beside it (same parent span) proposed ran that tool: a tool
-  execution of that name (joined to its proposal as any named execution, :mod:`otel_mapper.mapping.tool_edges`);
+  execution of that name (joined to its proposal as any named execution, :mod:`otel_mapper.mapping.tool_edges`). A
+  call counts as proposed beside it also when a model call beside it replays the call in its input (an assistant
+  message's calls in the request's messages): the loop's model proposed it, though the span of the request that did
+  records no answer, or not that call (Langtrace's Anthropic wrapper writes only an answer's first content block);
 - a decorated span that holds a model request directly (a child span that is a model call and no layer wrapped
   around another one) runs the loop that asks the model: an agent invocation, named by its span. A model call that is
   a framework module's own run (``SpanFacts.module_call``: DSPy's ``Predict.forward`` under Langtrace, one turn of the
@@ -20,6 +23,7 @@ whose model calls are deeper). Parent links, names and proposals only; nothing h
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Final
 
 from otel_mapper.mapping.entries import SpanEntry
@@ -54,7 +58,8 @@ def settle_decorated_runs(entries: list[SpanEntry]) -> None:
             continue
         if not facts.wraps_model_call and not facts.module_call:
             asking.add(parent)
-        for call in facts.proposals or ():
+        replayed = (call for _, call in facts.input_tool_calls)
+        for call in chain(facts.proposals or (), replayed):
             seen += 1
             if seen > MAX_PROPOSALS_SEEN:
                 proposed.clear()
