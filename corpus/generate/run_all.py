@@ -957,6 +957,15 @@ MATRIX.update({
 MATRIX.update({
     "langtrace-anthropic": ("langtrace-anthropic", "apps.langtrace_anthropic_app", ALL_SCENARIOS),
 })
+# Frameworks DG: the raw agent loop (corpusgen/raw_loop.py's run_raw) with every request sent by the Writer Python SDK's
+# `client.chat.chat` (writer-sdk 2.4.0: the instrumentation accepts only <3) to the fake server's Writer face
+# (`POST /v1/chat`, corpusgen/fake_writer.py: the OpenAI face's script and log, answered in Writer's form), traced by
+# OpenLLMetry through traceloop-sdk: `Traceloop.init(instruments={WRITER})` (opentelemetry-instrumentation-writer
+# 0.62.4: `writerai.chat` spans) with the @workflow/@agent/@tool decorators of traceloop-openai. Own venv;
+# apps/traceloop_writer_app.py, NOTES-frameworks-dg.md.
+MATRIX.update({
+    "traceloop-writer": ("traceloop-writer", "apps.traceloop_writer_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

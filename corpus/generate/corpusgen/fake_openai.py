@@ -48,6 +48,10 @@ error wording.
 
 `POST /v1/chat/completions?api-version=<version>` (where the Azure AI Inference SDK's `ChatCompletionsClient` posts) is
 this face's route, answered as it is (see `fake_azure_inference.py`).
+
+`POST /v1/chat` (Writer's chat completion route, where the Writer Python SDK's `client.chat.chat` posts a Chat
+Completions-shaped body) gets this face's answer rewritten in Writer's form (see `fake_writer.py`): a UUID id, the
+requested model, Writer's message fields, Writer's error body.
 """
 from __future__ import annotations
 
@@ -63,6 +67,7 @@ from .fake_bedrock_stream import CONTENT_TYPE as EVENTSTREAM
 from .fake_bedrock_stream import answer_converse_stream, event_stream, is_converse_stream
 from .fake_groq import as_groq, is_groq
 from .fake_mistral import as_mistral, is_mistral
+from .fake_writer import as_writer, is_writer_chat
 
 MODEL_ANSWERED = "gpt-4o-mini-2024-07-18"
 CREATED = 1790000000  # fixed, so responses are deterministic
@@ -190,6 +195,8 @@ class ScriptedServer:
                     status, payload, delay, headers = as_mistral(status, payload, delay, headers, body)
                 elif is_groq(self.path):
                     status, payload, delay, headers = as_groq(status, payload, delay, headers, body)
+                elif is_writer_chat(self.path):
+                    status, payload, delay, headers = as_writer(status, payload, delay, headers, body)
                 if delay:
                     time.sleep(delay)
                 stream = status == 200 and bool(body.get("stream")) and "choices" in payload
@@ -294,7 +301,7 @@ class ScriptedServer:
                 "input_texts": [m.get("content") for m in messages if isinstance(m.get("content"), str)],
             }
             self.log.append(entry)
-            if not (path.endswith("/chat/completions") or is_azure_inference_chat(path)):
+            if not (path.endswith("/chat/completions") or is_azure_inference_chat(path) or is_writer_chat(path)):
                 entry.update(status=404, outcome="not_found")
                 return 404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}}, 0, {}
             turn = self.take_step(entry)
