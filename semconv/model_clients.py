@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Final
 
-ERROR_MODULES: Final = ("anthropic", "openai", "google.genai", "cohere", "mistralai", "groq", "ollama", "litellm")
+ERROR_MODULES: Final = ("anthropic", "openai", "google.genai", "cohere", "mistralai", "groq", "ollama", "litellm",
+                        "writerai")
 """Top-level modules of the model-client SDKs agents call (the Anthropic, OpenAI, Google Gen AI, Cohere, Mistral AI,
-Groq, Ollama and LiteLLM Python SDKs)."""
+Groq, Ollama, LiteLLM and Writer Python SDKs)."""
 
 AWS_CLIENT_MODULE: Final = "botocore"
 """Top-level module of botocore, the AWS SDK for Python's core. Its errors come from a request to any AWS service:

@@ -67,6 +67,7 @@ from otel_mapper.mapping.spanless_calls import settle_spanless_calls
 from otel_mapper.mapping.step_ids import inherit_step_call_ids
 from otel_mapper.mapping.transfer_tools import settle_transfer_tools
 from otel_mapper.mapping.turn_call_ids import settle_turn_call_ids
+from otel_mapper.mapping.uncaused_failures import settle_uncaused_failures
 from otel_mapper.mapping.wrapped_model_calls import fold_wrapped_model_calls
 from otel_mapper.model import CompletenessStatus, Declaration, ExternalParent, Trajectory
 from otel_mapper.otlp.envelopes import SpanEnvelope
@@ -203,6 +204,7 @@ def map_trace(
     settle_anonymous_agents(entries, by_span_id)
     settle_copied_statuses(entries)
     settle_escaped_exceptions(entries, by_span_id)
+    settle_uncaused_failures(entries, by_span_id)
     settle_error_finishes(entries, by_span_id)
     settle_failed_answers(entries, by_span_id)
     settle_transfer_tools(entries)

@@ -13,6 +13,7 @@ from typing import Final, cast
 
 from otel_mapper.attribution.usage import model_call_stand_ins as stand_ins_of
 from otel_mapper.diagnosis import Finding
+from otel_mapper.mapping.uncaused_failures import has_recorded_cause
 from otel_mapper.model import Node, Trajectory
 from processor.detectors.aws_model_errors import bedrock_model_request_error
 from processor.detectors.base import DetectorContext
@@ -28,6 +29,7 @@ __all__ = [
     "failure_findings",
     "model_call_stand_ins",
     "recovery_note",
+    "uncaused_model_call",
 ]
 
 RATE_LIMIT_MARKERS: Final = ("ratelimit", "rate_limit", "rate limit", "too many requests", "resource_exhausted",
@@ -112,6 +114,34 @@ def _model_client_error(node: Node) -> bool:
         bedrock_model_request_error(error_type, node.error_message or ""))
 
 
+def uncaused_model_call(node: Node) -> bool:
+    """A model call that failed and records nothing of why: no error type, no message, no HTTP status (its span's bare
+    ERROR status; the mapping gives it the cause its parent span records when that is known,
+    :mod:`otel_mapper.mapping.uncaused_failures`). Whether it was a rate limit, a timeout or another error is unknown:
+    each of the three checks is undecided for it, none fails on it."""
+    return node.kind is NodeKind.MODEL_CALL and failed(node) and not has_recorded_cause(
+        node.error_type, node.error_message, node.http_status
+    )
+
+
+_UNDECIDED_CAUSE: Final = {
+    FailureClass.RATE_LIMITED: "a rate limit",
+    FailureClass.TIMEOUT: "a timeout",
+    FailureClass.OTHER: "an error other than a rate limit or a timeout",
+}
+
+
+def _undecided(node: Node, category: FindingCategory, wanted: FailureClass) -> Finding:
+    return Finding(
+        category=category,
+        severity=Severity.LOW,
+        status=FindingStatus.INDETERMINATE,
+        node_id=node.id,
+        evidence=f"{_describe(node)}; its span records no cause (no error type, message or HTTP status): whether it "
+        f"was {_UNDECIDED_CAUSE[wanted]} is unknown",
+    )
+
+
 def recovery_note(recovery: bool | None) -> str:
     """What the evidence of a failure says about what came after it (:func:`recovered`)."""
     if recovery is True:
@@ -156,7 +186,12 @@ def failure_findings(
     for group in (*groups, failed_calls):
         for node in group:
             context.check_budget()
-            if classify(node) is not wanted or (skip is not None and skip(node)):
+            if skip is not None and skip(node):
+                continue
+            if uncaused_model_call(node):
+                findings.append(_undecided(node, category, wanted))
+                continue
+            if classify(node) is not wanted:
                 continue
             if group is failed_calls:  # the failure ended the invocation: its own spans inside it came before
                 recovery: bool | None = None if carried_on(node, trajectory, context) else False

@@ -31,6 +31,7 @@ from otel_mapper.mapping.readers.openllmetry_agno import agno_kind, agno_team_na
 from otel_mapper.mapping.readers.openllmetry_langchain_js import read_langchain_js_graph, read_langchain_js_tool
 from otel_mapper.mapping.readers.openllmetry_llama_index import llama_index_kind, read_llama_index
 from otel_mapper.mapping.readers.openllmetry_mcp import mcp_call_arguments
+from otel_mapper.mapping.readers.openllmetry_tool_results import fill_decorated_tool_result
 from otel_mapper.mapping.spans import MAX_TEXT, SpanView, parse_json_text
 from otel_mapper.otlp.anyvalue import Decoded
 from semconv import genai, langgraph
@@ -140,6 +141,7 @@ class OpenLLMetryReader:
             facts.result_visible = True
             if facts.kind is NodeKind.TOOL_EXECUTION and facts.tool_call_id is None:
                 facts.tool_call_id = _tool_message_call_id(view)
+            fill_decorated_tool_result(view, facts)
         _read_langgraph(view, facts)
         if facts.kind is NodeKind.TOOL_EXECUTION:
             _read_handoff_destination(view, facts)
