@@ -966,6 +966,16 @@ MATRIX.update({
 MATRIX.update({
     "traceloop-writer": ("traceloop-writer", "apps.traceloop_writer_app", ALL_SCENARIOS),
 })
+# Frameworks DH: the Semantic Kernel app of semantic-kernel-native (apps/semantic_kernel_app.py: a ChatCompletionAgent
+# with the tools as kernel functions of one plugin, the OpenAI connector, the billing agent as a plugin of the triage
+# agent) traced by MLflow Tracing's Semantic Kernel autolog (`mlflow.semantic_kernel.autolog()`: Semantic Kernel's own
+# diagnostics switched on with sensitive data, its SemanticKernelSpanProcessor first on the global tracer provider,
+# handing Semantic Kernel's spans to MLflow's provider, whose OTLP exporter sends them with MLflow's keys written in;
+# the chat span's inputs and outputs the messages). Own venv: `mlflow-skinny` 3.18.0 in place of `mlflow-tracing`,
+# which does not ship `mlflow.semantic_kernel`; apps/mlflow_semantic_kernel_app.py, NOTES-frameworks-dh.md.
+MATRIX.update({
+    "mlflow-semantic-kernel": ("mlflow-semantic-kernel", "apps.mlflow_semantic_kernel_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
