@@ -155,6 +155,16 @@ AUTOGEN_AGENT_METHODS: Final = {"run": "task", "on_messages": "messages"}
 ``run`` span of that agent."""
 AUTOGEN_HANDLER_METHOD: Final = "on_messages"
 UNKNOWN: Final = "UNKNOWN"
+TRACER_SCOPE: Final = "mlflow.tracing.provider"
+"""The instrumentation scope of every span MLflow's own tracer makes (its fluent API, its patching autologs). A span of
+another scope on MLflow's provider is another tracer's span an MLflow processor typed as it ended: its Semantic Kernel
+autolog (``mlflow/semantic_kernel/``, mlflow-skinny 3.18.0) types Semantic Kernel's spans from ``gen_ai.operation.name``
+alone and every other span (the ``AutoFunctionInvocationLoop``, which has no operation) :data:`UNKNOWN`, recording
+no inputs or outputs there: a type that says nothing of the span, whose own convention reads it."""
+MESSAGES: Final = "messages"
+"""``{"messages": [...]}``: MLflow's inputs and outputs of a Semantic Kernel ``chat`` span under its Semantic Kernel
+autolog, the chat history and the completions as Semantic Kernel's ``ChatMessageContent.to_dict()`` (Chat Completions
+shape, call ids) (:mod:`otel_mapper.mapping.readers.mlflow_typed_genai`)."""
 AG2_MESSAGE: Final = "message"
 """The AG2 autolog's message span: inputs and outputs ``{"message", "sender", "valid"}``; a message carrying tool
 results has ``tool_responses`` (:data:`AG2_TOOL_RESPONSES`)."""

@@ -11,7 +11,8 @@ Order and why:
 2. MLflow Tracing -- ``mlflow.spanType``, JSON-text values, no GenAI attribute (a JSON ``null`` type is another
    instrumentation's span on MLflow's tracer provider, left to that instrumentation's reader, and so is a typed span
    that carries a GenAI operation: another tracer's GenAI span an MLflow processor typed as it ended, its Strands
-   autolog);
+   autolog; so is a span of another tracer's scope typed ``UNKNOWN`` with no MLflow inputs or outputs, its Semantic
+   Kernel autolog);
 3. OpenInference -- ``openinference.span.kind`` is the most specific marker;
 4. OpenLLMetry -- its spans carry ``gen_ai.*`` too, but tool arguments live in ``traceloop.entity.input``;
 5. Vercel AI SDK legacy -- ``ai.operationId`` (``ai`` 3.3 to 6 built in, ``ai`` 7's ``LegacyOpenTelemetry``); its model

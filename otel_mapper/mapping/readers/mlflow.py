@@ -7,7 +7,9 @@ from ``mlflow.spanType``: ``AGENT`` an agent invocation named by its span, ``TOO
 model call, ``CHAIN`` a step (the SDK's ``Handoff`` chain, ``{"from_agent"}`` in, ``{"to_agent"}`` out, a handoff),
 ``RETRIEVER`` / ``EMBEDDING`` a retrieval, ``GUARDRAIL`` a guardrail. A span typed by MLflow that carries a GenAI
 operation (``gen_ai.operation.name``: Strands' own spans under MLflow's Strands autolog, typed as they end) is not
-claimed: its own convention reads it, from the events MLflow's inputs copy only in part. A LangChain run's span (a ``metadata``
+claimed: its own convention reads it, from the events MLflow's inputs copy only in part; so is a span of another
+tracer's scope that MLflow typed ``UNKNOWN`` and recorded nothing on (Semantic Kernel's loop span under MLflow's
+Semantic Kernel autolog, whose ``chat`` spans' messages :mod:`otel_mapper.mapping.readers.mlflow_typed_genai` reads). A LangChain run's span (a ``metadata``
 attribute: the run's metadata) is completed from the run's data by :mod:`otel_mapper.mapping.readers.mlflow_langchain`
 (LangGraph's run metadata, agent graph runs, the tool run's call id, langgraph-supervisor's handoff, routing
 exceptions). The autologs that patch a framework's classes (smolagents) name a span ``<Class>.<method>``: an agent
@@ -108,11 +110,14 @@ class MLflowReader:
         # another tracer's GenAI span that an MLflow processor typed as it ended (its Strands autolog: a type, inputs
         # and outputs copied from the span's own events, the assistant messages left out): no MLflow export writes
         # its type beside a GenAI operation (its GenAI export drops every ``mlflow.*`` key), so the span's own
-        # convention reads it.
+        # convention reads it. So does a span of another tracer's scope typed ``UNKNOWN`` with no MLflow inputs or
+        # outputs: an MLflow processor's type for a span of no operation it knows (its Semantic Kernel autolog),
+        # which says nothing of the span.
         return (
             ml.SPAN_TYPE in view.attrs
             and view.str_attr(ml.SPAN_TYPE) != ml.NULL_SPAN_TYPE
             and genai.OPERATION_NAME not in view.attrs
+            and not _foreign_unknown(view)
         )
 
     def read(self, view: SpanView) -> SpanFacts:
@@ -274,6 +279,18 @@ def _tool_field(view: SpanView) -> str | None:
     function = view.json_attr(ml.TOOL_FUNCTION) if ml.TOOL_FUNCTION in view.attrs else None
     name = function.get("name") if isinstance(function, dict) else None
     return clean_name(name) if isinstance(name, str) else None
+
+
+def _foreign_unknown(view: SpanView) -> bool:
+    """A span typed ``UNKNOWN`` whose instrumentation scope is not MLflow's own tracer's and on which MLflow recorded
+    no inputs or outputs."""
+    return (
+        bool(view.scope_name)
+        and view.scope_name != ml.TRACER_SCOPE
+        and ml.SPAN_INPUTS not in view.attrs
+        and ml.SPAN_OUTPUTS not in view.attrs
+        and _text(view, ml.SPAN_TYPE) == ml.UNKNOWN
+    )
 
 
 def _text(view: SpanView, key: str) -> str | None:

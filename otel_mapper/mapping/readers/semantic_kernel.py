@@ -10,6 +10,9 @@ Semantic Kernel names a kernel function ``<plugin>-<function>`` everywhere (tool
 model's calls), so its facts say which separator splits off the plugin (``tool_namespace_separator``).
 Message content is not on the spans: with sensitive diagnostics Semantic Kernel writes it as log records
 (``gen_ai.*.message`` / ``gen_ai.choice`` events), which :mod:`otel_mapper.mapping.log_events` folds in when joined.
+Under MLflow's Semantic Kernel autolog a ``chat`` span carries them as MLflow's inputs and outputs
+(:mod:`otel_mapper.mapping.readers.mlflow_typed_genai`), and the loop span MLflow's type ``UNKNOWN``, which the MLflow
+reader leaves to this one.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import ClassVar, Final
 
 from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operation
+from otel_mapper.mapping.readers.mlflow_typed_genai import fill_mlflow_messages
 from otel_mapper.mapping.spans import MAX_NAME, SpanView
 from semconv import genai
 from semconv import semantic_kernel as sk
@@ -49,6 +53,7 @@ class SemanticKernelReader:
     def read(self, view: SpanView) -> SpanFacts:
         facts = SpanFacts(kind=self.classify(view), convention=self.name, name=view.name)
         fill_genai_facts(view, facts)
+        fill_mlflow_messages(view, facts)  # MLflow's Semantic Kernel autolog writes the messages as its own keys
         if not facts.finish_reasons:
             facts.finish_reasons = finish_reasons(view.str_attr(sk.FINISH_REASON))
         facts.tool_namespace_separator = sk.FULLY_QUALIFIED_NAME_SEPARATOR
