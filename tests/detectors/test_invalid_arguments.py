@@ -44,3 +44,26 @@ def test_a_schema_named_by_the_function_applies_to_its_plugin_qualified_tool() -
                  tool_local_name="update_record")
     (finding,) = report(InvalidArgumentsDetector(), b.build(), config(SCHEMA)).findings
     assert finding.node_id == bad and "record_id" in finding.evidence
+
+
+def test_a_python_mapping_s_text_is_undecided_not_a_failure() -> None:
+    """``{'city': 'Paris'}`` is how instrumentations write arguments a runtime already parsed (``str()`` of a dict),
+    and what a model that sent invalid JSON would have sent: the trace does not say which."""
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    model = b.model(parent=agent)
+    b.proposal("get_weather", model, arguments="{'city': 'Paris'}")
+    b.proposal("search_docs", model, arguments="  { 'query': \"it's\", 'limit': 3}")
+    result = report(InvalidArgumentsDetector(), b.build())
+    assert result.findings == () and result.undecided == 2
+    assert "Python mapping's text" in result.note and "on 2 calls" in result.note
+
+
+def test_text_that_is_neither_json_nor_a_python_mapping_is_invalid() -> None:
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    model = b.model(parent=agent)
+    garbled = b.proposal("get_weather", model, arguments="{city: Paris}")
+    quoted_value = b.proposal("search_docs", model, arguments="{\"query\": 'refunds'}")
+    result = report(InvalidArgumentsDetector(), b.build())
+    assert {finding.node_id for finding in result.findings} == {garbled, quoted_value} and result.undecided == 0
