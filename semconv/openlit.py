@@ -186,7 +186,13 @@ NAMED_ONLY_SCOPES: Final = frozenset(
      GROQ_SCOPE, HAYSTACK_SCOPE, LITELLM_SCOPE, MISTRAL_SCOPE, OLLAMA_SCOPE, SMOLAGENTS_SCOPE, VERTEXAI_SCOPE}
 )
 """OpenLIT scopes whose spans say their operation and entity by their name alone when the wrapped call did not
-return."""
+return, whatever the name's first word (read before, each with its spans)."""
+INSTRUMENTATION_SCOPE_PREFIX: Final = "openlit.instrumentation."
+"""Every OpenLIT instrumentor's scope starts so (``openlit.instrumentation.<module>``, its tracer's name): OpenLIT
+names every span ``<operation> <entity>`` when the wrapped call starts (``chat <model>``, ``invoke_agent <agent>``,
+``execute_tool <tool>``) and its client instrumentors write their attributes from the response, so a span of another
+OpenLIT scope than :data:`NAMED_ONLY_SCOPES` whose name starts with a GenAI operation name says what it records by
+its name alone too (OpenLIT's bundled HTTP-client instrumentations keep OpenTelemetry's own scopes)."""
 COMPONENT_NAMED_SCOPES: Final = frozenset({HAYSTACK_SCOPE})
 """Of :data:`NAMED_ONLY_SCOPES`, those whose span name ends with the wrapped component's name, not a model's
 (``chat openai_chat_generator``)."""

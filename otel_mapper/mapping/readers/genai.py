@@ -123,9 +123,9 @@ class GenAIReader:
         {genai.OPERATION_NAME, genai.PROVIDER_NAME, genai.SYSTEM, genai.REQUEST_MODEL, genai.WORKFLOW_NAME}
     )
     """Attribute keys ``claims`` looks for (one of them, or a marker scope, is needed for a claim)."""
-    marker_scopes: ClassVar[frozenset[str]] = openlit.NAMED_ONLY_SCOPES
-    """OpenLIT's AG2, CrewAI, Google ADK, Haystack, LiteLLM and smolagents spans of a call that did not return carry no
-    GenAI attribute (:mod:`otel_mapper.mapping.readers.openlit_crewai`)."""
+    marker_scopes: ClassVar[frozenset[str]] = frozenset({openlit.INSTRUMENTATION_SCOPE_PREFIX})
+    """OpenLIT's spans of a call that did not return carry no GenAI attribute
+    (:mod:`otel_mapper.mapping.readers.openlit_crewai`); the recogniser finds a scope name's substring."""
 
     def claims(self, view: SpanView) -> bool:
         attrs = view.attrs

@@ -20,6 +20,8 @@ name alone, read as a model call of the model it names. These scopes are :data:`
 
 from __future__ import annotations
 
+from typing import Final
+
 from otel_mapper.mapping.facts import SpanFacts
 from otel_mapper.mapping.members import AGENT_INVOCATION as _AGENT_INVOCATION
 from otel_mapper.mapping.members import MODEL_CALL as _MODEL_CALL
@@ -31,9 +33,20 @@ from semconv import genai, openlit
 __all__ = ["is_openlit_named_only", "named_operation", "read_named_entity"]
 
 
+_NAMED_OPERATIONS: Final = frozenset(
+    {*genai.MODEL_CALL_OPERATIONS, *genai.AGENT_OPERATIONS, *genai.TOOL_OPERATIONS, *genai.WORKFLOW_OPERATIONS}
+)
+"""Operation names a span of an OpenLIT scope not read before is read by, as its name's first word."""
+
+
 def is_openlit_named_only(view: SpanView) -> bool:
-    """Whether the span is of an OpenLIT scope that may say what it records by its name alone."""
-    return view.scope_name in openlit.NAMED_ONLY_SCOPES
+    """Whether the span is of an OpenLIT scope that may say what it records by its name alone: a scope read before
+    (:data:`semconv.openlit.NAMED_ONLY_SCOPES`), or any other OpenLIT scope when the name starts with a GenAI
+    operation name (:data:`semconv.openlit.INSTRUMENTATION_SCOPE_PREFIX`)."""
+    scope = view.scope_name
+    if scope in openlit.NAMED_ONLY_SCOPES:
+        return True
+    return scope.startswith(openlit.INSTRUMENTATION_SCOPE_PREFIX) and view.name.partition(" ")[0] in _NAMED_OPERATIONS
 
 
 def named_operation(view: SpanView) -> str | None:
