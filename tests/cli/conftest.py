@@ -29,6 +29,7 @@ pricing:
     mistral-small-latest: {input_per_million: 0.15, output_per_million: 0.60}
     llama-3.3-70b-versatile: {input_per_million: 0.15, output_per_million: 0.60}
     command-a-03-2025: {input_per_million: 0.15, output_per_million: 0.60}
+    palmyra-x5: {input_per_million: 0.15, output_per_million: 0.60}
     llama3.2: {input_per_million: 0.15, output_per_million: 0.60}
     projects/corpus-project/locations/us-central1/publishers/google/models/gemini-2.5-flash: {input_per_million: 0.15, output_per_million: 0.60}
 """

@@ -40,13 +40,15 @@ def _unrecorded_answers(labels: dict) -> list[dict]:
     ]
 
 
-def _completed_calls_without_usage(directory: Path) -> bool:
-    """Whether a model call the analysis read as done (committed) records no usage: its cost, and so the trace's, is
-    unknown (OpenLIT's Groq wrapper leaves an answer that calls tools without usage; AG2 under MLflow's autolog leaves a
-    failed attempt's span OK, with AG2's own failure text and no usage)."""
+def _completed_calls_unpriced(directory: Path) -> bool:
+    """Whether a model call the analysis read as done (committed) records no usage or no model: its cost, and so the
+    trace's, is unknown (OpenLIT's Groq wrapper leaves an answer that calls tools without usage; AG2 under MLflow's
+    autolog leaves a failed attempt's span OK, with AG2's own failure text and no usage; MLflow's AutoGen autolog
+    records no model name on a model client's call)."""
     bundle = orjson.loads((directory / "bundle.json").read_bytes())
     return any(
-        node["kind"] == "model_call" and node["status"] == "committed" and "usage" not in node for node in bundle["nodes"]
+        node["kind"] == "model_call" and node["status"] == "committed" and ("usage" not in node or "model" not in node)
+        for node in bundle["nodes"]
     )
 
 
@@ -100,7 +102,7 @@ def test_every_trace_carries_a_critical_path_and_priced_traces_a_cost(mapped_cor
         assert root[names.CRITICAL_PATH_DURATION_MS] > 0
         flags = _node_flags(directory / "spans.otlp.json")
         assert 1 <= flags.count(True) <= nodes  # derived nodes (proposals) have no span of their own
-        if not labels["recorded_by_library"]["token_usage"] or _completed_calls_without_usage(directory):
+        if not labels["recorded_by_library"]["token_usage"] or _completed_calls_unpriced(directory):
             assert names.COST_USD not in root  # model calls without usage: the cost is unknown, not zero
         else:
             expected = (root[names.USAGE_INPUT_TOKENS] * 0.15 + root[names.USAGE_OUTPUT_TOKENS] * 0.60) / 1e6
@@ -119,7 +121,7 @@ def test_node_costs_on_model_call_spans_add_up_to_the_root_cost(mapped_corpus: P
     for labels in corpus_labels():
         spans_file = mapped_corpus / labels["trace_id"] / "spans.otlp.json"
         root = _root_attributes(spans_file)
-        if labels["recorded_by_library"]["token_usage"] and not _completed_calls_without_usage(spans_file.parent):
+        if labels["recorded_by_library"]["token_usage"] and not _completed_calls_unpriced(spans_file.parent):
             priced += 1
         if names.COST_USD not in root:
             continue
@@ -137,4 +139,4 @@ def test_node_costs_on_model_call_spans_add_up_to_the_root_cost(mapped_corpus: P
                             node_costs.append(attributes[names.NODE_COST_USD].double_value)
         assert abs(sum(node_costs) - root[names.COST_USD]) < 1e-12
         checked += 1
-    assert checked == priced >= _usage_recorded() - 24  # usage recorded but some done call's missing: Groq, AG2
+    assert checked == priced >= _usage_recorded() - 36  # usage recorded but some done call's or model missing
