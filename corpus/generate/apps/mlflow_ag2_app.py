@@ -39,7 +39,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from corpusgen.connect_guard import ConnectGuard  # noqa: E402
 from corpusgen.frameworks import plain_functions, terminal_status_for  # noqa: E402
 from corpusgen.harness import app_main  # noqa: E402
-from corpusgen.mlflow_export import flush_mlflow, mlflow_otlp_export, mlflow_tracer_provider  # noqa: E402
+from corpusgen.mlflow_export import (  # noqa: E402
+    StartedSpans,
+    flush_mlflow,
+    mlflow_otlp_export,
+    mlflow_tracer_provider,
+    span_id_hex,
+)
 from corpusgen.scenarios import SCENARIOS  # noqa: E402
 from corpusgen.truth import Truth, use_current_span  # noqa: E402
 
@@ -53,38 +59,6 @@ from apps.openlit_ag2_app import (  # noqa: E402
 )
 
 LIBRARY = "mlflow-ag2"
-
-
-def _span_id(span) -> str:
-    return format(span.get_span_context().span_id, "016x")
-
-
-@dataclass(slots=True)
-class StartedSpans:
-    """A span processor on MLflow's provider: every span it starts, in start order."""
-
-    started: list = field(default_factory=list)
-    root: object | None = None
-
-    def on_start(self, span, parent_context=None) -> None:
-        self.started.append(span)
-        if span.parent is None and self.root is None:
-            self.root = span
-
-    def on_end(self, span) -> None:
-        pass
-
-    def _on_ending(self, span) -> None:
-        pass
-
-    def shutdown(self) -> None:
-        pass
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        return True
-
-    def newest_named(self, names: set[str]):
-        return next((s for s in reversed(self.started) if s.name in names), None)
 
 
 @dataclass(slots=True)
@@ -108,14 +82,14 @@ class AutologCalls:
             for s in spans.started[before:]:
                 claimed = {seq for seq, _ in calls.completions}
                 seq = next((r["seq"] for r in reversed(calls.server_log) if r["seq"] not in claimed), None)
-                calls.completions.append((seq, _span_id(s)))
+                calls.completions.append((seq, span_id_hex(s)))
             return result
 
         def event(logger, source, name, **kwargs):
             before = len(spans.started)
             result = log_event(logger, source, name, **kwargs)
             for s in spans.started[before:]:
-                calls.messages.append((s.name, _span_id(s)))
+                calls.messages.append((s.name, span_id_hex(s)))
             return result
 
         MlflowAg2Logger.log_chat_completion = chat_completion
@@ -175,7 +149,7 @@ def install_executed_spans(adapter: MlflowAG2Adapter) -> None:
         finally:
             opened = adapter.spans.started[before:]
             if opened and call_id:
-                adapter.executed[call_id] = _span_id(opened[0])
+                adapter.executed[call_id] = span_id_hex(opened[0])
 
     wrap_function_wrapper("autogen.agentchat.conversable_agent", "ConversableAgent.execute_function", wrapper)
 
@@ -211,7 +185,7 @@ def label_spans(adapter: MlflowAG2Adapter, truth: Truth) -> None:
     root = adapter.spans.root
     if root is not None:
         truth.trace_id = format(root.get_span_context().trace_id, "032x")
-        truth.root_span = _span_id(root)
+        truth.root_span = span_id_hex(root)
         truth.record_workflow(root.name, span_id=truth.root_span, trace_id=truth.trace_id)
     for name, span_id in adapter.calls.messages:
         truth.record_workflow(name, span_id=span_id)

@@ -32,7 +32,6 @@ address.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -40,7 +39,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from corpusgen.connect_guard import ConnectGuard  # noqa: E402
 from corpusgen.frameworks import terminal_status_for  # noqa: E402
 from corpusgen.harness import app_main  # noqa: E402
-from corpusgen.mlflow_export import flush_mlflow, mlflow_otlp_export, mlflow_tracer_provider  # noqa: E402
+from corpusgen.mlflow_export import (  # noqa: E402
+    StartedSpans,
+    flush_mlflow,
+    mlflow_otlp_export,
+    mlflow_tracer_provider,
+    span_id_hex,
+)
 from corpusgen.truth import Truth, use_current_span  # noqa: E402
 
 from apps import autogen_app  # noqa: E402
@@ -50,32 +55,6 @@ LIBRARY = "mlflow-autogen"
 RUN_SUFFIX = ".run"
 MESSAGES_SUFFIX = ".on_messages"
 CREATE_SUFFIX = ".create"
-
-
-def _span_id(span) -> str:
-    return format(span.get_span_context().span_id, "016x")
-
-
-@dataclass(slots=True)
-class StartedSpans:
-    """A span processor on MLflow's provider: every span it starts, in start order, with its parent's id."""
-
-    started: list = field(default_factory=list)
-
-    def on_start(self, span, parent_context=None) -> None:
-        self.started.append(span)
-
-    def on_end(self, span) -> None:
-        pass
-
-    def _on_ending(self, span) -> None:
-        pass
-
-    def shutdown(self) -> None:
-        pass
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        return True
 
 
 class MlflowAutoGenAdapter:
@@ -140,7 +119,7 @@ def label_spans(adapter: MlflowAutoGenAdapter, truth: Truth, root_name: str) -> 
     if root is None:
         raise RuntimeError(f"no {root_name} span started")
     truth.trace_id = format(root.get_span_context().trace_id, "032x")
-    truth.root_span = _span_id(root)
+    truth.root_span = span_id_hex(root)
     truth.workflows = [{"name": root_name, "span_id": truth.root_span}]
     recorded_agents = {a["name"] for a in truth.agents}
     runs = [s for s in started if s.name.endswith(RUN_SUFFIX) and s.name[: -len(RUN_SUFFIX)] in recorded_agents]
@@ -150,15 +129,15 @@ def label_spans(adapter: MlflowAutoGenAdapter, truth: Truth, root_name: str) -> 
         if not any(r.get_span_context().span_id == parent and r.name[: -len(RUN_SUFFIX)] ==
                    s.name[: -len(MESSAGES_SUFFIX)] for r in runs):
             raise RuntimeError(f"{s.name} span not inside its agent's run span")
-    truth.agents = [{"name": s.name[: -len(RUN_SUFFIX)], "span_id": _span_id(s)} for s in runs]
+    truth.agents = [{"name": s.name[: -len(RUN_SUFFIX)], "span_id": span_id_hex(s)} for s in runs]
     if not runs:
         truth.notes.append("no agent span: a team's agents run through on_messages_stream, which the autolog does not "
                            "patch")
     others = {s.name for s in started} - {root_name} - {s.name for s in runs} - {s.name for s in handled}
     if any(not n.endswith(CREATE_SUFFIX) for n in others):
         raise RuntimeError(f"spans of no known kind: {sorted(others)}")
-    creates = {_span_id(s) for s in started if s.name.endswith(CREATE_SUFFIX)}
-    span_of_agent = {_span_id(s) for s in handled} | {_span_id(s) for s in runs} | {truth.root_span}
+    creates = {span_id_hex(s) for s in started if s.name.endswith(CREATE_SUFFIX)}
+    span_of_agent = {span_id_hex(s) for s in handled} | {span_id_hex(s) for s in runs} | {truth.root_span}
     for r in truth.server_log:
         if r.get("otel_span") in creates:
             continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -37,3 +38,36 @@ def flush_mlflow(tmp: Path) -> None:
     provider.force_flush()
     provider.shutdown()
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+def span_id_hex(span) -> str:
+    """An SDK span's id as the trace's JSON writes it."""
+    return format(span.get_span_context().span_id, "016x")
+
+
+@dataclass(slots=True)
+class StartedSpans:
+    """A span processor on MLflow's provider: every span it starts, in start order, and the first root it starts."""
+
+    started: list = field(default_factory=list)
+    root: object | None = None
+
+    def on_start(self, span, parent_context=None) -> None:
+        if span.parent is None and self.root is None:
+            self.root = span
+        self.started.append(span)
+
+    def on_end(self, span) -> None:
+        pass
+
+    def _on_ending(self, span) -> None:
+        pass
+
+    def shutdown(self) -> None:
+        pass
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+    def newest_named(self, names: set[str]):
+        return next((s for s in reversed(self.started) if s.name in names), None)
