@@ -13,7 +13,7 @@ from otel_mapper.mapping.spans import SpanView
 from otel_mapper.model import TokenUsage
 from semconv.trajectory import NodeKind
 
-__all__ = ["ConventionReader", "MessageDigests", "SpanFacts", "ToolCallFact", "absorb_facts"]
+__all__ = ["ConventionReader", "MessageDigests", "SpanFacts", "ToolCallFact", "absorb_facts", "mark_outcome_unknown"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -194,6 +194,16 @@ class SpanFacts:
             else:
                 value = item.default
             object.__setattr__(self, item.name, value)
+
+
+def mark_outcome_unknown(facts: SpanFacts) -> None:
+    """A span read as failed whose ERROR is no evidence of the call's failure (nor its end of success): its outcome is
+    unknown, and no error of it is kept for a detector to classify."""
+    facts.failed = False
+    facts.outcome_unknown = True
+    facts.error_type = None
+    facts.error_message = None
+    facts.http_status = None
 
 
 def absorb_facts(keeper: SpanFacts, other: SpanFacts) -> None:

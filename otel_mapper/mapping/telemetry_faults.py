@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from otel_mapper.mapping.facts import SpanFacts
+from otel_mapper.mapping.facts import SpanFacts, mark_outcome_unknown
 from otel_mapper.mapping.spans import SpanView
 from otel_mapper.otlp.anyvalue import to_text
 from semconv import genai
@@ -76,8 +76,4 @@ def settle_telemetry_fault(view: SpanView, facts: SpanFacts) -> None:
     """Mark a failed call's outcome unknown when its recorded exception was raised in telemetry code."""
     if not facts.failed or facts.kind not in _CALL_KINDS or not view.span.events or not _raised_by_telemetry(view):
         return
-    facts.failed = False
-    facts.outcome_unknown = True
-    facts.error_type = None
-    facts.error_message = None
-    facts.http_status = None
+    mark_outcome_unknown(facts)

@@ -17,7 +17,7 @@ committed one. A span that has ``gen_ai.operation.name`` is read by
 
 from __future__ import annotations
 
-from otel_mapper.mapping.facts import SpanFacts
+from otel_mapper.mapping.facts import SpanFacts, mark_outcome_unknown
 from otel_mapper.mapping.spans import SpanView
 from semconv import genai, openlit
 
@@ -30,8 +30,4 @@ def read_handler_error(view: SpanView, facts: SpanFacts) -> None:
         return
     if view.has(genai.OPERATION_NAME) or not view.has(genai.ERROR_TYPE) or view.span.status.message:
         return
-    facts.failed = False
-    facts.outcome_unknown = True
-    facts.error_type = None
-    facts.error_message = None
-    facts.http_status = None
+    mark_outcome_unknown(facts)
