@@ -976,6 +976,15 @@ MATRIX.update({
 MATRIX.update({
     "mlflow-semantic-kernel": ("mlflow-semantic-kernel", "apps.mlflow_semantic_kernel_app", ALL_SCENARIOS),
 })
+# Frameworks DI: the raw agent loop with every request through `litellm.completion` (apps/litellm_app.py's requests, the
+# loop of openlit-litellm) traced by MLflow Tracing's LiteLLM autolog (`mlflow.litellm.autolog()`: LiteLLM's own
+# `mlflow` callback, MlflowLogger, whose `litellm-completion` LLM span is made after the request ends, parented to
+# MLflow's active span); the app's workflow / agent / tool spans the `@mlflow.trace` functions of
+# apps/mlflow_raw_app.py; MLflow's own OTLP exporter. Own venv (mlflow-tracing 3.18.0, litellm 1.110.2);
+# apps/mlflow_litellm_app.py, NOTES-frameworks-di.md.
+MATRIX.update({
+    "mlflow-litellm": ("mlflow-litellm", "apps.mlflow_litellm_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
