@@ -36,6 +36,14 @@ MESSAGE_FORMAT: Final = "mlflow.message.format"
 the Agents SDK's generation span around it (inputs / outputs: Chat Completions message lists)."""
 CHAT_TOOLS: Final = "mlflow.chat.tools"
 """The tools offered to the model, in the OpenAI ``{"type": "function", "function": {...}}`` shape."""
+REQUEST_TOOLS: Final = "tools"
+"""Key of a model call's ``mlflow.spanInputs`` when they are the request's keyword arguments: the offered tools, in the
+OpenAI ``{"type": "function", "function": {...}}`` shape. LiteLLM's own ``mlflow`` callback (``MlflowLogger``, turned on
+by MLflow's LiteLLM autolog; litellm 1.110.2 on mlflow 3.18.0) writes its ``LLM`` span's inputs as
+``{"messages", "tools", ...}`` and no ``mlflow.chat.tools`` (its ``set_span_chat_tools`` call sits behind an import
+that fails on that release); MLflow's AG2 autolog writes its ``chat_completion`` span's inputs as the request with its
+``tools`` and no ``mlflow.chat.tools`` either, and its OpenAI client autolog writes ``mlflow.chat.tools`` only on a call
+that returned (a failed call keeps its request in the inputs)."""
 CHAT_TOKEN_USAGE: Final = "mlflow.chat.tokenUsage"
 """``{"input_tokens", "output_tokens", "total_tokens", ...}``."""
 LLM_MODEL: Final = "mlflow.llm.model"

@@ -220,6 +220,7 @@ def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs:
             return
         input_messages = _one_text_part(inputs.get("messages")) if isinstance(inputs, dict) else None
         facts.replayed_results = _replayed_results(input_messages)
+        _fill_request_tools(view, facts, inputs)
         output_messages = None
         if _text(view, ml.MESSAGE_FORMAT) == ml.FORMAT_DSPY:
             output_messages = completion_messages(outputs)
@@ -235,6 +236,17 @@ def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs:
         elif message_format == ml.FORMAT_AG2 and isinstance(outputs, str):
             output_messages = []  # a failed attempt, logged with AG2's text for a response: it answered nothing
     fill_chat_completions(facts, input_messages, output_messages)
+
+
+def _fill_request_tools(view: SpanView, facts: SpanFacts, inputs: Decoded) -> None:
+    """The offered tools from the request's own ``tools`` list in the span's inputs, where MLflow wrote no
+    ``mlflow.chat.tools`` (LiteLLM's ``mlflow`` callback, the AG2 autolog, a failed OpenAI client call). Inputs that
+    hold no such list leave the offer unknown: a request recorded without it may still have offered tools."""
+    if ml.CHAT_TOOLS in view.attrs or not isinstance(inputs, dict):
+        return
+    tools = inputs.get(ml.REQUEST_TOOLS)
+    if isinstance(tools, list) and tools:
+        facts.tool_definitions, facts.tool_definition_digests = read_tool_definitions(tools)
 
 
 def _replayed_results(messages: Decoded) -> list[tuple[str, str]]:
