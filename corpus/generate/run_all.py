@@ -985,6 +985,16 @@ MATRIX.update({
 MATRIX.update({
     "mlflow-litellm": ("mlflow-litellm", "apps.mlflow_litellm_app", ALL_SCENARIOS),
 })
+# Frameworks DK: the raw agent loop over the Google Gen AI SDK (corpusgen/raw_loop_gemini.py, `models.generate_content` at
+# the fake server's Gemini face: the loop of openinference-google-genai / laminar-google-genai) traced by AgentOps, set up
+# as for agentops-openai / agentops-anthropic (`agentops.init()` with no API key, no agentic library imported: its Google
+# Gen AI instrumentation's spans around `generate_content`, the app's workflow / agent / tool functions under its
+# `@workflow` / `@agent` / `@tool` decorators, under its session span; its OTLP/HTTP span exporter to the local relay of
+# Frameworks BR); own venv (AgentOps' OTel 1.44 pipeline with google-genai 3.6.1); apps/agentops_google_genai_app.py,
+# NOTES-frameworks-dk.md.
+MATRIX.update({
+    "agentops-google-genai": ("agentops-google-genai", "apps.agentops_google_genai_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
