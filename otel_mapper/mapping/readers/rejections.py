@@ -15,7 +15,8 @@ was never offered. The wording is each framework's (read in their sources):
   have): ``Error: Function X not found.``; Agno (a result naming no tool): ``Error: The requested tool does not
   exist or is not available.``; the Claude Code CLI (the Claude Agent SDK's runtime; a tool span's error through
   OpenInference's PostToolUseFailure hook): ``<tool_use_error>Error: No such tool available: X</tool_use_error>``;
-  an app's own ``unknown tool 'X'``.
+  an app's own ``unknown tool 'X'`` (the result of its tool function: ``traceloop.entity.output`` under OpenLLMetry's
+  ``@tool``, ``agentops.tool.output`` under AgentOps' ``@agentops.tool``).
 
 On a span, only a rejection that names a tool counts, and on a tool span only one naming that span's own tool; a
 tool result in a model's input may reject without naming the tool (CrewAI's ``Tool not found``): its call id says
@@ -31,7 +32,7 @@ from typing import Final
 from otel_mapper.mapping.spans import SpanView
 from otel_mapper.mapping.tool_names import MAX_REJECTION_TEXT, function_style, unknown_tool_named
 from otel_mapper.otlp.anyvalue import to_text
-from semconv import adk, genai, openllmetry, pydantic_ai, strands, vercel
+from semconv import adk, agentops, genai, openllmetry, pydantic_ai, strands, vercel
 from semconv import openinference as oi
 
 __all__ = ["function_style", "read_unknown_tool", "unknown_tool_named"]
@@ -42,6 +43,7 @@ _RESULT_KEYS: Final = (
     openllmetry.ENTITY_OUTPUT,
     pydantic_ai.TOOL_RESPONSE_V2,
     adk.TOOL_RESPONSE,
+    agentops.DECORATED_TOOL_OUTPUT,
     *vercel.TOOL_CALL_RESULT,
 )
 _TOOL_EVENT_KEYS: Final = frozenset({strands.EVENT_MESSAGE, strands.EVENT_CONTENT})
