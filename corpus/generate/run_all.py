@@ -995,6 +995,14 @@ MATRIX.update({
 MATRIX.update({
     "agentops-google-genai": ("agentops-google-genai", "apps.agentops_google_genai_app", ALL_SCENARIOS),
 })
+# Frameworks DM: Pydantic Logfire's LiteLLM instrumentation (`logfire.configure(send_to_logfire=False, ...)` with the corpus
+# exporter as for logfire-openai, then `logfire.instrument_litellm()`: OpenInference's LiteLLMInstrumentor on Logfire's
+# tracer provider, content on at its default) on the raw loop with every request sent by `litellm.completion` on the
+# loop's OpenAI client (apps/litellm_app.py's `litellm_complete`, the loop of openlit-litellm); the app's workflow / agent /
+# tool spans `logfire.span` blocks as in logfire-openai. Own venv; apps/logfire_raw_app.py, NOTES-frameworks-dm.md.
+MATRIX.update({
+    "logfire-litellm": ("logfire-litellm", "apps.logfire_raw_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -22,6 +22,11 @@ contrib `GoogleGenAiSdkInstrumentor` on Logfire's tracer provider; message conte
 CLIENT span, current while the request is sent. Each loop is imported when its library runs (this venv has neither
 `anthropic` nor `openai-agents`).
 
+`logfire-litellm` (Frameworks DM, own venv): the raw loop of `corpusgen/raw_loop.py` with every request sent by
+`litellm.completion` on the loop's OpenAI client (`apps/litellm_app.py`'s `litellm_complete`, the loop of
+`openlit-litellm`) under `logfire.instrument_litellm()`: OpenInference's `LiteLLMInstrumentor` on Logfire's tracer
+provider (an OpenInference LLM span `completion` around each call, current while LiteLLM sends the request).
+
 The app's own workflow, agent and tool spans are `logfire.span(...)` blocks, as a Logfire user writes them: a message
 template with its attributes as keyword arguments. The agent and tool spans are named and described in the GenAI
 conventions Logfire's own LLM spans use (`invoke_agent {gen_ai.agent.name}`, `execute_tool {gen_ai.tool.name}` with
@@ -138,8 +143,30 @@ class LogfireGoogleGenAIAdapter(LogfireRawAdapter):
             raise RuntimeError("logfire did not instrument google-genai (version conflict?)")
 
 
+class LogfireLiteLLMAdapter(LogfireRawAdapter):
+    library = "logfire-litellm"
+
+    def instrument(self) -> None:
+        import os
+
+        # LiteLLM fetches its model price list from the web at import unless told to keep its packaged copy.
+        os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+        import litellm
+        import logfire
+
+        # `instrument_litellm` is OpenInference's LiteLLMInstrumentor on Logfire's tracer provider (content at its
+        # default: on); it wraps `litellm.completion` in place.
+        from openinference.instrumentation.litellm import LiteLLMInstrumentor
+
+        logfire.instrument_litellm()
+        # The instrumentor sets its own bound wrapper method in place of `litellm.completion` (no `__wrapped__`).
+        if "completion" not in LiteLLMInstrumentor.original_litellm_funcs or litellm.completion is \
+                LiteLLMInstrumentor.original_litellm_funcs["completion"]:
+            raise RuntimeError("logfire did not instrument litellm (litellm.completion not replaced)")
+
+
 ADAPTERS = {"logfire-openai": LogfireOpenAIAdapter, "logfire-anthropic": LogfireAnthropicAdapter,
-            "logfire-google-genai": LogfireGoogleGenAIAdapter}
+            "logfire-google-genai": LogfireGoogleGenAIAdapter, "logfire-litellm": LogfireLiteLLMAdapter}
 
 
 def run_logfire_raw(adapter: LogfireRawAdapter, scenario: str, base_url: str, truth: Truth) -> None:
@@ -149,6 +176,18 @@ def run_logfire_raw(adapter: LogfireRawAdapter, scenario: str, base_url: str, tr
 
         try:
             run_raw_gemini(adapter, scenario, base_url, truth)
+        finally:
+            note_connections(adapter.guard, truth)
+        return
+    if isinstance(adapter, LogfireLiteLLMAdapter):
+        from corpusgen.connect_guard import note_connections
+        from corpusgen.raw_loop import run_raw
+
+        from apps.litellm_app import LITELLM_MODEL, litellm_complete
+
+        try:
+            truth.notes.append(f"every model request sent by litellm.completion(model={LITELLM_MODEL!r})")
+            run_raw(adapter, scenario, base_url, truth, complete=litellm_complete)
         finally:
             note_connections(adapter.guard, truth)
         return
