@@ -15,7 +15,9 @@ elsewhere (``from_agent`` / ``to_agent`` / ``triggered``); a failed attempt at a
 for every convention's failed model call (:func:`otel_mapper.mapping.readers.common.model_call_http_status`).
 A span the application opens through the ``logfire`` API (scope ``logfire``, ``span_type`` ``span``: ``logfire.span``,
 ``@logfire.instrument``) that none of the above names is a step of the application's run, as the GenAI reader reads an
-operation it does not know; a log line (``span_type`` ``log``) stays ``other``.
+operation it does not know; a log line (``span_type`` ``log``) stays ``other``. An OpenInference span that Logfire's
+tracer only marked (``openinference.span.kind`` and no Pydantic AI key: Logfire's OpenInference-based integrations, its
+``instrument_litellm``) is not claimed: the OpenInference reader reads it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from otel_mapper.mapping.readers.genai import fill_genai_facts, kind_of_operatio
 from otel_mapper.mapping.readers.logfire_agents import read_logfire_agents_span
 from otel_mapper.mapping.spans import SpanView
 from semconv import genai
+from semconv import openinference as oi
 from semconv import pydantic_ai as pa
 from semconv.trajectory import NodeKind
 
@@ -52,6 +55,18 @@ _MARKERS: Final = _LOGFIRE_KEYS | frozenset(
 )
 
 
+def _openinference_span_on_logfire(view: SpanView) -> bool:
+    """An OpenInference span that Logfire's tracer only marked: ``openinference.span.kind`` with no Pydantic AI key,
+    only the keys Logfire writes on every span it starts (an OpenInference instrumentor run on Logfire's provider, as
+    ``logfire.instrument_litellm()`` does; the keys Logfire's processor adds at its end, ``request_data`` and GenAI
+    ones, are no marker). Such a span is read by its own convention's reader; a pending placeholder stays here, to be
+    dropped."""
+    attrs = view.attrs
+    if oi.SPAN_KIND not in attrs or view.str_attr(pa.SPAN_TYPE) == pa.SPAN_TYPE_PENDING:
+        return False
+    return attrs.keys().isdisjoint(_MARKERS - _LOGFIRE_KEYS) and pa.AGENT_NAME_V2 not in attrs
+
+
 class PydanticAIReader:
     name = CONVENTION
     marker_keys: ClassVar[frozenset[str]] = (_MARKERS - _LOGFIRE_KEYS) | {pa.AGENT_NAME_V2}
@@ -66,6 +81,8 @@ class PydanticAIReader:
 
     def claims(self, view: SpanView) -> bool:
         attrs = view.attrs
+        if _openinference_span_on_logfire(view):
+            return False
         return not attrs.keys().isdisjoint(_MARKERS) or (
             pa.AGENT_NAME_V2 in attrs and view.span.name == pa.AGENT_RUN_SPAN
         )
