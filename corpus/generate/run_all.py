@@ -1003,6 +1003,15 @@ MATRIX.update({
 MATRIX.update({
     "logfire-litellm": ("logfire-litellm", "apps.logfire_raw_app", ALL_SCENARIOS),
 })
+# Frameworks DN: the Strands app of strands-agents (its OpenAI provider, `OpenAIModel` with `stream=False`, Strands'
+# default conventions) traced by OpenLIT at its default (`openlit.init`, openlit 1.45.0: its Strands instrumentor, a
+# span processor, does not import in that release and is skipped without a word, so its OpenAI client instrumentor's
+# `chat <model>` spans under Strands' own `chat` spans, and the httpx instrumentor it bundles). Own venv (openlit and
+# Strands' `openai` extra need openai<3); apps/openlit_strands_app.py, an adapter of apps/strands_app.py;
+# NOTES-frameworks-dn.md.
+MATRIX.update({
+    "openlit-strands": ("openlit-strands", "apps.openlit_strands_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",
