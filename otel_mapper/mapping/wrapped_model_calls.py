@@ -14,14 +14,22 @@ innermost span, which keeps the node, as the request itself; each layer above be
 fill, nearest layer first, what the request did not record. A wrapper with no model call below it (a model whose
 client is not instrumented) stays the call, and one with several (a batch) stays apart. A model call that no reader
 marked as a layer is one all the same when its only model-call child read the same answer (the same response id,
-the same tool calls by their ids, or the same failure): one request recorded twice, as MLflow's Gemini autolog records
-``Models.generate_content`` around the ``Models._generate_content`` that sends it, whatever reads it. Parent links and
-read facts only; nothing here reads an order.
+the same tool calls by their ids, the same answer messages, or the same failure): one request recorded twice, as
+MLflow's Gemini autolog records ``Models.generate_content`` around the ``Models._generate_content`` that sends it, or as
+a framework's own model span (Strands' ``chat``) holds the client instrumentation's span of the request it sends
+(OpenLIT's ``chat <model>``), whatever reads them. The answer messages and a failure's message alone are compared only
+for such a pair, a span that is not a CLIENT span around the CLIENT span that sends the request: a framework may raise
+the client's error again under its own type (Strands' ``ModelThrottledException`` around ``openai.RateLimitError``),
+and an instrumentation may write the message behind its type's name (OpenLIT's ``RateLimitError: <message>`` status),
+which is read without that prefix; two nested spans of one kind keep to the response id, the call ids, and the failure's
+type and message. Parent links, span kinds and read facts only; nothing here reads an order.
 """
 
 from __future__ import annotations
 
 from typing import Final
+
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from otel_mapper.mapping.entries import SpanEntry, follow_merged, merge_into, merged_declaration
 from otel_mapper.mapping.members import MODEL_CALL
@@ -95,14 +103,41 @@ def _single_inner_calls(entries: list[SpanEntry]) -> dict[str, tuple[SpanEntry, 
 def _same_answer(outer: SpanEntry, inner: SpanEntry) -> bool:
     """Whether two model calls read the same answer: the same response id, the same tool calls by their ids, or the
     same failure (type and message: the inner request's error raised through the outer method), as a request recorded
-    twice, around the client's method and by it, reads (MLflow's Gemini autolog)."""
+    twice, around the client's method and by it, reads (MLflow's Gemini autolog). Around the CLIENT span that sends
+    the request (:func:`_around_request`), also the same answer messages (their digests, where both recorded them), and
+    a failure by its message alone, without a leading name of the span's own error type."""
     mine, theirs = outer.facts, inner.facts
     if mine.response_id is not None and mine.response_id == theirs.response_id:
         return True
+    around = _around_request(outer, inner)
     if mine.failed and theirs.failed:
+        if around:
+            message = _bare_message(mine.error_type, mine.error_message)
+            return message is not None and message == _bare_message(theirs.error_type, theirs.error_message)
         return mine.error_message is not None and (mine.error_type, mine.error_message) == (
             theirs.error_type, theirs.error_message)
+    outputs = mine.messages.outputs
+    if around and outputs and outputs == theirs.messages.outputs and not (mine.failed or theirs.failed):
+        return True
     if not mine.proposals or not theirs.proposals:
         return False
     ids = [proposal.call_id for proposal in mine.proposals]
     return all(ids) and ids == [proposal.call_id for proposal in theirs.proposals]
+
+
+def _around_request(outer: SpanEntry, inner: SpanEntry) -> bool:
+    """A model span that is not a CLIENT span directly around the CLIENT span of the request (a framework's own record
+    of the call it makes through an instrumented client)."""
+    return outer.view.span.kind != Span.SPAN_KIND_CLIENT and inner.view.span.kind == Span.SPAN_KIND_CLIENT
+
+
+def _bare_message(error_type: str | None, message: str | None) -> str | None:
+    """An error message without a leading ``<type name>: `` naming the span's own error type (its last dotted part),
+    as an instrumentation writes its status; ``None`` when there is no message."""
+    if not message:
+        return None
+    if error_type:
+        prefix = error_type.rsplit(".", 1)[-1] + ": "
+        if message.startswith(prefix) and len(message) > len(prefix):
+            return message[len(prefix):]
+    return message
