@@ -1012,6 +1012,15 @@ MATRIX.update({
 MATRIX.update({
     "openlit-strands": ("openlit-strands", "apps.openlit_strands_app", ALL_SCENARIOS),
 })
+# Frameworks DL: Laminar (`lmnr` 0.8.2 set up as for laminar-anthropic: `Laminar.initialize(base_url="http://127.0.0.1",
+# grpc_port=<capture server>)`, a dummy key, its own OTLP/gRPC exporter, no Laminar backend; every instrumentation it
+# finds installed is on) on the raw LiteLLM loop of openlit-litellm (`litellm.completion` on the loop's OpenAI client);
+# the app's workflow / agent / tool functions `@observe`; the model calls are Laminar's own LiteLLM instrumentation's
+# `litellm.completion` spans (its `LaminarLiteLLMCallback` is a deprecated no-op). Own venv (lmnr with litellm
+# 1.110.2); apps/laminar_app.py, NOTES-frameworks-dl.md.
+MATRIX.update({
+    "laminar-litellm": ("laminar-litellm", "apps.laminar_app", ALL_SCENARIOS),
+})
 # Libraries whose agent is a Node.js app: the folder holding its package.json and package-lock.json.
 NODE_APPS = {
     "vercel-ai-sdk": HERE / "js",

@@ -21,6 +21,11 @@ LangGraph topology wrapper, its OpenAI and Anthropic client instrumentations and
   loop of `openinference-google-genai`); the app's functions `@observe` as for `laminar-anthropic`; the model calls are
   Laminar's Google Gen AI instrumentation's `gemini.generate_content` spans (`lmnr.span.type` `LLM`, not made current
   while the request is sent: the span processor names it). Own venv (`requirements-laminar-google-genai.txt`).
+- `laminar-litellm`: the raw loop of `run_raw` with every request sent by `litellm.completion` on the loop's OpenAI
+  client (`apps/litellm_app.py`'s `litellm_complete`, the loop of `openlit-litellm`); the app's functions `@observe` as
+  for `laminar-anthropic`; the model calls are Laminar's own LiteLLM instrumentation's `litellm.completion` spans
+  (on by default when litellm is installed; `LaminarLiteLLMCallback` is a deprecated no-op in lmnr 0.8.2, not added).
+  Own venv (`requirements-laminar-litellm.txt`).
 
 Each loop is imported when its library runs: the venvs hold one agent stack each.
 """
@@ -143,8 +148,13 @@ class LaminarGoogleGenAIAdapter(LaminarAnthropicAdapter):
     library = "laminar-google-genai"
 
 
+class LaminarLiteLLMAdapter(LaminarAnthropicAdapter):
+    """The same `@observe` functions; the model calls are Laminar's LiteLLM instrumentation's spans."""
+    library = "laminar-litellm"
+
+
 ADAPTERS = {"laminar-langgraph": LaminarLangGraphAdapter, "laminar-anthropic": LaminarAnthropicAdapter,
-            "laminar-google-genai": LaminarGoogleGenAIAdapter}
+            "laminar-google-genai": LaminarGoogleGenAIAdapter, "laminar-litellm": LaminarLiteLLMAdapter}
 
 
 def main() -> int:
@@ -164,6 +174,10 @@ def main() -> int:
         from corpusgen.raw_loop_gemini import run_raw_gemini
 
         return run_one(meta, adapter, run_raw_gemini, Path(a.out))
+    if a.lib == "laminar-litellm":
+        from apps.litellm_app import run_litellm
+
+        return run_one(meta, adapter, run_litellm, Path(a.out))
     from apps.langgraph_app import run_langgraph
 
     family = "supervisor" if a.scenario == "handoff" else "raw"
