@@ -54,3 +54,16 @@ def test_mlflow_s_own_chat_tools_are_kept_over_the_inputs() -> None:
     own = [{"type": "function", "function": {"name": "get_weather"}}]
     trajectory = map_spans(_run({"messages": MESSAGES, "tools": TOOLS}, **{"mlflow.chat.tools": own}))
     assert get_node(trajectory, node_id(2)).tool_definitions == ("get_weather",)
+
+
+def test_the_model_is_the_one_the_recorded_response_or_request_names() -> None:
+    """LiteLLM's callback writes no ``mlflow.llm.model``: the response's ``model`` names the model that answered, a
+    failed request's own ``model`` the one it asked for; MLflow's key, where written, is kept."""
+    answered = map_spans(_run({"messages": MESSAGES, "model": "gpt-4o-mini"}))
+    assert get_node(answered, node_id(2)).model == ANSWER["model"]
+    failed = span(2, "litellm-completion", parent=1, error="RateLimitError: 429", attrs=_mlflow(
+        "LLM", **{"mlflow.spanInputs": {"messages": MESSAGES, "model": "openai/gpt-4o-mini"}, "call_type": "completion"}))
+    assert get_node(map_spans([span(1, "support_agent", attrs=_mlflow("AGENT")), failed]), node_id(2)).model == \
+        "openai/gpt-4o-mini"
+    own = map_spans(_run({"messages": MESSAGES}, **{"mlflow.llm.model": "gpt-4o-mini-2024-07-18"}))
+    assert get_node(own, node_id(2)).model == "gpt-4o-mini-2024-07-18"

@@ -178,7 +178,7 @@ class MLflowReader:
 
 
 def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs: Decoded) -> None:
-    facts.model = clean_name(_text(view, ml.LLM_MODEL))
+    facts.model = clean_name(_text(view, ml.LLM_MODEL)) or _recorded_model(outputs) or _recorded_model(inputs)
     usage = view.json_attr(ml.CHAT_TOKEN_USAGE) if ml.CHAT_TOKEN_USAGE in view.attrs else None
     if isinstance(usage, dict):
         facts.usage = TokenUsage(
@@ -236,6 +236,14 @@ def _fill_model_call(view: SpanView, facts: SpanFacts, inputs: Decoded, outputs:
         elif message_format == ml.FORMAT_AG2 and isinstance(outputs, str):
             output_messages = []  # a failed attempt, logged with AG2's text for a response: it answered nothing
     fill_chat_completions(facts, input_messages, output_messages)
+
+
+def _recorded_model(recorded: Decoded) -> str | None:
+    """The model a model call's recorded response or request names (its ``model`` field: the Chat Completions,
+    Responses and Anthropic Messages objects, LiteLLM's ``completion`` arguments), where MLflow wrote no
+    ``mlflow.llm.model`` (LiteLLM's ``mlflow`` callback does not); the response's first, as the model that answered."""
+    model = recorded.get(ml.RECORDED_MODEL) if isinstance(recorded, dict) else None
+    return clean_name(model) if isinstance(model, str) else None
 
 
 def _fill_request_tools(view: SpanView, facts: SpanFacts, inputs: Decoded) -> None:
