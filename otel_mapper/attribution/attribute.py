@@ -15,7 +15,7 @@ from otel_mapper.attribution.retries import RetryReport, retries_and_cancellatio
 from otel_mapper.attribution.usage import UsageTotals, counted_model_calls, usage_totals
 from otel_mapper.mapping.edges import CONTAINMENT_CHILDREN, containment_children
 from otel_mapper.mapping.graph import causal_index
-from otel_mapper.model import Trajectory
+from otel_mapper.model import TokenUsage, Trajectory
 from otel_mapper.pickling import pickled_by_fields
 from semconv.trajectory import NodeKind, NodeStatus
 
@@ -113,6 +113,11 @@ def structure_of(trajectory: Trajectory) -> Structure:
     return trajectory.derived("attribution", _build_structure)
 
 
+def _no_tokens(usage: TokenUsage) -> bool:
+    """A call that recorded no input and no output token (a request that failed before the model read it)."""
+    return usage.input_tokens == 0 and usage.output_tokens == 0
+
+
 def attribute(trajectory: Trajectory, prices: PriceTable | None = None) -> Attribution:
     structure = structure_of(trajectory)
     table = prices or PriceTable()
@@ -131,6 +136,9 @@ def attribute(trajectory: Trajectory, prices: PriceTable | None = None) -> Attri
         row[2] += node.usage.output_tokens
         row[3] += node.usage.cached_input_tokens
         price = table.model(node.model)
+        if price is None and _no_tokens(node.usage):
+            costs.setdefault(model, 0.0)  # nothing billed by the token, whatever the model's price: nothing unknown
+            continue
         if price is None:
             unpriced.add(model)
             costs[model] = None

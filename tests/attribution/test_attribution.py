@@ -173,6 +173,22 @@ def test_an_unpriced_model_leaves_the_total_unknown_rather_than_partial() -> Non
     assert attribute(_with_containment(b.build())).cost_usd is None  # no table: no cost
 
 
+def test_a_call_that_recorded_no_token_costs_nothing_whatever_its_model() -> None:
+    """A failed request recorded with zero usage and no model (LiteLLM's MLflow callback) leaves the total known; one
+    with tokens and no price still leaves it unknown."""
+    b = TrajectoryBuilder()
+    agent = b.agent()
+    b.node(NodeKind.MODEL_CALL, "chat", parent=agent, model="gpt-4o-mini",
+           usage=TokenUsage(input_tokens=1_000_000, output_tokens=0))
+    failed = b.node(NodeKind.MODEL_CALL, "chat", parent=agent, usage=TokenUsage(input_tokens=0, output_tokens=0))
+    prices = PriceTable.of({"gpt-4o-mini": ModelPrice(input_per_million=1.0, output_per_million=1.0)})
+    attribution = attribute(_with_containment(b.build()), prices)
+    assert attribution.cost_usd == pytest.approx(1.0) and attribution.unpriced_models == ()
+    assert failed not in attribution.node_cost_usd
+    b.node(NodeKind.MODEL_CALL, "chat", parent=agent, usage=TokenUsage(input_tokens=10, output_tokens=1))
+    assert attribute(_with_containment(b.build()), prices).cost_usd is None
+
+
 def test_retries_are_attributed_to_the_step_that_was_repeated() -> None:
     b = TrajectoryBuilder()
     agent = b.agent()
